@@ -1,0 +1,20 @@
+//! The game-data model of Tapster: identifiers, the records of one game version, and the rules that
+//! make a game version whole (every reference resolves, no recipe feeds itself).
+//!
+//! Everything here is pure: no IO, no clock, no environment. The serde form of [`records`] *is* the
+//! on-disk game-data format described in `docs/data-format.md`; the HTTP wire format lives in
+//! `tapster-http` and is built from these types, never the reverse.
+
+mod error;
+mod game;
+mod key;
+mod records;
+mod validate;
+mod version;
+
+pub use error::{Error, Result};
+pub use game::{FORMAT, GameData, Manifest, RecordType, SOURCE_LANGUAGE, TextTable};
+pub use key::{Ident, ItemId, MAX_KEY_LEN, ProgressionKey, RecordId, RecordKey, Slug, TextKey};
+pub use records::*;
+pub use validate::{Problem, validate};
+pub use version::{BuildId, GameVersion, ReleaseDate, VersionSelector};

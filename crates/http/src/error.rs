@@ -1,0 +1,91 @@
+//! Every way a request can fail, and the one place where each becomes an HTTP status and a
+//! problem+json body (RFC 9457). A new variant does not compile until its status is decided here.
+
+use hyper::StatusCode;
+use serde::Serialize;
+
+/// One invalid parameter of a request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct InvalidParam {
+    pub(crate) parameter: String,
+    pub(crate) detail: String,
+}
+
+impl InvalidParam {
+    pub(crate) fn new(parameter: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self { parameter: parameter.into(), detail: detail.into() }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ApiError {
+    /// Parameters outside their pattern, length, bounds or allowed values; unknown or repeated ones.
+    #[error("{}", .0.iter().map(|e| format!("`{}` {}", e.parameter, e.detail)).collect::<Vec<_>>().join("; "))]
+    Validation(Vec<InvalidParam>),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{method} is not supported here; this API only reads")]
+    MethodNotAllowed { method: String },
+    /// Something failed inside the service; the cause is logged, never shown.
+    #[error("the service failed to answer; try again later")]
+    Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl ApiError {
+    pub(crate) fn invalid(parameter: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::Validation(vec![InvalidParam::new(parameter, detail)])
+    }
+
+    pub(crate) fn status(&self) -> StatusCode {
+        match self {
+            Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The problem type and its title, as `../shared/api-contract.md` names them.
+    fn kind(&self) -> (&'static str, &'static str) {
+        match self {
+            Self::Validation(_) => ("/errors/validation", "Invalid parameter"),
+            Self::NotFound(_) => ("/errors/not-found", "Not found"),
+            Self::MethodNotAllowed { .. } => ("/errors/method-not-allowed", "Method not allowed"),
+            Self::Internal(_) => ("/errors/internal", "Internal error"),
+        }
+    }
+
+    /// The problem+json body.
+    pub(crate) fn problem(&self, instance: &str) -> Problem<'_> {
+        let (kind, title) = self.kind();
+        Problem {
+            kind,
+            title,
+            status: self.status().as_u16(),
+            detail: self.to_string(),
+            instance: instance.to_owned(),
+            errors: match self {
+                Self::Validation(errors) => Some(errors),
+                _ => None,
+            },
+        }
+    }
+}
+
+impl From<tapster_store::Error> for ApiError {
+    fn from(error: tapster_store::Error) -> Self {
+        Self::Internal(Box::new(error))
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct Problem<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    title: &'static str,
+    status: u16,
+    detail: String,
+    instance: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    errors: Option<&'a [InvalidParam]>,
+}

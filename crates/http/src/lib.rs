@@ -1,0 +1,12 @@
+//! The `/v1` HTTP interface: routing, typed parameters, the response envelope, and problem+json
+//! errors. This crate is the only one that knows the wire format; it turns store answers into JSON.
+
+mod envelope;
+mod error;
+mod params;
+mod response;
+mod routes;
+mod server;
+mod views;
+
+pub use server::{App, serve};

@@ -1,0 +1,71 @@
+//! The JSON shapes of the resources, built from store values. Field names here are the public
+//! interface; the domain and store types are never serialized to clients directly.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use tapster_store::{ChangeSummary, LanguageInfo, VersionInfo};
+
+/// `GameVersion`.
+#[derive(Debug, Serialize)]
+pub(crate) struct GameVersionView {
+    version: String,
+    build_id: i64,
+    released: String,
+    latest: bool,
+    previous: Option<String>,
+    /// What changed since `previous`; `null` for the first version.
+    changes_since_previous: Option<ChangeCounts>,
+    /// Records of each type in this version.
+    counts: BTreeMap<&'static str, u64>,
+    languages: Vec<&'static str>,
+}
+
+#[derive(Debug, Serialize)]
+struct ChangeCounts {
+    added: u64,
+    removed: u64,
+    modified: u64,
+}
+
+impl From<&VersionInfo> for GameVersionView {
+    fn from(v: &VersionInfo) -> Self {
+        Self {
+            version: v.name.to_string(),
+            build_id: v.build_id,
+            released: v.released.clone(),
+            latest: v.latest,
+            previous: v.previous.as_ref().map(ToString::to_string),
+            changes_since_previous: v
+                .changes
+                .map(|ChangeSummary { added, removed, modified }| ChangeCounts { added, removed, modified }),
+            counts: v.counts.iter().map(|(kind, n)| (kind.plural(), *n)).collect(),
+            languages: v.languages.iter().map(|l| l.code()).collect(),
+        }
+    }
+}
+
+/// `Language`.
+#[derive(Debug, Serialize)]
+pub(crate) struct LanguageView {
+    code: &'static str,
+    /// The language's name in the requested language (English when not translated).
+    name: String,
+    /// The language's name in itself.
+    native_name: &'static str,
+    /// How many of the version's texts are translated into it, of `total_texts`.
+    translated_texts: u64,
+    total_texts: u64,
+}
+
+impl From<LanguageInfo> for LanguageView {
+    fn from(info: LanguageInfo) -> Self {
+        Self {
+            code: info.language.code(),
+            name: info.name.0,
+            native_name: info.language.native_name(),
+            translated_texts: info.translated,
+            total_texts: info.total,
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! The layout of the game-data database.
+//!
+//! `records` keeps every record exactly as the data format wrote it (its JSON body), so that the
+//! store never loses a field and later generations can derive new tables from it; the columns beside
+//! the body exist only to find records. Texts, per-language coverage and the changes between versions
+//! are derived at import and stored, so that serving never recomputes them.
+
+use rusqlite::Connection;
+
+use crate::Result;
+
+/// Generation of this layout, kept in SQLite's `user_version`.
+pub(crate) const SCHEMA_VERSION: i64 = 1;
+
+const DDL: &str = "
+CREATE TABLE versions (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT    NOT NULL UNIQUE,
+    build_id      INTEGER NOT NULL UNIQUE,
+    released      TEXT    NOT NULL,
+    source_sha256 TEXT    NOT NULL
+);
+
+-- One row per record of a version. `record_key` names the record within its type in every version:
+-- the id in decimal, or the progression key.
+CREATE TABLE records (
+    version_id INTEGER NOT NULL REFERENCES versions (id),
+    type       TEXT    NOT NULL,
+    record_key TEXT    NOT NULL,
+    id         INTEGER,
+    slug       TEXT,
+    body       TEXT    NOT NULL,
+    PRIMARY KEY (version_id, type, record_key)
+) WITHOUT ROWID;
+CREATE INDEX records_by_slug ON records (version_id, type, slug) WHERE slug IS NOT NULL;
+
+-- Texts that records refer to, and the names of languages (`language.<code>`), per language.
+CREATE TABLE texts (
+    version_id INTEGER NOT NULL REFERENCES versions (id),
+    lang       TEXT    NOT NULL,
+    key        TEXT    NOT NULL,
+    text       TEXT    NOT NULL,
+    PRIMARY KEY (version_id, lang, key)
+) WITHOUT ROWID;
+
+-- How much of a version each language translates: of `total` texts that records refer to,
+-- `translated` have a non-empty translation.
+CREATE TABLE languages (
+    version_id INTEGER NOT NULL REFERENCES versions (id),
+    lang       TEXT    NOT NULL,
+    translated INTEGER NOT NULL,
+    total      INTEGER NOT NULL,
+    PRIMARY KEY (version_id, lang)
+) WITHOUT ROWID;
+
+-- What changed from an earlier version to a later one, for every pair of versions.
+CREATE TABLE changes (
+    version_id      INTEGER NOT NULL REFERENCES versions (id),
+    from_version_id INTEGER NOT NULL REFERENCES versions (id),
+    seq             INTEGER NOT NULL,
+    type            TEXT    NOT NULL,
+    record_key      TEXT    NOT NULL,
+    change          TEXT    NOT NULL CHECK (change IN ('added', 'removed', 'modified')),
+    fields          TEXT    NOT NULL,
+    PRIMARY KEY (version_id, from_version_id, seq)
+) WITHOUT ROWID;
+";
+
+/// Lays out an empty database.
+pub(crate) fn create(conn: &Connection) -> Result<()> {
+    conn.execute_batch(DDL)?;
+    conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    Ok(())
+}
+
+/// The layout generation of an existing database.
+pub(crate) fn version(conn: &Connection) -> Result<i64> {
+    Ok(conn.pragma_query_value(None, "user_version", |row| row.get(0))?)
+}

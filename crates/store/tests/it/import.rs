@@ -1,0 +1,93 @@
+//! Importing whole datasets: what is stored, what re-imports do, what is derived.
+
+use tapster_domain::{GameVersion, RecordType, VersionSelector};
+use tapster_i18n::Language;
+use tapster_store::{ChangeSummary, Store, import, read_dataset};
+use tempfile::TempDir;
+
+use crate::mini;
+
+#[test]
+fn the_mini_dataset_imports_whole_and_serves_both_versions() {
+    let dir = TempDir::new().unwrap();
+    let report = import(dir.path(), &mini()).unwrap();
+    let names: Vec<_> = report.versions.iter().map(|v| (v.name.as_str(), v.records)).collect();
+    assert_eq!(names, [("v1.0.0.0.1", 32), ("v1.0.1.0.0", 32)]);
+
+    let store = Store::open(dir.path()).unwrap();
+    let versions: Vec<_> = store.versions().iter().map(|v| (v.name.as_str(), v.build_id, v.latest)).collect();
+    assert_eq!(versions, [("v1.0.1.0.0", 110, true), ("v1.0.0.0.1", 100, false)]);
+    let latest = store.latest();
+    assert_eq!(latest.counts[&RecordType::Item], 12);
+    assert_eq!(latest.counts[&RecordType::Recipe], 4);
+    assert_eq!(latest.counts[&RecordType::Letter], 1);
+    assert_eq!(latest.languages, [Language::English, Language::German, Language::Japanese]);
+    assert_eq!(latest.previous.as_ref().map(GameVersion::as_str), Some("v1.0.0.0.1"));
+    // 51 added, 50 removed; barley's price, pale ale's name and the two recipes named after it modified.
+    assert_eq!(latest.changes, Some(ChangeSummary { added: 1, removed: 1, modified: 4 }));
+    assert_eq!(store.versions()[1].changes, None);
+
+    let exact = VersionSelector::parse("v1.0.0.0.1").unwrap();
+    assert_eq!(store.resolve(&exact).unwrap().build_id, 100);
+    assert_eq!(store.resolve(&VersionSelector::parse("v1.0.0.0.9").unwrap()), None);
+}
+
+#[test]
+fn languages_report_coverage_and_fall_back_for_their_names() {
+    let dir = TempDir::new().unwrap();
+    import(dir.path(), &mini()).unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let languages = store.languages(store.latest(), Language::German).unwrap();
+    let got: Vec<_> = languages
+        .iter()
+        .map(|l| (l.language.code(), l.name.0.as_str(), l.name.1.code(), l.translated, l.total))
+        .collect();
+    // German translates 6 of the 37 texts records use (an empty string counts as missing), and
+    // names English and German but not Japanese, whose name falls back to English.
+    assert_eq!(
+        got,
+        [("en", "Englisch", "de", 37, 37), ("de", "Deutsch", "de", 6, 37), ("ja", "Japanese", "en", 3, 37)]
+    );
+}
+
+#[test]
+fn importing_the_same_folders_again_changes_nothing() {
+    let dir = TempDir::new().unwrap();
+    import(dir.path(), &mini()).unwrap();
+    let before = std::fs::read(dir.path().join(tapster_store::GAME_DB)).unwrap();
+    let report = import(dir.path(), &mini()).unwrap();
+    assert!(report.versions.iter().all(|v| v.outcome == tapster_store::Outcome::Unchanged), "{report:?}");
+    assert_eq!(std::fs::read(dir.path().join(tapster_store::GAME_DB)).unwrap(), before);
+}
+
+#[test]
+fn versions_can_arrive_one_update_at_a_time_and_a_changed_folder_replaces_its_version() {
+    let dir = TempDir::new().unwrap();
+    let data = TempDir::new().unwrap();
+    crate::copy_tree(&mini(), data.path());
+    import(dir.path(), &data.path().join("v1.0.0.0.1")).unwrap();
+    assert_eq!(Store::open(dir.path()).unwrap().versions().len(), 1);
+
+    let report = import(dir.path(), &data.path().join("v1.0.1.0.0")).unwrap();
+    assert_eq!(report.versions[0].outcome, tapster_store::Outcome::Added);
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.latest().changes, Some(ChangeSummary { added: 1, removed: 1, modified: 4 }));
+
+    // A corrected re-release of the first version: one more price change against it.
+    let items = data.path().join("v1.0.0.0.1/items.json");
+    let text = std::fs::read_to_string(&items).unwrap().replace("\"base_price\": 20", "\"base_price\": 22");
+    std::fs::write(&items, text).unwrap();
+    let report = import(dir.path(), &data.path().join("v1.0.0.0.1")).unwrap();
+    assert_eq!(report.versions[0].outcome, tapster_store::Outcome::Replaced);
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.versions().len(), 2);
+    assert_eq!(store.latest().changes, Some(ChangeSummary { added: 1, removed: 1, modified: 5 }));
+}
+
+#[test]
+fn reading_a_dataset_orders_versions_by_build() {
+    let versions = read_dataset(&mini()).unwrap();
+    let builds: Vec<_> = versions.iter().map(|v| v.data.manifest.build_id).collect();
+    assert_eq!(builds, [100, 110]);
+    assert!(versions.iter().all(|v| v.sha256.len() == 64));
+}
