@@ -1,6 +1,7 @@
 //! Integration tests of the store against real SQLite files in temporary data dirs.
 
 mod broken;
+mod bundled;
 mod import;
 
 use std::path::{Path, PathBuf};
