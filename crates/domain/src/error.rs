@@ -12,6 +12,8 @@ pub enum Error {
     Pattern { pattern: &'static str },
     #[error("is out of range: {reason}")]
     OutOfRange { reason: &'static str },
+    #[error("fails its checksum: a character was mistyped or lost")]
+    Checksum,
     #[error("must be one of {allowed}")]
     UnknownVariant { allowed: &'static str },
 }

@@ -1,10 +1,13 @@
-//! The game-data model of Tapster: identifiers, the records of one game version, and the rules that
-//! make a game version whole (every reference resolves, no recipe feeds itself).
+//! The model of Tapster: identifiers, the records of one game version and the rules that make a game
+//! version whole (every reference resolves, no recipe feeds itself), and the values that govern
+//! access (API keys, e-mail addresses, address blocks, limits, timestamps).
 //!
 //! Everything here is pure: no IO, no clock, no environment. The serde form of [`records`] *is* the
 //! on-disk game-data format described in `docs/data-format.md`; the HTTP wire format lives in
 //! `tapster-http` and is built from these types, never the reverse.
 
+mod access;
+mod api_key;
 mod error;
 mod game;
 mod key;
@@ -12,6 +15,8 @@ mod records;
 mod validate;
 mod version;
 
+pub use access::{AddressBlock, Email, Limits, Timestamp};
+pub use api_key::ApiKey;
 pub use error::{Error, Result};
 pub use game::{FORMAT, GameData, Manifest, RecordType, SOURCE_LANGUAGE, TextTable};
 pub use key::{Ident, ItemId, MAX_KEY_LEN, ProgressionKey, RecordId, RecordKey, Slug, TextKey};

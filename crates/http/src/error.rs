@@ -4,6 +4,8 @@
 use hyper::StatusCode;
 use serde::Serialize;
 
+use crate::gate::Refusal;
+
 /// One invalid parameter of a request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct InvalidParam {
@@ -22,10 +24,18 @@ pub(crate) enum ApiError {
     /// Parameters outside their pattern, length, bounds or allowed values; unknown or repeated ones.
     #[error("{}", .0.iter().map(|e| format!("`{}` {}", e.parameter, e.detail)).collect::<Vec<_>>().join("; "))]
     Validation(Vec<InvalidParam>),
+    /// No usable key: missing, malformed, unknown or revoked.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// The key, its account or the calling address is suspended.
+    #[error("{0}")]
+    Forbidden(String),
     #[error("{0}")]
     NotFound(String),
     #[error("{method} is not supported here; this API only reads")]
     MethodNotAllowed { method: String },
+    #[error("the rate limit of this key is reached; retry in {retry_after} second{}", if *retry_after == 1 { "" } else { "s" })]
+    RateLimited { retry_after: u64 },
     /// Something failed inside the service; the cause is logged, never shown.
     #[error("the service failed to answer; try again later")]
     Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -39,8 +49,11 @@ impl ApiError {
     pub(crate) fn status(&self) -> StatusCode {
         match self {
             Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -49,8 +62,11 @@ impl ApiError {
     fn kind(&self) -> (&'static str, &'static str) {
         match self {
             Self::Validation(_) => ("/errors/validation", "Invalid parameter"),
+            Self::Unauthorized(_) => ("/errors/unauthorized", "Unauthorized"),
+            Self::Forbidden(_) => ("/errors/forbidden", "Forbidden"),
             Self::NotFound(_) => ("/errors/not-found", "Not found"),
             Self::MethodNotAllowed { .. } => ("/errors/method-not-allowed", "Method not allowed"),
+            Self::RateLimited { .. } => ("/errors/rate-limited", "Too many requests"),
             Self::Internal(_) => ("/errors/internal", "Internal error"),
         }
     }
@@ -68,6 +84,28 @@ impl ApiError {
                 Self::Validation(errors) => Some(errors),
                 _ => None,
             },
+        }
+    }
+}
+
+impl From<&Refusal> for ApiError {
+    fn from(refusal: &Refusal) -> Self {
+        let unauthorized = |detail: &str| Self::Unauthorized(detail.to_owned());
+        let forbidden = |detail: &str| Self::Forbidden(detail.to_owned());
+        match refusal {
+            Refusal::MissingKey => {
+                unauthorized("this endpoint needs an API key: send `Authorization: Bearer <API key>`")
+            }
+            Refusal::MalformedKey { detail } => unauthorized(detail),
+            Refusal::UnknownKey => unauthorized("this API key is not valid"),
+            Refusal::RevokedKey => unauthorized("this API key has been revoked; create a new one"),
+            Refusal::SuspendedKey => forbidden("this API key is suspended"),
+            Refusal::SuspendedAccount => forbidden("the account that owns this API key is suspended"),
+            Refusal::UnconfirmedAccount => {
+                forbidden("the account that owns this API key has not confirmed its e-mail address")
+            }
+            Refusal::BlockedAddress => forbidden("requests from this address are blocked"),
+            Refusal::RateLimited { retry_after, .. } => Self::RateLimited { retry_after: *retry_after },
         }
     }
 }

@@ -1,12 +1,15 @@
 //! The `/v1` HTTP interface: routing, typed parameters, the response envelope, and problem+json
 //! errors. This crate is the only one that knows the wire format; it turns store answers into JSON.
 
+mod conditional;
 mod envelope;
 mod error;
+mod gate;
 mod params;
 mod response;
 mod routes;
 mod server;
 mod views;
 
+pub use gate::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal};
 pub use server::{App, serve};

@@ -1,8 +1,9 @@
-//! Turning answers and errors into HTTP responses with the right media type.
+//! Answers as they are built: status, headers and the whole body, kept as bytes until the end so that
+//! the entity tag can be computed from them. Converted to a hyper response only when sent.
 
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper::header::{ALLOW, CONTENT_TYPE, HeaderValue};
+use hyper::header::{ALLOW, CONTENT_TYPE, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 use serde::Serialize;
 
@@ -13,23 +14,38 @@ pub(crate) type Body = Full<Bytes>;
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
 const PROBLEM_JSON: HeaderValue = HeaderValue::from_static("application/problem+json");
 
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Bytes,
+}
+
+impl Reply {
+    pub(crate) fn into_response(self) -> Response<Body> {
+        let mut response = Response::new(Body::new(self.body));
+        *response.status_mut() = self.status;
+        *response.headers_mut() = self.headers;
+        response
+    }
+}
+
 /// A `200` JSON answer.
-pub(crate) fn json(value: &impl Serialize) -> Result<Response<Body>, ApiError> {
+pub(crate) fn json(value: &impl Serialize) -> Result<Reply, ApiError> {
     let body = serde_json::to_vec(value).map_err(|e| ApiError::Internal(Box::new(e)))?;
-    let mut response = Response::new(Body::from(body));
-    response.headers_mut().insert(CONTENT_TYPE, JSON);
-    Ok(response)
+    let mut headers = HeaderMap::new();
+    headers.insert(CONTENT_TYPE, JSON);
+    Ok(Reply { status: StatusCode::OK, headers, body: body.into() })
 }
 
 /// The problem+json answer for `error`; `instance` is the path that was asked for.
-pub(crate) fn problem(error: &ApiError, instance: &str) -> Response<Body> {
+pub(crate) fn problem(error: &ApiError, instance: &str) -> Reply {
     // A problem body holds only strings and numbers, so encoding it cannot fail.
     let body = serde_json::to_vec(&error.problem(instance)).unwrap_or_default();
-    let mut response = Response::new(Body::from(body));
-    *response.status_mut() = error.status();
-    response.headers_mut().insert(CONTENT_TYPE, PROBLEM_JSON);
+    let mut headers = HeaderMap::new();
+    headers.insert(CONTENT_TYPE, PROBLEM_JSON);
     if error.status() == StatusCode::METHOD_NOT_ALLOWED {
-        response.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+        headers.insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
     }
-    response
+    Reply { status: error.status(), headers, body: body.into() }
 }

@@ -1,7 +1,7 @@
 //! The routes: one `route` that matches the method and path, and one small function per endpoint
 //! that parses its typed parameters, asks the store, and renders the answer.
 
-use hyper::{Method, Response};
+use hyper::Method;
 use tapster_domain::VersionSelector;
 use tapster_i18n::Language;
 use tapster_store::VersionInfo;
@@ -9,16 +9,11 @@ use tapster_store::VersionInfo;
 use crate::envelope::{Envelope, Fallbacks};
 use crate::error::ApiError;
 use crate::params::{self, Query, VersionLang};
-use crate::response::{Body, json};
+use crate::response::{Reply, json};
 use crate::server::App;
 use crate::views::{GameVersionView, LanguageView};
 
-pub(crate) fn route(
-    app: &App,
-    method: &Method,
-    path: &str,
-    query: Option<&str>,
-) -> Result<Response<Body>, ApiError> {
+pub(crate) fn route(app: &App, method: &Method, path: &str, query: Option<&str>) -> Result<Reply, ApiError> {
     if method != Method::GET && method != Method::HEAD {
         return Err(ApiError::MethodNotAllowed { method: method.to_string() });
     }
@@ -33,7 +28,7 @@ pub(crate) fn route(
 }
 
 /// `GET /healthz`: answers once game data is loaded, which is before the server listens.
-fn health(app: &App, query: Option<&str>) -> Result<Response<Body>, ApiError> {
+fn health(app: &App, query: Option<&str>) -> Result<Reply, ApiError> {
     Query::parse(query, &[])?;
     let latest = app.store.latest();
     json(&serde_json::json!({
@@ -44,14 +39,14 @@ fn health(app: &App, query: Option<&str>) -> Result<Response<Body>, ApiError> {
 }
 
 /// `GET /v1/versions`: every published version, newest first.
-fn versions(app: &App, query: Option<&str>) -> Result<Response<Body>, ApiError> {
+fn versions(app: &App, query: Option<&str>) -> Result<Reply, ApiError> {
     Query::parse(query, &[])?;
     let data: Vec<GameVersionView> = app.store.versions().iter().map(GameVersionView::from).collect();
     json(&Envelope::new(data, app.store.latest(), Language::SOURCE, Fallbacks::default()))
 }
 
 /// `GET /v1/versions/{version}`.
-fn version(app: &App, name: &str, query: Option<&str>) -> Result<Response<Body>, ApiError> {
+fn version(app: &App, name: &str, query: Option<&str>) -> Result<Reply, ApiError> {
     Query::parse(query, &[])?;
     let selector = params::version(name).map_err(|detail| ApiError::invalid("version", detail))?;
     let version = resolve(app, &selector)?;
@@ -59,7 +54,7 @@ fn version(app: &App, name: &str, query: Option<&str>) -> Result<Response<Body>,
 }
 
 /// `GET /v1/languages`: the languages of a version, named in the requested language.
-fn languages(app: &App, query: Option<&str>) -> Result<Response<Body>, ApiError> {
+fn languages(app: &App, query: Option<&str>) -> Result<Reply, ApiError> {
     let query = Query::parse(query, VersionLang::NAMES)?;
     let VersionLang { version, lang } = VersionLang::from_query(&query)?;
     let version = resolve(app, &version)?;

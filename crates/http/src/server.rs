@@ -1,44 +1,132 @@
-//! Accepting connections and handing each request to the router.
+//! Accepting connections, and the path of every request: public routes answer directly; `/v1`
+//! requests pass the gate (key, address, rate limits) first, and their answers carry the rate-limit
+//! and caching headers, or become `304` when the client already holds them.
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::Bytes;
 use hyper::body::Incoming;
+use hyper::header::{
+    CACHE_CONTROL, CONTENT_TYPE, ETAG, HeaderName, HeaderValue, RETRY_AFTER, VARY, WWW_AUTHENTICATE,
+};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper::{Request, Response};
+use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
 use tapster_store::Store;
 use tokio::net::TcpListener;
 
-use crate::response::{Body, problem};
+use crate::conditional::{etag, none_match};
+use crate::error::ApiError;
+use crate::gate::{Credentials, Gate, Quota, Refusal};
+use crate::response::{Body, Reply, problem};
 use crate::routes::route;
 
-/// Everything a request may read: the game-data store.
+/// How long clients may reuse an answer before revalidating it with its `ETag`.
+const MAX_AGE: &str = "private, max-age=300";
+const RATE_LIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
+const RATE_LIMIT: HeaderName = HeaderName::from_static("ratelimit");
+
+/// Everything a request may read: the game-data store, and the gate that admits `/v1` requests.
 #[derive(Debug)]
 pub struct App {
     pub(crate) store: Store,
+    gate: Box<dyn Gate>,
 }
 
 impl App {
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    pub fn new(store: Store, gate: impl Gate) -> Self {
+        Self { store, gate: Box::new(gate) }
     }
 
-    /// Answers one request. Store queries take microseconds, so they run on the runtime's threads.
-    fn handle(&self, request: &Request<Incoming>) -> Response<Body> {
+    /// Answers one request from `peer`. Store queries take microseconds, so they run on the
+    /// runtime's threads.
+    pub(crate) fn handle<B>(&self, request: &Request<B>, peer: IpAddr) -> Response<Body> {
+        self.reply(request, peer).into_response()
+    }
+
+    fn reply<B>(&self, request: &Request<B>, peer: IpAddr) -> Reply {
         let uri = request.uri();
-        route(self, request.method(), uri.path(), uri.query()).unwrap_or_else(|error| {
-            if let crate::error::ApiError::Internal(cause) = &error {
-                // Only the log sees the cause; the client gets a generic problem.
-                log_internal(uri.path(), cause.as_ref());
+        let path = uri.path();
+        if path != "/v1" && !path.starts_with("/v1/") {
+            return self.answer(route(self, request.method(), path, uri.query()), path);
+        }
+        let credentials = Credentials::from_headers(request.headers());
+        let admission = match self.gate.admit(peer, &credentials) {
+            Ok(admission) => admission,
+            Err(refusal) => return refused(&refusal, path),
+        };
+        let mut response = self.answer(route(self, request.method(), path, uri.query()), path);
+        if response.status == StatusCode::OK {
+            let tag = etag(&response.body);
+            response.headers.insert(ETAG, header(&tag));
+            response.headers.insert(CACHE_CONTROL, HeaderValue::from_static(MAX_AGE));
+            if none_match(request.headers(), &tag) && matches!(*request.method(), Method::GET | Method::HEAD)
+            {
+                response = not_modified(response);
             }
-            problem(&error, uri.path())
+        }
+        rate_limit_headers(&mut response, &admission.quota);
+        response
+    }
+
+    fn answer(&self, result: Result<Reply, ApiError>, path: &str) -> Reply {
+        result.unwrap_or_else(|error| {
+            if let ApiError::Internal(cause) = &error {
+                // Only the log sees the cause; the client gets a generic problem.
+                log_internal(path, cause.as_ref());
+            }
+            problem(&error, path)
         })
     }
+}
+
+fn refused(refusal: &Refusal, path: &str) -> Reply {
+    let mut response = problem(&ApiError::from(refusal), path);
+    let headers = &mut response.headers;
+    match refusal {
+        Refusal::RateLimited { quota, retry_after } => {
+            headers.insert(RETRY_AFTER, HeaderValue::from(*retry_after));
+            rate_limit_headers(&mut response, quota);
+        }
+        Refusal::MissingKey => {
+            headers.insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"tapster\""));
+        }
+        Refusal::MalformedKey { .. } | Refusal::UnknownKey | Refusal::RevokedKey => {
+            headers.insert(
+                WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"tapster\", error=\"invalid_token\""),
+            );
+        }
+        _ => {}
+    }
+    response.headers.insert(VARY, HeaderValue::from_static("Authorization, Accept-Encoding"));
+    response
+}
+
+fn rate_limit_headers(response: &mut Reply, quota: &Quota) {
+    let headers = &mut response.headers;
+    headers.insert(RATE_LIMIT_POLICY, header(&quota.policy_header()));
+    if let Some(state) = quota.state_header() {
+        headers.insert(RATE_LIMIT, header(&state));
+    }
+    headers.insert(VARY, HeaderValue::from_static("Authorization, Accept-Encoding"));
+}
+
+/// A `304`: no body, and the headers a cache needs to refresh what it holds (RFC 9110 15.4.5).
+fn not_modified(mut full: Reply) -> Reply {
+    full.headers.remove(CONTENT_TYPE);
+    Reply { status: StatusCode::NOT_MODIFIED, headers: full.headers, body: Bytes::new() }
+}
+
+/// Header values built here are ASCII by construction (quoted hex, policy names, numbers).
+fn header(value: &str) -> HeaderValue {
+    HeaderValue::from_str(value).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
 #[allow(clippy::print_stderr, reason = "structured logging arrives with the hardening issue")]
@@ -60,8 +148,8 @@ pub async fn serve(
     loop {
         tokio::select! {
             accepted = listener.accept() => {
-                let stream = match accepted {
-                    Ok((stream, _)) => stream,
+                let (stream, peer) = match accepted {
+                    Ok(accepted) => accepted,
                     // Out of descriptors or a connection reset before accept: wait a little and go on.
                     Err(_) => {
                         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -70,8 +158,9 @@ pub async fn serve(
                 };
                 let _ = stream.set_nodelay(true);
                 let app = Arc::clone(&app);
+                let peer: SocketAddr = peer;
                 let service = service_fn(move |request: Request<Incoming>| {
-                    let response = app.handle(&request);
+                    let response = app.handle(&request, peer.ip());
                     async move { Ok::<_, Infallible>(response) }
                 });
                 let connection = graceful.watch(http1::Builder::new().serve_connection(TokioIo::new(stream), service));

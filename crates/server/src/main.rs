@@ -1,22 +1,19 @@
-//! The `tapster` binary: parses the command line (every flag also read from a `TAPSTER_*`
-//! variable), and wires the store and the HTTP interface together. The only crate that reads the
-//! environment or prints to the console.
+//! The `tapster` command line. Every flag is also read from a `TAPSTER_*` variable. The only code
+//! that reads the environment or prints to the console; the work is in the `tapster_server` library.
 
 #![allow(clippy::print_stdout, clippy::print_stderr, reason = "the console is this binary's interface")]
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use tapster_store::Store;
+use tapster_domain::Limits;
+use tapster_server::{Admin, format_keys, open_service};
+use tapster_store::KeyAction;
 
 /// The bundled dataset, found beside the sources when `--fixtures` is not given.
 const BUNDLED_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures");
-
-/// How long requests in flight may take to finish once a shutdown signal arrives.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Parser)]
 #[command(name = "tapster", version, about = "Serves a tavern game's data as a read-only HTTP/JSON API")]
@@ -27,7 +24,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the API. On a data dir without game data, imports the bundled dataset first.
+    /// Serve the API. On a data dir without game data, imports the bundled dataset first; on one
+    /// without any key, creates a local account and key and prints the key once.
     Serve {
         /// Address to listen on.
         #[arg(long, env = "TAPSTER_ADDR", default_value = "127.0.0.1:8080")]
@@ -46,20 +44,148 @@ enum Command {
         #[command(flatten)]
         data: DataDir,
     },
+    /// Create, list, revoke and suspend API keys.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+    /// Suspend or reinstate accounts (and so all their keys).
+    #[command(subcommand)]
+    Accounts(AccountsCommand),
+    /// Block or unblock calling addresses (answered with 403).
+    #[command(subcommand)]
+    Addresses(AddressesCommand),
 }
 
 #[derive(Debug, clap::Args)]
 struct DataDir {
     /// Where Tapster keeps its databases.
-    #[arg(long = "data-dir", env = "TAPSTER_DATA_DIR", default_value = "./data")]
+    #[arg(long = "data-dir", env = "TAPSTER_DATA_DIR", default_value = "./data", global = true)]
     path: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+enum KeysCommand {
+    /// Create a key (and its account, if new); prints the key, alone, as the last line.
+    Create {
+        #[arg(long, env = "TAPSTER_ACCOUNT")]
+        account: String,
+        #[arg(long, env = "TAPSTER_KEY_NAME")]
+        name: String,
+        #[arg(long, env = "TAPSTER_PER_MINUTE", default_value_t = Limits::DEFAULT.per_minute)]
+        per_minute: u32,
+        #[arg(long, env = "TAPSTER_BURST", default_value_t = Limits::DEFAULT.burst)]
+        burst: u32,
+        #[arg(long, env = "TAPSTER_PER_DAY", default_value_t = Limits::DEFAULT.per_day)]
+        per_day: u32,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    /// List keys by their public prefix; never shows a whole key.
+    List {
+        #[arg(long, env = "TAPSTER_ACCOUNT")]
+        account: Option<String>,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    /// Revoke a key for good (named by id, public prefix or the whole key).
+    Revoke {
+        key_or_id: String,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    /// Suspend a key: answered with 403 until unsuspended.
+    Suspend {
+        key_or_id: String,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    Unsuspend {
+        key_or_id: String,
+        #[command(flatten)]
+        data: DataDir,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum AccountsCommand {
+    Suspend {
+        email: String,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    Unsuspend {
+        email: String,
+        #[command(flatten)]
+        data: DataDir,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum AddressesCommand {
+    /// Block an IP address or CIDR range.
+    Block {
+        address: String,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    Unblock {
+        address: String,
+        #[command(flatten)]
+        data: DataDir,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Serve { addr, data, fixtures } => serve(addr, &data.path, &fixtures),
         Command::Import { dir, data } => import(&dir, &data.path),
+        Command::Keys(command) => keys(command),
+        Command::Accounts(AccountsCommand::Suspend { email, data }) => {
+            Admin::open(&data.path)?.suspend_account(&email, true)?;
+            println!("account {email} is suspended");
+            Ok(())
+        }
+        Command::Accounts(AccountsCommand::Unsuspend { email, data }) => {
+            Admin::open(&data.path)?.suspend_account(&email, false)?;
+            println!("account {email} is no longer suspended");
+            Ok(())
+        }
+        Command::Addresses(AddressesCommand::Block { address, data }) => {
+            let (block, changed) = Admin::open(&data.path)?.block(&address, true)?;
+            println!("{block} {}", if changed { "is blocked" } else { "was already blocked" });
+            Ok(())
+        }
+        Command::Addresses(AddressesCommand::Unblock { address, data }) => {
+            let (block, changed) = Admin::open(&data.path)?.block(&address, false)?;
+            println!("{block} {}", if changed { "is no longer blocked" } else { "was not blocked" });
+            Ok(())
+        }
     }
+}
+
+fn keys(command: KeysCommand) -> anyhow::Result<()> {
+    let (key_or_id, data, action) = match command {
+        KeysCommand::Create { account, name, per_minute, burst, per_day, data } => {
+            let limits =
+                Limits::new(per_minute, burst, per_day).map_err(|e| anyhow::anyhow!("limits {e}"))?;
+            let created = Admin::open(&data.path)?.create_key(&account, &name, limits)?;
+            println!(
+                "created key {} ({}) for {}; it is shown only now:",
+                created.record.id, created.record.prefix, created.record.account
+            );
+            println!("{}", created.key.expose());
+            return Ok(());
+        }
+        KeysCommand::List { account, data } => {
+            print!("{}", format_keys(&Admin::open(&data.path)?.list_keys(account.as_deref())?));
+            return Ok(());
+        }
+        KeysCommand::Revoke { key_or_id, data } => (key_or_id, data, KeyAction::Revoke),
+        KeysCommand::Suspend { key_or_id, data } => (key_or_id, data, KeyAction::Suspend),
+        KeysCommand::Unsuspend { key_or_id, data } => (key_or_id, data, KeyAction::Unsuspend),
+    };
+    let key = Admin::open(&data.path)?.change_key(&key_or_id, action)?;
+    print!("{}", format_keys(&[key]));
+    Ok(())
 }
 
 fn import(dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
@@ -75,30 +201,30 @@ fn import(dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
 }
 
 fn serve(addr: SocketAddr, data_dir: &Path, fixtures: &Path) -> anyhow::Result<()> {
-    let store = match Store::open(data_dir) {
-        Err(tapster_store::Error::NoData(_)) => {
-            eprintln!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
-            import(fixtures, data_dir)?;
-            Store::open(data_dir)
-        }
-        opened => opened,
+    if tapster_store::Store::open(data_dir).is_err() {
+        eprintln!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
     }
-    .with_context(|| format!("opening the game data in {}", data_dir.display()))?;
-
+    let service = open_service(data_dir, fixtures)?;
+    if let Some(created) = &service.first_key {
+        eprintln!(
+            "created the account {} with this API key; it is shown only now:\n\n    {}\n\ntry: curl -H 'Authorization: Bearer {}' http://{addr}/v1/versions\n",
+            created.record.account,
+            created.key.expose(),
+            created.key.expose()
+        );
+    }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     runtime.block_on(async {
         let listener =
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
-        let latest = store.latest().name.clone();
         eprintln!(
-            "tapster serves {} game versions (latest {latest}) on http://{}",
-            store.versions().len(),
+            "tapster serves {} game versions (latest {}) on http://{}",
+            service.store.versions().len(),
+            service.store.latest().name,
             listener.local_addr().context("reading the bound address")?
         );
-        tapster_http::serve(listener, tapster_http::App::new(store), shutdown_signal(), SHUTDOWN_GRACE)
-            .await
-            .context("serving")
+        service.run(listener, shutdown_signal()).await
     })
 }
 

@@ -17,6 +17,9 @@ pub enum Error {
     /// The versions to import disagree with each other or with those already imported.
     #[error("{0}")]
     Conflict(String),
+    /// An administrative request that cannot be carried out as asked.
+    #[error("{0}")]
+    Admin(String),
     #[error("no game data has been imported into {}", .0.display())]
     NoData(PathBuf),
     #[error("{} was written by another generation of Tapster (schema {found}, this build reads {expected}); import the game data again into a new data dir", path.display())]

@@ -1,9 +1,10 @@
-//! The game-data store: game versions in the data-format of `docs/data-format.md` are checked and
-//! imported atomically into one SQLite file, which the server then reads through a pool of
-//! read-only connections.
+//! The stores: game versions in the data format of `docs/data-format.md`, checked and imported
+//! atomically into one SQLite file that the server reads through a pool of read-only connections;
+//! and accounts, keys and usage in a second SQLite file that imports never touch.
 //!
 //! The store knows SQL and the data format; it knows nothing of HTTP or of the wire format.
 
+mod accounts;
 mod diff;
 mod error;
 mod import;
@@ -11,6 +12,10 @@ mod read;
 mod schema;
 mod source;
 
+pub use accounts::{
+    ACCOUNTS_DB, AccessSnapshot, Accounts, KeyAccess, KeyAction, KeyHash, KeyRecord, KeySelector, Usage,
+    Watcher, hash_key,
+};
 pub use error::{Error, Result};
 pub use import::{ImportReport, ImportedVersion, Outcome, import};
 pub use read::{ChangeSummary, LanguageInfo, Store, VersionInfo};

@@ -1,6 +1,7 @@
 //! Integration tests: the real server on `127.0.0.1:0`, over TCP, with a real HTTP client, on the
 //! store's small hand-written dataset.
 
+mod caching;
 mod errors;
 mod versions;
 
@@ -16,8 +17,48 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
-use tapster_http::App;
+use tapster_domain::ApiKey;
+use tapster_http::{Admission, App, Credentials, Gate, Quota, QuotaPolicy, Refusal};
 use tapster_store::Store;
+
+/// The one key the test gate knows.
+fn key() -> &'static ApiKey {
+    static KEY: OnceLock<ApiKey> = OnceLock::new();
+    KEY.get_or_init(|| {
+        let mut n = 0u8;
+        ApiKey::generate(move || {
+            n = n.wrapping_add(101);
+            n
+        })
+    })
+}
+
+/// A gate that knows one key and never runs out: the real one (accounts, limits) is the server
+/// crate's and is tested there; this crate's tests are about routes, envelopes and headers.
+#[derive(Debug)]
+struct OneKey;
+
+impl Gate for OneKey {
+    fn admit(&self, _peer: std::net::IpAddr, credentials: &Credentials) -> Result<Admission, Refusal> {
+        match credentials {
+            Credentials::Key(k) if k == key() => Ok(Admission {
+                key_prefix: k.display_prefix().to_owned(),
+                quota: Quota {
+                    policies: vec![QuotaPolicy {
+                        name: "minute",
+                        quota: 100,
+                        window: 60,
+                        remaining: 99,
+                        reset: 60,
+                    }],
+                },
+            }),
+            Credentials::Key(_) => Err(Refusal::UnknownKey),
+            Credentials::Missing => Err(Refusal::MissingKey),
+            Credentials::Malformed { detail } => Err(Refusal::MalformedKey { detail }),
+        }
+    }
+}
 
 /// A running server, shared by every test of this binary; it lives as long as the process.
 struct Server {
@@ -37,7 +78,12 @@ fn server() -> &'static Server {
             tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let addr = listener.local_addr().unwrap();
-        runtime.spawn(tapster_http::serve(listener, App::new(store), std::future::pending(), Duration::ZERO));
+        runtime.spawn(tapster_http::serve(
+            listener,
+            App::new(store, OneKey),
+            std::future::pending(),
+            Duration::ZERO,
+        ));
         let client = Client::builder(TokioExecutor::new()).build_http();
         Server { addr, runtime, client }
     })
@@ -61,10 +107,19 @@ impl Answer {
 }
 
 fn request(method: Method, path: &str) -> Answer {
+    let authorization = format!("Bearer {}", key().expose());
+    request_with(method, path, &[("authorization", &authorization)])
+}
+
+fn request_with(method: Method, path: &str, headers: &[(&str, &str)]) -> Answer {
     let server = server();
     let uri = format!("http://{}{path}", server.addr);
     server.runtime.block_on(async {
-        let request = Request::builder().method(method).uri(uri).body(Empty::new()).unwrap();
+        let mut request = Request::builder().method(method).uri(uri);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request.body(Empty::new()).unwrap();
         let response = server.client.request(request).await.unwrap();
         let (parts, body) = response.into_parts();
         Answer {

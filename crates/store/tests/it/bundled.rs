@@ -49,7 +49,11 @@ fn the_bundled_dataset_imports_at_full_scale_in_every_version() {
         }
         assert_eq!(version.languages, Language::ALL, "{}", version.name);
         if let Some(changes) = version.changes {
-            assert!(changes.added > 0 && changes.removed > 0 && changes.modified > 0, "{}: {changes:?}", version.name);
+            assert!(
+                changes.added > 0 && changes.removed > 0 && changes.modified > 0,
+                "{}: {changes:?}",
+                version.name
+            );
         }
 
         for info in store.languages(version, Language::English).unwrap() {

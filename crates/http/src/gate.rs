@@ -1,0 +1,193 @@
+//! The gate every `/v1` request passes before it is routed: who is calling (the key in
+//! `Authorization`), whether they may, and how much of their allowance is left. This crate reads the
+//! credentials and renders the verdict; the verdict itself comes from a [`Gate`] the server supplies.
+
+use std::net::IpAddr;
+
+use hyper::HeaderMap;
+use hyper::header::AUTHORIZATION;
+use tapster_domain::ApiKey;
+
+/// What a request presents in its `Authorization` header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credentials {
+    Missing,
+    /// A header that is not `Bearer <key>`, or a key of the wrong shape or checksum; `detail` says which.
+    Malformed {
+        detail: &'static str,
+    },
+    Key(ApiKey),
+}
+
+impl Credentials {
+    /// Reads `Authorization: Bearer <key>`; the scheme is matched case-insensitively (RFC 9110).
+    pub fn from_headers(headers: &HeaderMap) -> Self {
+        let mut values = headers.get_all(AUTHORIZATION).iter();
+        let (Some(value), None) = (values.next(), values.next()) else {
+            return if headers.contains_key(AUTHORIZATION) {
+                Self::Malformed { detail: "send one Authorization header, not several" }
+            } else {
+                Self::Missing
+            };
+        };
+        let Ok(value) = value.to_str() else {
+            return Self::Malformed { detail: "the Authorization header must be `Bearer <API key>`" };
+        };
+        let value = value.trim();
+        let (scheme, key) = value.split_once(' ').unwrap_or((value, ""));
+        if !scheme.eq_ignore_ascii_case("bearer") || key.trim().is_empty() {
+            return Self::Malformed { detail: "the Authorization header must be `Bearer <API key>`" };
+        }
+        match ApiKey::parse(key.trim()) {
+            Ok(key) => Self::Key(key),
+            Err(tapster_domain::Error::Checksum) => {
+                Self::Malformed { detail: "the API key fails its checksum: it was mistyped or cut short" }
+            }
+            Err(_) => Self::Malformed {
+                detail: "that is not an API key: keys are `tap_` and 36 letters and digits",
+            },
+        }
+    }
+}
+
+/// Decides on each `/v1` request. Implementations count every admitted request against the key's
+/// limits, and never count a refused one.
+pub trait Gate: Send + Sync + std::fmt::Debug + 'static {
+    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Result<Admission, Refusal>;
+}
+
+/// A gate shared with whoever else needs it (the server's upkeep thread reloads and flushes it).
+impl<G: Gate> Gate for std::sync::Arc<G> {
+    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Result<Admission, Refusal> {
+        G::admit(self, peer, credentials)
+    }
+}
+
+/// A request that may proceed, with what is left of the key's allowance after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Admission {
+    /// The key's public prefix, for logs.
+    pub key_prefix: String,
+    pub quota: Quota,
+}
+
+/// Why a request may not proceed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    MissingKey,
+    MalformedKey {
+        detail: &'static str,
+    },
+    UnknownKey,
+    RevokedKey,
+    SuspendedKey,
+    SuspendedAccount,
+    UnconfirmedAccount,
+    BlockedAddress,
+    /// Over a limit: `retry_after` whole seconds (at least 1) until the request would pass.
+    RateLimited {
+        quota: Quota,
+        retry_after: u64,
+    },
+}
+
+/// The state of each of a key's rate-limit policies, for the `RateLimit` headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Quota {
+    pub policies: Vec<QuotaPolicy>,
+}
+
+/// One rate-limit policy and what is left of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuotaPolicy {
+    /// `burst`, `minute` or `day`.
+    pub name: &'static str,
+    /// Requests the policy allows per window.
+    pub quota: u32,
+    /// The window, in seconds.
+    pub window: u64,
+    pub remaining: u32,
+    /// Seconds until some of the quota comes back (0 when none is used).
+    pub reset: u64,
+}
+
+impl Quota {
+    /// `RateLimit-Policy`: every policy, e.g. `"burst";q=60;w=12, "minute";q=300;w=60, "day";q=20000;w=86400`.
+    pub(crate) fn policy_header(&self) -> String {
+        let parts: Vec<String> =
+            self.policies.iter().map(|p| format!("\"{}\";q={};w={}", p.name, p.quota, p.window)).collect();
+        parts.join(", ")
+    }
+
+    /// `RateLimit`: the policy nearest to exhaustion (the smallest share left; on a tie, the one that
+    /// takes longest to come back), e.g. `"burst";r=42;t=1`.
+    pub(crate) fn state_header(&self) -> Option<String> {
+        let nearest = self.policies.iter().min_by(|a, b| {
+            let share_a = u64::from(a.remaining) * u64::from(b.quota);
+            let share_b = u64::from(b.remaining) * u64::from(a.quota);
+            share_a.cmp(&share_b).then(b.reset.cmp(&a.reset))
+        })?;
+        Some(format!("\"{}\";r={};t={}", nearest.name, nearest.remaining, nearest.reset))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hyper::header::HeaderValue;
+
+    use super::*;
+
+    fn credentials(values: &[&str]) -> Credentials {
+        let mut headers = HeaderMap::new();
+        for value in values {
+            headers.append(AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+        }
+        Credentials::from_headers(&headers)
+    }
+
+    #[test]
+    fn reads_bearer_keys_case_insensitively() {
+        let key = ApiKey::generate({
+            let mut n = 0u8;
+            move || {
+                n = n.wrapping_add(31);
+                n
+            }
+        });
+        for header in [
+            format!("Bearer {}", key.expose()),
+            format!("bearer {}", key.expose()),
+            format!("BEARER  {} ", key.expose()),
+        ] {
+            assert_eq!(credentials(&[&header]), Credentials::Key(key.clone()), "{header}");
+        }
+        assert_eq!(credentials(&[]), Credentials::Missing);
+        let mut broken = key.expose().to_owned();
+        broken.replace_range(10..11, if &broken[10..11] == "A" { "B" } else { "A" });
+        let malformed = [
+            "Basic dXNlcjpwYXNz".to_owned(),
+            "Bearer".to_owned(),
+            key.expose().to_owned(),
+            format!("Bearer {broken}"),
+            "Bearer tap_short".to_owned(),
+        ];
+        for header in malformed {
+            assert!(matches!(credentials(&[&header]), Credentials::Malformed { .. }), "{header}");
+        }
+        let header = format!("Bearer {}", key.expose());
+        assert!(matches!(credentials(&[&header, &header]), Credentials::Malformed { .. }));
+    }
+
+    #[test]
+    fn headers_name_every_policy_and_the_nearest_one() {
+        let quota = Quota {
+            policies: vec![
+                QuotaPolicy { name: "burst", quota: 60, window: 12, remaining: 42, reset: 1 },
+                QuotaPolicy { name: "minute", quota: 300, window: 60, remaining: 282, reset: 48 },
+                QuotaPolicy { name: "day", quota: 20000, window: 86400, remaining: 19000, reset: 3600 },
+            ],
+        };
+        assert_eq!(quota.policy_header(), r#""burst";q=60;w=12, "minute";q=300;w=60, "day";q=20000;w=86400"#);
+        assert_eq!(quota.state_header().unwrap(), r#""burst";r=42;t=1"#);
+    }
+}

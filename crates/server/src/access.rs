@@ -1,0 +1,168 @@
+//! The gate of the running server: keys and blocked addresses from a snapshot of the accounts
+//! database (reloaded within a quarter of a second of any change an admin command commits), rate
+//! limits from the [`Limiter`], and each key's daily usage, written back in batches.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use tapster_domain::{Limits, Timestamp};
+use tapster_http::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal};
+use tapster_store::{AccessSnapshot, Accounts, Usage, hash_key};
+
+use crate::limiter::{Decision, Limiter, Status};
+
+/// How often the accounts database is checked for changes.
+pub(crate) const RELOAD_EVERY: Duration = Duration::from_millis(250);
+/// How often counted requests are written to the accounts database.
+pub(crate) const FLUSH_EVERY: Duration = Duration::from_secs(5);
+
+#[derive(Debug)]
+pub struct Access {
+    accounts: Accounts,
+    snapshot: RwLock<Arc<AccessSnapshot>>,
+    limiter: Box<dyn Limiter>,
+    /// Requests counted since the last flush, by key and day.
+    pending: Mutex<HashMap<(i64, i64), Usage>>,
+}
+
+impl Access {
+    /// Loads every key and block, and today's recorded usage so that daily caps survive restarts.
+    pub fn load(accounts: Accounts, limiter: impl Limiter + 'static) -> tapster_store::Result<Self> {
+        let snapshot = accounts.snapshot()?;
+        let today = now().as_secs() / 86_400;
+        for (key, requests) in accounts.usage_on(today as i64)? {
+            limiter.seed_day(key, today, requests);
+        }
+        Ok(Self {
+            accounts,
+            snapshot: RwLock::new(Arc::new(snapshot)),
+            limiter: Box::new(limiter),
+            pending: Mutex::default(),
+        })
+    }
+
+    /// Replaces the snapshot with the accounts database as it is now.
+    pub fn reload(&self) -> tapster_store::Result<()> {
+        let snapshot = Arc::new(self.accounts.snapshot()?);
+        *self.snapshot.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = snapshot;
+        Ok(())
+    }
+
+    /// Writes the requests counted since the last flush; on failure they are kept for the next one.
+    pub fn flush(&self) -> tapster_store::Result<()> {
+        let usage: Vec<Usage> = {
+            let mut pending = self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            pending.drain().map(|(_, usage)| usage).collect()
+        };
+        if let Err(error) = self.accounts.record_usage(&usage) {
+            let mut pending = self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            for u in usage {
+                merge(&mut pending, u);
+            }
+            return Err(error);
+        }
+        self.limiter.sweep(now());
+        Ok(())
+    }
+
+    fn count(&self, key: i64, now: Duration) {
+        let usage = Usage {
+            key_id: key,
+            day: (now.as_secs() / 86_400) as i64,
+            requests: 1,
+            last_used: Timestamp(now.as_secs() as i64),
+        };
+        merge(&mut self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()), usage);
+    }
+}
+
+/// Adds `usage` to what is pending for its key and day.
+fn merge(pending: &mut HashMap<(i64, i64), Usage>, usage: Usage) {
+    pending
+        .entry((usage.key_id, usage.day))
+        .and_modify(|held| {
+            held.requests += usage.requests;
+            held.last_used = held.last_used.max(usage.last_used);
+        })
+        .or_insert(usage);
+}
+
+impl Gate for Access {
+    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Result<Admission, Refusal> {
+        let snapshot = Arc::clone(&self.snapshot.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
+        if snapshot.blocked.iter().any(|block| block.contains(peer)) {
+            return Err(Refusal::BlockedAddress);
+        }
+        let key = match credentials {
+            Credentials::Missing => return Err(Refusal::MissingKey),
+            Credentials::Malformed { detail } => return Err(Refusal::MalformedKey { detail }),
+            Credentials::Key(key) => key,
+        };
+        let Some(access) = snapshot.keys.get(&hash_key(key)) else { return Err(Refusal::UnknownKey) };
+        if access.revoked {
+            return Err(Refusal::RevokedKey);
+        }
+        if access.suspended {
+            return Err(Refusal::SuspendedKey);
+        }
+        if access.account_suspended {
+            return Err(Refusal::SuspendedAccount);
+        }
+        if !access.account_confirmed {
+            return Err(Refusal::UnconfirmedAccount);
+        }
+        let now = now();
+        match self.limiter.check(access.id, access.limits, now) {
+            Decision::Allowed(status) => {
+                self.count(access.id, now);
+                Ok(Admission { key_prefix: access.prefix.clone(), quota: quota(access.limits, status) })
+            }
+            Decision::Limited { status, retry_after } => Err(Refusal::RateLimited {
+                quota: quota(access.limits, status),
+                retry_after: whole_seconds(retry_after).max(1),
+            }),
+        }
+    }
+}
+
+/// The limiter's status as the three policies of the `RateLimit` headers.
+fn quota(limits: Limits, status: Status) -> Quota {
+    let refill_seconds = (u64::from(limits.burst) * 60).div_ceil(u64::from(limits.per_minute.max(1)));
+    Quota {
+        policies: vec![
+            QuotaPolicy {
+                name: "burst",
+                quota: limits.burst,
+                window: refill_seconds,
+                remaining: status.burst.left,
+                reset: whole_seconds(status.burst.reset),
+            },
+            QuotaPolicy {
+                name: "minute",
+                quota: limits.per_minute,
+                window: 60,
+                remaining: status.minute.left,
+                reset: whole_seconds(status.minute.reset),
+            },
+            QuotaPolicy {
+                name: "day",
+                quota: limits.per_day,
+                window: 86_400,
+                remaining: status.day.left,
+                reset: whole_seconds(status.day.reset),
+            },
+        ],
+    }
+}
+
+/// Rounds up, so that a client waiting this long is never early.
+fn whole_seconds(duration: Duration) -> u64 {
+    duration.as_secs() + u64::from(duration.subsec_nanos() > 0)
+}
+
+/// The wall clock, as time since the Unix epoch.
+pub(crate) fn now() -> Duration {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default()
+}

@@ -1,0 +1,13 @@
+//! The tapster server: key checks and rate limits (`access`, `limiter`), the administrative commands
+//! on accounts, keys and addresses (`admin`), and the wiring of store, gate and HTTP interface into a
+//! running service (`run`). The binary in `main.rs` is only its command line.
+
+mod access;
+mod admin;
+mod limiter;
+mod run;
+
+pub use access::Access;
+pub use admin::{Admin, LOCAL_ACCOUNT, NewKey, format_keys};
+pub use limiter::{Decision, InProcess, Limiter, Remaining, Status};
+pub use run::{Service, open_service};

@@ -1,0 +1,86 @@
+//! Wiring: open the game data (importing the bundled dataset into an empty data dir), the accounts
+//! and the gate, then serve until shutdown while a background thread reloads access changes and
+//! writes usage back.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use tapster_store::{Accounts, Store};
+use tokio::net::TcpListener;
+
+use crate::access::{Access, FLUSH_EVERY, RELOAD_EVERY};
+use crate::admin::{Admin, NewKey};
+use crate::limiter::InProcess;
+
+/// How long requests in flight may take to finish once shutdown begins.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Everything a running server needs, opened and checked.
+#[derive(Debug)]
+pub struct Service {
+    pub store: Store,
+    access: Arc<Access>,
+    accounts: Accounts,
+    /// The key created for a data dir that had none, to be shown once.
+    pub first_key: Option<NewKey>,
+}
+
+/// Opens the data dir for serving. On a data dir without game data, imports `fixtures` first; on one
+/// without any key, creates the local account's key.
+pub fn open_service(data_dir: &Path, fixtures: &Path) -> anyhow::Result<Service> {
+    let store = match Store::open(data_dir) {
+        Err(tapster_store::Error::NoData(_)) => {
+            tapster_store::import(data_dir, fixtures)
+                .with_context(|| format!("importing the bundled dataset {}", fixtures.display()))?;
+            Store::open(data_dir)
+        }
+        opened => opened,
+    }
+    .with_context(|| format!("opening the game data in {}", data_dir.display()))?;
+    let first_key = Admin::open(data_dir)?.first_key()?;
+    let accounts = Accounts::open(data_dir)?;
+    let access = Access::load(accounts.clone(), InProcess::default()).context("loading keys and usage")?;
+    Ok(Service { store, access: Arc::new(access), accounts, first_key })
+}
+
+impl Service {
+    /// Serves on `listener` until `shutdown` completes, then writes the last usage counts.
+    pub async fn run(self, listener: TcpListener, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let upkeep = {
+            let (access, stop) = (Arc::clone(&self.access), Arc::clone(&stop));
+            let mut watcher = self.accounts.watcher().context("watching the accounts database")?;
+            std::thread::spawn(move || {
+                let mut flushed = Instant::now();
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(RELOAD_EVERY);
+                    match watcher.changed() {
+                        Ok(true) => report(access.reload(), "reloading keys"),
+                        Ok(false) => {}
+                        Err(e) => report(Err(e), "watching the accounts database"),
+                    }
+                    if flushed.elapsed() >= FLUSH_EVERY {
+                        report(access.flush(), "recording usage");
+                        flushed = Instant::now();
+                    }
+                }
+            })
+        };
+        let app = tapster_http::App::new(self.store, Arc::clone(&self.access));
+        let served = tapster_http::serve(listener, app, shutdown, SHUTDOWN_GRACE).await;
+        stop.store(true, Ordering::Relaxed);
+        let _ = upkeep.join();
+        self.access.flush().context("recording the last usage counts")?;
+        served.context("serving")
+    }
+}
+
+#[allow(clippy::print_stderr, reason = "structured logging arrives with the hardening issue")]
+fn report(result: tapster_store::Result<()>, doing: &str) {
+    if let Err(e) = result {
+        eprintln!("error: {doing}: {e}");
+    }
+}

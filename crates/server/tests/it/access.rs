@@ -1,0 +1,219 @@
+//! Keys, suspensions, blocks and rate limits on a running server, in-process on `127.0.0.1:0`, with
+//! admin changes made the way the commands make them, while it runs.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use tapster_domain::Limits;
+use tapster_server::{Admin, open_service};
+use tapster_store::KeyAction;
+use tempfile::TempDir;
+use tokio::sync::oneshot;
+
+use crate::{get, get_with_key, mini};
+
+/// A running service on a data dir; stops (flushing usage) when dropped.
+struct Running {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    runtime: tokio::runtime::Runtime,
+    task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+}
+
+impl Running {
+    fn start(data_dir: &Path) -> Self {
+        let service = open_service(data_dir, &mini()).unwrap();
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel();
+        let task = runtime.spawn(service.run(listener, async {
+            let _ = stopped.await;
+        }));
+        Self { addr, stop: Some(stop), runtime, task: Some(task) }
+    }
+
+    fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        if let (Some(stop), Some(task)) = (self.stop.take(), self.task.take()) {
+            let _ = stop.send(());
+            self.runtime.block_on(task).unwrap().unwrap();
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn key(data_dir: &Path, email: &str, limits: Limits) -> String {
+    Admin::open(data_dir).unwrap().create_key(email, "test", limits).unwrap().key.expose().to_owned()
+}
+
+/// Polls until `path` answers `status` with `key`, for at most the contract's one second (plus slack
+/// for a loaded machine); returns how long it took.
+fn eventually(addr: SocketAddr, key: &str, status: u16) -> Duration {
+    let start = Instant::now();
+    loop {
+        if get_with_key(addr, "/v1/versions", key).status == status {
+            return start.elapsed();
+        }
+        assert!(start.elapsed() < Duration::from_secs(3), "no {status} after {:?}", start.elapsed());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn every_refusal_has_its_status_type_and_detail() {
+    let dir = TempDir::new().unwrap();
+    let admin = Admin::open(dir.path()).unwrap();
+    let good = key(dir.path(), "good@example.org", Limits::DEFAULT);
+    let revoked = key(dir.path(), "good@example.org", Limits::DEFAULT);
+    admin.change_key(&revoked, KeyAction::Revoke).unwrap();
+    let suspended = key(dir.path(), "good@example.org", Limits::DEFAULT);
+    admin.change_key(&suspended, KeyAction::Suspend).unwrap();
+    let banned = key(dir.path(), "banned@example.org", Limits::DEFAULT);
+    admin.suspend_account("banned@example.org", true).unwrap();
+    let unknown = tapster_domain::ApiKey::generate(|| 42).expose().to_owned();
+    let mistyped = format!("{}x{}", &good[..10], &good[11..]);
+
+    let server = Running::start(dir.path());
+    let cases: &[(Option<&str>, u16, &str, &str)] = &[
+        (None, 401, "/errors/unauthorized", "needs an API key"),
+        (Some(&mistyped), 401, "/errors/unauthorized", "checksum"),
+        (Some("tap_short"), 401, "/errors/unauthorized", "not an API key"),
+        (Some(&unknown), 401, "/errors/unauthorized", "not valid"),
+        (Some(&revoked), 401, "/errors/unauthorized", "revoked"),
+        (Some(&suspended), 403, "/errors/forbidden", "this API key is suspended"),
+        (Some(&banned), 403, "/errors/forbidden", "account that owns this API key is suspended"),
+        (Some(&good), 200, "", ""),
+    ];
+    for &(key, status, kind, detail) in cases {
+        let answer = match key {
+            Some(key) => get_with_key(server.addr, "/v1/versions", key),
+            None => get(server.addr, "/v1/versions", &[]),
+        };
+        assert_eq!(answer.status, status, "{key:?}: {}", answer.body);
+        if status != 200 {
+            assert_eq!(answer.header("content-type"), "application/problem+json");
+            let problem = answer.json();
+            assert_eq!(problem["type"], kind);
+            assert!(problem["detail"].as_str().unwrap().contains(detail), "{problem}");
+        }
+    }
+    // The same wording for a key that never existed and one of the wrong shape of secret: nothing
+    // tells a caller whether some other key exists.
+    let bearer = format!("bearer {good}");
+    assert_eq!(get(server.addr, "/v1/versions", &[("Authorization", &bearer)]).status, 200);
+    server.stop();
+}
+
+#[test]
+fn admin_commands_take_effect_on_the_running_server_within_a_second() {
+    let dir = TempDir::new().unwrap();
+    let key = key(dir.path(), "marta@example.org", Limits::DEFAULT);
+    let server = Running::start(dir.path());
+    let admin = Admin::open(dir.path()).unwrap();
+    assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200);
+
+    admin.change_key(&key, KeyAction::Suspend).unwrap();
+    assert!(eventually(server.addr, &key, 403) < Duration::from_secs(1));
+    admin.change_key(&key, KeyAction::Unsuspend).unwrap();
+    assert!(eventually(server.addr, &key, 200) < Duration::from_secs(1));
+
+    admin.suspend_account("marta@example.org", true).unwrap();
+    assert!(eventually(server.addr, &key, 403) < Duration::from_secs(1));
+    admin.suspend_account("marta@example.org", false).unwrap();
+    assert!(eventually(server.addr, &key, 200) < Duration::from_secs(1));
+
+    admin.block("127.0.0.0/8", true).unwrap();
+    assert!(eventually(server.addr, &key, 403) < Duration::from_secs(1));
+    let answer = get(server.addr, "/v1/versions", &[]);
+    assert_eq!(
+        (answer.status, answer.json()["detail"].as_str()),
+        (403, Some("requests from this address are blocked"))
+    );
+    admin.block("127.0.0.1", false).unwrap();
+    admin.block("127.0.0.0/8", false).unwrap();
+    assert!(eventually(server.addr, &key, 200) < Duration::from_secs(1));
+
+    let fresh = self::key(dir.path(), "new@example.org", Limits::DEFAULT);
+    assert!(eventually(server.addr, &fresh, 200) < Duration::from_secs(1));
+    admin.change_key(&key, KeyAction::Revoke).unwrap();
+    assert!(eventually(server.addr, &key, 401) < Duration::from_secs(1));
+    server.stop();
+}
+
+#[test]
+fn a_burst_of_sixty_passes_then_429_with_the_true_retry_after() {
+    let dir = TempDir::new().unwrap();
+    let key = key(dir.path(), "burst@example.org", Limits::DEFAULT);
+    let other = self::key(dir.path(), "other@example.org", Limits::DEFAULT);
+    let server = Running::start(dir.path());
+
+    let first = get_with_key(server.addr, "/v1/versions", &key);
+    assert_eq!(
+        first.header("ratelimit-policy"),
+        r#""burst";q=60;w=12, "minute";q=300;w=60, "day";q=20000;w=86400"#
+    );
+    assert_eq!(first.header("ratelimit"), r#""burst";r=59;t=1"#);
+    for n in 1..60 {
+        assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200, "request {}", n + 1);
+    }
+    let refused = get_with_key(server.addr, "/v1/versions", &key);
+    assert_eq!(refused.status, 429);
+    assert_eq!(refused.json()["type"], "/errors/rate-limited");
+    assert_eq!(refused.header("retry-after"), "1");
+    assert!(refused.header("ratelimit").starts_with(r#""burst";r=0;t=1"#), "{}", refused.header("ratelimit"));
+    // Another key is untouched.
+    assert_eq!(get_with_key(server.addr, "/v1/versions", &other).status, 200);
+    // Waiting as told is enough.
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200);
+    server.stop();
+}
+
+#[test]
+fn not_modified_answers_count_and_refusals_do_not() {
+    let dir = TempDir::new().unwrap();
+    let key = key(dir.path(), "etag@example.org", Limits::new(300, 3, 20_000).unwrap());
+    let server = Running::start(dir.path());
+    let full = get_with_key(server.addr, "/v1/versions", &key);
+    let auth = format!("Bearer {key}");
+    let conditional = [("Authorization", auth.as_str()), ("If-None-Match", full.header("etag"))];
+    assert_eq!(get(server.addr, "/v1/versions", &conditional).status, 304);
+    assert_eq!(get(server.addr, "/v1/versions", &conditional).status, 304);
+    assert_eq!(get(server.addr, "/v1/versions", &conditional).status, 429);
+    server.stop();
+}
+
+#[test]
+fn the_daily_cap_survives_a_restart() {
+    let dir = TempDir::new().unwrap();
+    let key = key(dir.path(), "daily@example.org", Limits::new(300, 60, 4).unwrap());
+    let server = Running::start(dir.path());
+    for _ in 0..3 {
+        assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200);
+    }
+    server.stop();
+
+    let server = Running::start(dir.path());
+    let last = get_with_key(server.addr, "/v1/versions", &key);
+    assert_eq!(last.status, 200);
+    assert!(last.header("ratelimit").starts_with(r#""day";r=0;"#), "{}", last.header("ratelimit"));
+    let refused = get_with_key(server.addr, "/v1/versions", &key);
+    assert_eq!(refused.status, 429);
+    let retry: u64 = refused.header("retry-after").parse().unwrap();
+    assert!((1..=86_400).contains(&retry), "{retry}");
+    server.stop();
+
+    let listed = Admin::open(dir.path()).unwrap().list_keys(Some("daily@example.org")).unwrap();
+    assert!(listed[0].last_used_at.is_some());
+}

@@ -1,0 +1,194 @@
+//! The `tapster` binary as a user runs it: `serve` on an empty data dir imports the bundled dataset,
+//! prints a first key and answers over TCP; `import` refuses a broken dataset and says where; the
+//! key commands print what the contract says.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+use crate::{get, get_with_key};
+
+const TAPSTER: &str = env!("CARGO_BIN_EXE_tapster");
+
+/// A `tapster serve` process, killed when dropped.
+struct Serving {
+    child: Child,
+    addr: SocketAddr,
+    /// The key `serve` created and printed for a data dir without keys.
+    key: String,
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(data_dir: &Path) -> Serving {
+    let mut child = Command::new(TAPSTER)
+        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir)
+        .env_remove("TAPSTER_FIXTURES")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut lines = stderr.lines();
+    let mut key = None;
+    let addr = loop {
+        let line = lines.next().expect("tapster serve exited before listening").unwrap();
+        if line.trim().starts_with("tap_") {
+            key = Some(line.trim().to_owned());
+        }
+        if let Some((_, addr)) = line.split_once(" on http://") {
+            break addr.trim().parse().unwrap();
+        }
+    };
+    // Keep draining stderr so that the server never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    Serving { child, addr, key: key.expect("serve printed no key for a data dir without keys") }
+}
+
+fn tapster(args: &[&str], data_dir: &Path) -> Output {
+    Command::new(TAPSTER).args(args).arg("--data-dir").arg(data_dir).output().unwrap()
+}
+
+#[test]
+fn serve_on_an_empty_data_dir_imports_the_bundled_dataset_and_answers() {
+    let data_dir = tempfile::TempDir::new().unwrap();
+    let server = serve(data_dir.path());
+
+    assert_eq!(get(server.addr, "/v1/versions", &[]).status, 401);
+    let answer = get_with_key(server.addr, "/v1/versions", &server.key);
+    assert_eq!(answer.status, 200);
+    let versions = answer.json();
+    let names: Vec<&str> =
+        versions["data"].as_array().unwrap().iter().map(|v| v["version"].as_str().unwrap()).collect();
+    assert_eq!(names, ["v0.7.0.0.1", "v0.6.5.0.3", "v0.6.4.2.1"]);
+    assert_eq!(versions["meta"]["game_version"], "v0.7.0.0.1");
+
+    for version in names {
+        let answer =
+            get_with_key(server.addr, &format!("/v1/languages?version={version}&lang=fr"), &server.key);
+        assert_eq!(answer.status, 200);
+        let languages = answer.json();
+        assert_eq!(languages["data"].as_array().unwrap().len(), 27, "{version}");
+        assert_eq!(languages["meta"]["game_version"], version);
+    }
+    let answer = get_with_key(server.addr, "/v1/languages?version=v0.1.0.0.0", &server.key);
+    assert_eq!((answer.status, answer.json()["type"].as_str()), (404, Some("/errors/not-found")));
+
+    // The first key is printed once: a second start on the same data dir creates none.
+    drop(server);
+    let listed = tapster(&["keys", "list"], data_dir.path());
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert_eq!(listed.lines().count(), 2, "{listed}");
+    assert!(listed.contains("local@localhost"), "{listed}");
+}
+
+#[test]
+fn import_refuses_a_broken_dataset_naming_the_place_and_exits_non_zero() {
+    let data_dir = tempfile::TempDir::new().unwrap();
+    let dataset = tempfile::TempDir::new().unwrap();
+    let version = dataset.path().join("v1.0.0.0.1");
+    let mini = crate::mini().join("v1.0.0.0.1");
+    std::fs::create_dir_all(version.join("localization")).unwrap();
+    for entry in
+        std::fs::read_dir(&mini).unwrap().chain(std::fs::read_dir(mini.join("localization")).unwrap())
+    {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            let relative = path.strip_prefix(&mini).unwrap();
+            std::fs::copy(&path, version.join(relative)).unwrap();
+        }
+    }
+    let recipes = version.join("recipes.json");
+    let text = std::fs::read_to_string(&recipes).unwrap().replacen("\"station\": 2", "\"station\": 9", 1);
+    std::fs::write(&recipes, text).unwrap();
+
+    let output = Command::new(TAPSTER)
+        .arg("import")
+        .arg(dataset.path())
+        .arg("--data-dir")
+        .arg(data_dir.path())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "recipes.json, record id 101 (pale-wort), field `station`: no crafting station with id 9"
+        ),
+        "{stderr}"
+    );
+    assert!(!data_dir.path().join("game.sqlite").exists());
+
+    std::fs::write(&recipes, std::fs::read(mini.join("recipes.json")).unwrap()).unwrap();
+    let output = Command::new(TAPSTER)
+        .arg("import")
+        .arg(dataset.path())
+        .arg("--data-dir")
+        .arg(data_dir.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("v1.0.0.0.1 (build 100): Added"));
+}
+
+#[test]
+fn key_commands_print_what_the_contract_says_and_never_a_whole_key() {
+    let data_dir = tempfile::TempDir::new().unwrap();
+    let created = tapster(
+        &[
+            "keys",
+            "create",
+            "--account",
+            "Marta@Example.org",
+            "--name",
+            "wiki bot",
+            "--per-minute",
+            "120",
+            "--burst",
+            "20",
+            "--per-day",
+            "5000",
+        ],
+        data_dir.path(),
+    );
+    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+    let stdout = String::from_utf8_lossy(&created.stdout);
+    let key = stdout.lines().last().unwrap();
+    assert!(tapster_domain::ApiKey::parse(key).is_ok(), "the last line is not a key: {stdout}");
+
+    let listed = tapster(&["keys", "list", "--account", "marta@example.org"], data_dir.path());
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.contains(&key[..12]) && !listed.contains(&key[12..]), "{listed}");
+    assert!(
+        listed.contains("wiki bot") && listed.contains("120/20/5000") && listed.contains("active"),
+        "{listed}"
+    );
+
+    for (args, state) in [
+        (["keys", "suspend"], "suspended"),
+        (["keys", "unsuspend"], "active"),
+        (["keys", "revoke"], "revoked"),
+    ] {
+        let output = tapster(&[args[0], args[1], &key[..12]], data_dir.path());
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        assert!(String::from_utf8_lossy(&output.stdout).contains(state), "{args:?}");
+    }
+    let refused = tapster(&["keys", "unsuspend", "1"], data_dir.path());
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("stays revoked"));
+
+    let bad = tapster(&["keys", "create", "--account", "not-an-email", "--name", "x"], data_dir.path());
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("name@domain"));
+    let blocked = tapster(&["addresses", "block", "203.0.113.9/24"], data_dir.path());
+    assert_eq!(String::from_utf8_lossy(&blocked.stdout).trim(), "203.0.113.0/24 is blocked");
+    let suspended = tapster(&["accounts", "suspend", "nobody@example.org"], data_dir.path());
+    assert!(String::from_utf8_lossy(&suspended.stderr).contains("there is no account nobody@example.org"));
+}
