@@ -201,7 +201,7 @@ fn import(dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
 }
 
 fn serve(addr: SocketAddr, data_dir: &Path, fixtures: &Path) -> anyhow::Result<()> {
-    if tapster_store::Store::open(data_dir).is_err() {
+    if let Err(tapster_store::Error::NoData(_)) = tapster_store::Store::open(data_dir) {
         eprintln!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
     }
     let service = open_service(data_dir, fixtures)?;
