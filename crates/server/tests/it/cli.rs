@@ -109,13 +109,7 @@ fn import_refuses_a_broken_dataset_naming_the_place_and_exits_non_zero() {
     let text = std::fs::read_to_string(&recipes).unwrap().replacen("\"station\": 2", "\"station\": 9", 1);
     std::fs::write(&recipes, text).unwrap();
 
-    let output = Command::new(TAPSTER)
-        .arg("import")
-        .arg(dataset.path())
-        .arg("--data-dir")
-        .arg(data_dir.path())
-        .output()
-        .unwrap();
+    let output = tapster(&["import", dataset.path().to_str().unwrap()], data_dir.path());
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -127,13 +121,7 @@ fn import_refuses_a_broken_dataset_naming_the_place_and_exits_non_zero() {
     assert!(!data_dir.path().join("game.sqlite").exists());
 
     std::fs::write(&recipes, std::fs::read(mini.join("recipes.json")).unwrap()).unwrap();
-    let output = Command::new(TAPSTER)
-        .arg("import")
-        .arg(dataset.path())
-        .arg("--data-dir")
-        .arg(data_dir.path())
-        .output()
-        .unwrap();
+    let output = tapster(&["import", dataset.path().to_str().unwrap()], data_dir.path());
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(String::from_utf8_lossy(&output.stdout).contains("v1.0.0.0.1 (build 100): Added"));
 }
