@@ -75,7 +75,7 @@ impl RecordKey {
         if !starts_well || !chars.all(|b| b.is_ascii_alphanumeric() || b == b'-') {
             return Err(Error::Pattern { pattern: Self::PATTERN });
         }
-        if value.bytes().skip(1).all(|b| b.is_ascii_digit()) {
+        if body.bytes().all(|b| b.is_ascii_digit()) {
             return value
                 .parse()
                 .map(Self::Id)
@@ -197,6 +197,8 @@ mod tests {
             ("Honey-Ale", Ok(RecordKey::Slug("Honey-Ale".into()))),
             ("-honey", Ok(RecordKey::Slug("-honey".into()))),
             ("12a", Ok(RecordKey::Slug("12a".into()))),
+            ("x", Ok(RecordKey::Slug("x".into()))),
+            ("7", Ok(RecordKey::Id(7))),
             ("", Err(Error::Empty)),
             ("-", Err(Error::Pattern { pattern: RecordKey::PATTERN })),
             ("--1", Err(Error::Pattern { pattern: RecordKey::PATTERN })),

@@ -18,6 +18,8 @@ macro_rules! closed_enum {
 
         impl $name {
             pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+            /// The spellings, in the order of [`Self::ALL`].
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
             pub const ALLOWED: &'static str = concat!($("`", $text, "` "),+);
 
             pub fn as_str(self) -> &'static str {

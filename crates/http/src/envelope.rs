@@ -1,14 +1,18 @@
-//! The envelope of every successful data answer (spec 2.1): `data`, and `meta` saying which game
-//! version and language produced it and which texts fell back to English.
+//! The envelope of every successful data answer (spec 2.1 and the contract): `data`; `meta` saying
+//! which game version and language produced it and which texts fell back to English (as JSON
+//! Pointers); and `pagination` on paged lists, whose links keep every other parameter.
 
 use serde::Serialize;
+use serde_json::Value;
 use tapster_i18n::Language;
-use tapster_store::VersionInfo;
+use tapster_store::Catalog;
 
 #[derive(Debug, Serialize)]
-pub(crate) struct Envelope<T> {
-    pub(crate) data: T,
+pub(crate) struct Envelope {
+    pub(crate) data: Value,
     pub(crate) meta: Meta,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) pagination: Option<Pagination>,
 }
 
 #[derive(Debug, Serialize)]
@@ -22,31 +26,156 @@ pub(crate) struct Meta {
     pub(crate) lang_fallback: Vec<String>,
 }
 
-impl<T> Envelope<T> {
-    pub(crate) fn new(data: T, version: &VersionInfo, lang: Language, fallbacks: Fallbacks) -> Self {
-        Self {
+/// Where a page sits in its list, with links to its neighbours (path and query, `null` at the ends).
+#[derive(Debug, Serialize)]
+pub(crate) struct Pagination {
+    pub(crate) limit: u32,
+    pub(crate) offset: u32,
+    pub(crate) total: u64,
+    pub(crate) next: Option<String>,
+    pub(crate) prev: Option<String>,
+}
+
+impl Pagination {
+    /// The pagination of a page of `total` records requested at `path?query`.
+    pub(crate) fn new(path: &str, query: Option<&str>, limit: u32, offset: u32, total: u64) -> Self {
+        let link = |offset: u32| {
+            let mut serializer = form_urlencoded::Serializer::new(String::new());
+            serializer.append_pair("limit", &limit.to_string());
+            serializer.append_pair("offset", &offset.to_string());
+            for (name, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+                if name != "limit" && name != "offset" {
+                    serializer.append_pair(&name, &value);
+                }
+            }
+            format!("{path}?{}", serializer.finish())
+        };
+        let end = u64::from(offset) + u64::from(limit);
+        let next = (end < total && end <= u64::from(crate::params::MAX_OFFSET)).then(|| link(end as u32));
+        let prev = (offset > 0).then(|| link(offset.saturating_sub(limit)));
+        Self { limit, offset, total, next, prev }
+    }
+}
+
+/// Resolves texts in the requested language and notes, as JSON Pointers, each one served in English.
+#[derive(Debug)]
+pub(crate) struct Localizer<'a> {
+    pub(crate) catalog: &'a Catalog,
+    pub(crate) lang: Language,
+    fallbacks: Vec<String>,
+}
+
+impl<'a> Localizer<'a> {
+    pub(crate) fn new(catalog: &'a Catalog, lang: Language) -> Self {
+        Self { catalog, lang, fallbacks: Vec::new() }
+    }
+
+    /// The text of `key`; `pointer` names where it goes in the body, in case it falls back.
+    pub(crate) fn text(&mut self, key: &tapster_domain::TextKey, pointer: impl FnOnce() -> String) -> String {
+        match self.catalog.text(key, self.lang) {
+            Some(text) => {
+                if text.fell_back(self.lang) {
+                    self.fallbacks.push(pointer());
+                }
+                text.text.to_owned()
+            }
+            // Import guarantees every key has English text; an empty string is the honest answer otherwise.
+            None => String::new(),
+        }
+    }
+
+    /// Notes a fallback the caller resolved itself.
+    pub(crate) fn note(&mut self, served: Language, pointer: impl FnOnce() -> String) {
+        if served != self.lang {
+            self.fallbacks.push(pointer());
+        }
+    }
+
+    /// The envelope around `data`, keeping only the `fields` asked for (and the fallbacks inside them).
+    pub(crate) fn envelope(
+        self,
+        mut data: Value,
+        fields: Option<&[&str]>,
+        pagination: Option<Pagination>,
+    ) -> Envelope {
+        let mut fallbacks = self.fallbacks;
+        if let Some(fields) = fields {
+            let keep = |record: &mut Value| {
+                if let Value::Object(map) = record {
+                    map.retain(|name, _| fields.contains(&name.as_str()));
+                }
+            };
+            let list = data.is_array();
+            match &mut data {
+                Value::Array(records) => records.iter_mut().for_each(keep),
+                record => keep(record),
+            }
+            fallbacks.retain(|pointer| {
+                let mut segments = pointer.split('/').skip(2);
+                if list {
+                    segments.next();
+                }
+                segments.next().is_some_and(|field| fields.contains(&field))
+            });
+        }
+        fallbacks.sort_by(|a, b| document_order(a, b));
+        Envelope {
             data,
             meta: Meta {
-                game_version: version.name.to_string(),
-                build_id: version.build_id,
-                lang: lang.code(),
-                lang_fallback: fallbacks.pointers,
+                game_version: self.catalog.info.name.to_string(),
+                build_id: self.catalog.info.build_id,
+                lang: self.lang.code(),
+                lang_fallback: fallbacks,
             },
+            pagination,
         }
     }
 }
 
-/// Collects the JSON Pointers of English stand-ins while a handler builds its `data`.
-#[derive(Debug, Default)]
-pub(crate) struct Fallbacks {
-    pointers: Vec<String>,
+/// Orders pointers as their targets appear in the document: segment by segment, array indexes as numbers.
+fn document_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let mut a = a.split('/');
+    let mut b = b.split('/');
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return std::cmp::Ordering::Equal,
+            (None, Some(_)) => return std::cmp::Ordering::Less,
+            (Some(_), None) => return std::cmp::Ordering::Greater,
+            (Some(x), Some(y)) if x == y => continue,
+            (Some(x), Some(y)) => {
+                return match (x.parse::<u64>(), y.parse::<u64>()) {
+                    (Ok(x), Ok(y)) => x.cmp(&y),
+                    // Different fields of one object: keep the order they were noted in.
+                    _ => std::cmp::Ordering::Equal,
+                };
+            }
+        }
+    }
 }
 
-impl Fallbacks {
-    /// Records that the text at `pointer` (below `/data`) is in `served` although `requested` was asked for.
-    pub(crate) fn note(&mut self, requested: Language, served: Language, pointer: impl FnOnce() -> String) {
-        if served != requested {
-            self.pointers.push(pointer());
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_keep_every_other_parameter_and_stop_at_the_ends() {
+        let p = Pagination::new("/v1/items", Some("kind=food&limit=50&lang=de"), 50, 0, 120);
+        assert_eq!(p.next.as_deref(), Some("/v1/items?limit=50&offset=50&kind=food&lang=de"));
+        assert_eq!(p.prev, None);
+        let p = Pagination::new("/v1/items", Some("offset=100"), 50, 100, 120);
+        assert_eq!(p.next, None);
+        assert_eq!(p.prev.as_deref(), Some("/v1/items?limit=50&offset=50"));
+        let p = Pagination::new("/v1/items", None, 50, 30, 120);
+        assert_eq!(p.prev.as_deref(), Some("/v1/items?limit=50&offset=0"));
+        // Offsets stop at 10000, so no link points past it.
+        let p = Pagination::new("/v1/items", None, 100, 10_000, 50_000);
+        assert_eq!(p.next, None);
+    }
+
+    #[test]
+    fn pointers_sort_in_document_order() {
+        let mut pointers = vec!["/data/10/name", "/data/2/item/name", "/data/2/name"];
+        pointers.sort_by(|a, b| document_order(a, b));
+        assert_eq!(pointers, ["/data/2/item/name", "/data/2/name", "/data/10/name"]);
     }
 }

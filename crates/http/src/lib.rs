@@ -5,6 +5,7 @@ mod conditional;
 mod envelope;
 mod error;
 mod gate;
+mod openapi;
 mod params;
 mod response;
 mod routes;

@@ -44,16 +44,17 @@ impl App {
         Self { store, gate: Box::new(gate) }
     }
 
-    /// Answers one request from `peer`. Store queries take microseconds, so they run on the
-    /// runtime's threads.
-    pub(crate) fn handle<B>(&self, request: &Request<B>, peer: IpAddr) -> Response<Body> {
+    /// Answers one request from `peer`, whole. Answers come from memory in microseconds, so they are
+    /// made on the runtime's threads. Public so that the service can be embedded or measured without
+    /// a socket.
+    pub fn handle<B>(&self, request: &Request<B>, peer: IpAddr) -> Response<Body> {
         self.reply(request, peer).into_response()
     }
 
     fn reply<B>(&self, request: &Request<B>, peer: IpAddr) -> Reply {
         let uri = request.uri();
         let path = uri.path();
-        if path != "/v1" && !path.starts_with("/v1/") {
+        if !path.starts_with("/v1/") && path != "/v1" {
             return self.answer(route(self, request.method(), path, uri.query()), path);
         }
         let credentials = Credentials::from_headers(request.headers());

@@ -71,6 +71,11 @@ languages! {
 }
 
 impl Language {
+    /// The language's position in [`Language::ALL`], for tables indexed by language.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// The language every text exists in, and the one missing translations fall back to.
     pub const SOURCE: Language = Language::English;
 
@@ -121,8 +126,9 @@ mod tests {
         let codes: std::collections::HashSet<_> = Language::ALL.iter().map(|l| l.code()).collect();
         assert_eq!(codes.len(), 27);
         assert_eq!(Language::ALL[0], Language::SOURCE);
-        for language in Language::ALL {
+        for (i, language) in Language::ALL.iter().enumerate() {
             assert_eq!(Language::parse(language.code()), Ok(*language));
+            assert_eq!(language.index(), i);
         }
     }
 

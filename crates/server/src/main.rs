@@ -221,7 +221,7 @@ fn serve(addr: SocketAddr, data_dir: &Path, fixtures: &Path) -> anyhow::Result<(
         eprintln!(
             "tapster serves {} game versions (latest {}) on http://{}",
             service.store.versions().len(),
-            service.store.latest().name,
+            service.store.latest().info.name,
             listener.local_addr().context("reading the bound address")?
         );
         service.run(listener, shutdown_signal()).await

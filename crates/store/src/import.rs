@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, Transaction, params};
 use tapster_domain::{BuildId, GameData, GameVersion, RecordType, SOURCE_LANGUAGE, validate};
 
+use crate::catalog::LANGUAGE_NAME_PREFIX;
 use crate::source::{SourceVersion, read_dataset};
 use crate::{Error, GAME_DB, Result, diff, schema};
 
@@ -238,9 +239,6 @@ fn write_texts(tx: &Transaction<'_>, version_id: i64, data: &GameData) -> Result
     debug_assert!(data.texts.contains_key(SOURCE_LANGUAGE), "validated before writing");
     Ok(count)
 }
-
-/// Localisation keys that name a language (`language.de`), kept although no record refers to them.
-pub(crate) const LANGUAGE_NAME_PREFIX: &str = "language.";
 
 /// Later builds must not be released before earlier ones.
 fn check_release_order(tx: &Transaction<'_>) -> Result<()> {

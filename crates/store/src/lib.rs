@@ -5,9 +5,11 @@
 //! The store knows SQL and the data format; it knows nothing of HTTP or of the wire format.
 
 mod accounts;
+mod catalog;
 mod diff;
 mod error;
 mod import;
+mod query;
 mod read;
 mod schema;
 mod source;
@@ -16,9 +18,11 @@ pub use accounts::{
     ACCOUNTS_DB, AccessSnapshot, Accounts, KeyAccess, KeyAction, KeyHash, KeyRecord, KeySelector, Usage,
     Watcher, hash_key,
 };
+pub use catalog::{Catalog, Change, LanguageInfo};
 pub use error::{Error, Result};
 pub use import::{ImportReport, ImportedVersion, Outcome, import};
-pub use read::{ChangeSummary, LanguageInfo, Store, VersionInfo};
+pub use query::*;
+pub use read::{ChangeSummary, Store, VersionInfo};
 pub use source::{SourceVersion, read_dataset};
 
 /// File name of the game-data database inside the data dir.

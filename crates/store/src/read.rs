@@ -1,38 +1,31 @@
-//! Serving from the store: the published versions, held in memory because they are few and fixed
-//! for the life of an opened store, and queries through a pool of read-only connections.
+//! Opening the store for serving: every published version is read from the database once, into a
+//! [`Catalog`] in memory, so that answering a request reads no disk at all. The data changes only at
+//! import, a few times a year; a few megabytes of memory per version buy that.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use r2d2::Pool;
-use r2d2_sqlite::SqliteConnectionManager;
-use rusqlite::{OpenFlags, params};
-use tapster_domain::{BuildId, GameVersion, RecordType, VersionSelector};
+use rusqlite::{Connection, OpenFlags, params};
+use tapster_domain::{BuildId, GameData, GameVersion, Manifest, RecordType, ReleaseDate, VersionSelector};
 use tapster_i18n::Language;
 
-use crate::import::LANGUAGE_NAME_PREFIX;
+use crate::catalog::{Catalog, Change, Coverage, Texts};
 use crate::{Error, GAME_DB, Result, schema};
 
-/// Connections kept open for serving; SQLite readers do not block each other.
-const POOL_SIZE: u32 = 8;
-
-/// An opened game-data store.
+/// An opened game-data store: every published version, newest first.
 #[derive(Debug, Clone)]
 pub struct Store {
     path: PathBuf,
-    pool: Pool<SqliteConnectionManager>,
-    versions: Arc<[VersionInfo]>,
+    versions: Arc<[Arc<Catalog>]>,
 }
 
 /// A published game version and what it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VersionInfo {
-    id: i64,
     pub name: GameVersion,
     pub build_id: BuildId,
-    /// Release date, `YYYY-MM-DD`.
-    pub released: String,
+    pub released: ReleaseDate,
     /// Whether it is the version `latest` names.
     pub latest: bool,
     /// The version released before it, if any.
@@ -41,7 +34,7 @@ pub struct VersionInfo {
     pub changes: Option<ChangeSummary>,
     /// Number of records of each type.
     pub counts: BTreeMap<RecordType, u64>,
-    /// Codes of the languages it has texts in.
+    /// The languages it has texts in, in the game's order.
     pub languages: Vec<Language>,
 }
 
@@ -53,165 +46,251 @@ pub struct ChangeSummary {
     pub modified: u64,
 }
 
-/// A language of one game version: its name and how much of the version it translates.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LanguageInfo {
-    pub language: Language,
-    /// The language's name in the requested language, and the language that name is actually in
-    /// (English when the requested language does not name it).
-    pub name: (String, Language),
-    /// Texts of the version's records that are translated, of `total`.
-    pub translated: u64,
-    pub total: u64,
-}
-
 impl Store {
-    /// Opens the store of `data_dir` for serving, read-only.
+    /// Opens the store of `data_dir` and reads every version into memory.
     pub fn open(data_dir: &Path) -> Result<Self> {
         let path = data_dir.join(GAME_DB);
         if !path.is_file() {
             return Err(Error::NoData(data_dir.to_owned()));
         }
-        let manager = SqliteConnectionManager::file(&path)
-            .with_flags(OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX);
-        let pool = Pool::builder().max_size(POOL_SIZE).build(manager)?;
-        let conn = pool.get()?;
+        let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
         let found = schema::version(&conn)?;
         if found != schema::SCHEMA_VERSION {
             return Err(Error::Schema { path, found, expected: schema::SCHEMA_VERSION });
         }
-        let versions = load_versions(&conn)?;
-        if versions.is_empty() {
+        let mut catalogs = load(&conn)?;
+        if catalogs.is_empty() {
             return Err(Error::NoData(data_dir.to_owned()));
         }
-        drop(conn);
-        Ok(Self { path, pool, versions: versions.into() })
+        // Oldest first, each record is introduced by the first version that has it.
+        let mut introduced: HashMap<(RecordType, String), GameVersion> = HashMap::new();
+        for catalog in catalogs.iter_mut().rev() {
+            for name in record_names(&catalog.data) {
+                introduced.entry(name).or_insert_with(|| catalog.info.name.clone());
+            }
+            catalog.introduced = record_names(&catalog.data)
+                .map(|name| {
+                    let version = introduced[&name].clone();
+                    (name, version)
+                })
+                .collect();
+        }
+        Ok(Self { path, versions: catalogs.into_iter().map(Arc::new).collect() })
     }
 
-    /// The database file this store reads.
+    /// The database file this store was read from.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
     /// Every published version, newest first.
-    pub fn versions(&self) -> &[VersionInfo] {
-        &self.versions
+    pub fn versions(&self) -> impl ExactSizeIterator<Item = &Catalog> {
+        self.versions.iter().map(Arc::as_ref)
     }
 
-    pub fn latest(&self) -> &VersionInfo {
+    pub fn latest(&self) -> &Catalog {
         &self.versions[0]
     }
 
     /// The version a selector names, if it is published.
-    pub fn resolve(&self, selector: &VersionSelector) -> Option<&VersionInfo> {
+    pub fn resolve(&self, selector: &VersionSelector) -> Option<&Catalog> {
         match selector {
             VersionSelector::Latest => Some(self.latest()),
-            VersionSelector::Exact(name) => self.versions.iter().find(|v| &v.name == name),
+            VersionSelector::Exact(name) => self.versions().find(|c| &c.info.name == name),
         }
-    }
-
-    /// The languages of `version`, in the game's order, named in `lang`.
-    pub fn languages(&self, version: &VersionInfo, lang: Language) -> Result<Vec<LanguageInfo>> {
-        let conn = self.pool.get()?;
-        let mut names = conn.prepare_cached(
-            "SELECT lang, key, text FROM texts WHERE version_id = ?1 AND lang IN (?2, ?3) AND key >= ?4 AND key < ?5",
-        )?;
-        let mut found: BTreeMap<(String, Language), String> = BTreeMap::new();
-        let upper = format!("{}\u{10FFFF}", LANGUAGE_NAME_PREFIX);
-        let rows = names.query_map(
-            params![version.id, lang.code(), Language::SOURCE.code(), LANGUAGE_NAME_PREFIX, upper],
-            |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?)),
-        )?;
-        for row in rows {
-            let (table, key, text) = row?;
-            let (Ok(table), Some(code)) = (Language::parse(&table), key.strip_prefix(LANGUAGE_NAME_PREFIX))
-            else {
-                continue;
-            };
-            found.insert((code.to_owned(), table), text);
-        }
-        let mut coverage =
-            conn.prepare_cached("SELECT lang, translated, total FROM languages WHERE version_id = ?1")?;
-        let counts: BTreeMap<String, (u64, u64)> = coverage
-            .query_map([version.id], |row| Ok((row.get(0)?, (count(row, 1)?, count(row, 2)?))))?
-            .collect::<Result<_, _>>()?;
-        Ok(version
-            .languages
-            .iter()
-            .map(|&language| {
-                let code = language.code().to_owned();
-                let name = tapster_i18n::translate(lang, |table| {
-                    found.get(&(code.clone(), table)).map(String::as_str)
-                })
-                .map(|t| (t.text.to_owned(), t.language))
-                .unwrap_or_else(|| (language.english_name().to_owned(), Language::SOURCE));
-                let (translated, total) = counts.get(language.code()).copied().unwrap_or_default();
-                LanguageInfo { language, name, translated, total }
-            })
-            .collect())
     }
 }
 
-fn load_versions(conn: &rusqlite::Connection) -> Result<Vec<VersionInfo>> {
+/// Every record of a version, named as the changes name them: type and record key.
+fn record_names(data: &GameData) -> impl Iterator<Item = (RecordType, String)> + '_ {
+    use tapster_domain::ProgressionRecord;
+    fn ids<'a, T>(
+        kind: RecordType,
+        records: &'a [T],
+        id: fn(&T) -> i64,
+    ) -> impl Iterator<Item = (RecordType, String)> + 'a {
+        records.iter().map(move |r| (kind, id(r).to_string()))
+    }
+    fn keys<R: ProgressionRecord>(records: &[R]) -> impl Iterator<Item = (RecordType, String)> + '_ {
+        records.iter().map(|r| (R::TYPE, r.key().to_string()))
+    }
+    ids(RecordType::Item, &data.items, |r| r.id)
+        .chain(ids(RecordType::Recipe, &data.recipes, |r| r.id))
+        .chain(ids(RecordType::IngredientGroup, &data.ingredient_groups, |r| r.id))
+        .chain(ids(RecordType::CraftingStation, &data.crafting_stations, |r| r.id))
+        .chain(ids(RecordType::Crop, &data.crops, |r| r.id))
+        .chain(ids(RecordType::Shop, &data.shops, |r| r.id))
+        .chain(ids(RecordType::Shopkeeper, &data.shopkeepers, |r| r.id))
+        .chain(ids(RecordType::Fish, &data.fish, |r| r.id))
+        .chain(keys(&data.quests))
+        .chain(keys(&data.perks))
+        .chain(keys(&data.spells))
+        .chain(keys(&data.talents))
+        .chain(keys(&data.reputation))
+        .chain(keys(&data.missions))
+        .chain(keys(&data.letters))
+}
+
+/// Reads every version, newest first.
+fn load(conn: &Connection) -> Result<Vec<Catalog>> {
     let mut stmt =
         conn.prepare("SELECT id, name, build_id, released FROM versions ORDER BY build_id DESC")?;
     let rows: Vec<(i64, String, i64, String)> = stmt
         .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))?
         .collect::<Result<_, _>>()?;
-    let mut counts_stmt =
-        conn.prepare("SELECT type, count(*) FROM records WHERE version_id = ?1 GROUP BY type")?;
-    let mut languages_stmt = conn.prepare("SELECT lang FROM languages WHERE version_id = ?1")?;
-    let mut changes_stmt = conn.prepare(
-        "SELECT change, count(*) FROM changes WHERE version_id = ?1 AND from_version_id = ?2 GROUP BY change",
-    )?;
-    let mut versions = Vec::with_capacity(rows.len());
+    let corrupt = |what: &str, value: &str, e: tapster_domain::Error| {
+        Error::Conflict(format!("the stored {what} {value:?} {e}; import the game data again"))
+    };
+    let mut catalogs = Vec::with_capacity(rows.len());
     for (index, (id, name, build_id, released)) in rows.iter().enumerate() {
-        let name = GameVersion::parse(name)
-            .map_err(|e| Error::Conflict(format!("stored version name {name:?} {e}")))?;
-        let counts = counts_stmt
-            .query_map([id], |row| Ok((row.get::<_, String>(0)?, count(row, 1)?)))?
-            .filter_map(|row| row.map(|(kind, n)| RecordType::parse(&kind).map(|k| (k, n))).transpose())
-            .collect::<Result<_, _>>()?;
-        let mut languages: Vec<Language> = languages_stmt
-            .query_map([id], |row| row.get::<_, String>(0))?
-            .filter_map(|code| code.map(|c| Language::parse(&c).ok()).transpose())
-            .collect::<Result<_, _>>()?;
-        languages.sort();
-        let previous = rows.get(index + 1);
-        let changes = match previous {
-            Some((previous_id, ..)) => {
-                let mut summary = ChangeSummary::default();
-                let rows = changes_stmt.query_map(params![id, previous_id], |row| {
-                    Ok((row.get::<_, String>(0)?, count(row, 1)?))
-                })?;
-                for row in rows {
-                    let (change, n) = row?;
-                    match change.as_str() {
-                        "added" => summary.added = n,
-                        "removed" => summary.removed = n,
-                        _ => summary.modified = n,
-                    }
-                }
-                Some(summary)
-            }
-            None => None,
+        let name = GameVersion::parse(name).map_err(|e| corrupt("version name", name, e))?;
+        let released = ReleaseDate::parse(released).map_err(|e| corrupt("release date", released, e))?;
+        let manifest = Manifest {
+            format: tapster_domain::FORMAT,
+            game_version: name.clone(),
+            build_id: *build_id,
+            released,
         };
-        versions.push(VersionInfo {
-            id: *id,
+        let data = records(conn, *id, manifest)?;
+        let (texts, coverage) = texts(conn, *id)?;
+        let previous = rows.get(index + 1);
+        let changes = changes(conn, *id, &rows)?;
+        let previous_name = previous.map(|(_, n, ..)| n.clone());
+        let summary = previous_name.as_ref().map(|p| {
+            let mut summary = ChangeSummary::default();
+            for change in changes.get(p).into_iter().flatten() {
+                match change.change.as_str() {
+                    "added" => summary.added += 1,
+                    "removed" => summary.removed += 1,
+                    _ => summary.modified += 1,
+                }
+            }
+            summary
+        });
+        let info = VersionInfo {
             name,
             build_id: *build_id,
-            released: released.clone(),
+            released,
             latest: index == 0,
-            previous: previous.and_then(|(_, name, ..)| GameVersion::parse(name).ok()),
-            changes,
-            counts,
-            languages,
-        });
+            previous: previous_name.and_then(|p| GameVersion::parse(&p).ok()),
+            changes: summary,
+            counts: counts(&data),
+            languages: coverage.keys().copied().collect(),
+        };
+        let mut catalog = Catalog::new(info, data, texts, coverage);
+        catalog.changes = changes;
+        catalogs.push(catalog);
     }
-    Ok(versions)
+    Ok(catalogs)
 }
 
-/// Reads a count column; SQLite integers are signed, counts never negative.
-fn count(row: &rusqlite::Row<'_>, column: usize) -> rusqlite::Result<u64> {
-    row.get::<_, i64>(column).map(|n| n.max(0) as u64)
+fn records(conn: &Connection, version_id: i64, manifest: Manifest) -> Result<GameData> {
+    let mut data = GameData {
+        manifest,
+        items: Vec::new(),
+        recipes: Vec::new(),
+        ingredient_groups: Vec::new(),
+        crafting_stations: Vec::new(),
+        crops: Vec::new(),
+        shops: Vec::new(),
+        shopkeepers: Vec::new(),
+        fish: Vec::new(),
+        quests: Vec::new(),
+        perks: Vec::new(),
+        spells: Vec::new(),
+        talents: Vec::new(),
+        reputation: Vec::new(),
+        missions: Vec::new(),
+        letters: Vec::new(),
+        texts: BTreeMap::new(),
+    };
+    // Ordered by id (or key) within each type, so that every list starts in a stable order.
+    let mut stmt =
+        conn.prepare("SELECT type, body FROM records WHERE version_id = ?1 ORDER BY type, id, record_key")?;
+    let mut rows = stmt.query([version_id])?;
+    while let Some(row) = rows.next()? {
+        let kind: String = row.get(0)?;
+        let body: String = row.get(1)?;
+        let body = body.as_str();
+        match RecordType::parse(&kind) {
+            Some(RecordType::Item) => data.items.push(serde_json::from_str(body)?),
+            Some(RecordType::Recipe) => data.recipes.push(serde_json::from_str(body)?),
+            Some(RecordType::IngredientGroup) => data.ingredient_groups.push(serde_json::from_str(body)?),
+            Some(RecordType::CraftingStation) => data.crafting_stations.push(serde_json::from_str(body)?),
+            Some(RecordType::Crop) => data.crops.push(serde_json::from_str(body)?),
+            Some(RecordType::Shop) => data.shops.push(serde_json::from_str(body)?),
+            Some(RecordType::Shopkeeper) => data.shopkeepers.push(serde_json::from_str(body)?),
+            Some(RecordType::Fish) => data.fish.push(serde_json::from_str(body)?),
+            Some(RecordType::Quest) => data.quests.push(serde_json::from_str(body)?),
+            Some(RecordType::Perk) => data.perks.push(serde_json::from_str(body)?),
+            Some(RecordType::Spell) => data.spells.push(serde_json::from_str(body)?),
+            Some(RecordType::Talent) => data.talents.push(serde_json::from_str(body)?),
+            Some(RecordType::Reputation) => data.reputation.push(serde_json::from_str(body)?),
+            Some(RecordType::Mission) => data.missions.push(serde_json::from_str(body)?),
+            Some(RecordType::Letter) => data.letters.push(serde_json::from_str(body)?),
+            None => {}
+        }
+    }
+    Ok(data)
+}
+
+fn texts(conn: &Connection, version_id: i64) -> Result<(Texts, Coverage)> {
+    let mut texts = Texts::default();
+    let mut stmt = conn.prepare("SELECT lang, key, text FROM texts WHERE version_id = ?1")?;
+    let mut rows = stmt.query([version_id])?;
+    while let Some(row) = rows.next()? {
+        let lang: String = row.get(0)?;
+        let Ok(language) = Language::parse(&lang) else { continue };
+        let (key, text): (String, String) = (row.get(1)?, row.get(2)?);
+        texts.insert(&key, language, &text);
+    }
+    let mut stmt = conn.prepare("SELECT lang, translated, total FROM languages WHERE version_id = ?1")?;
+    let coverage = stmt
+        .query_map([version_id], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, i64>(1)?.max(0) as u64,
+                row.get::<_, i64>(2)?.max(0) as u64,
+            ))
+        })?
+        .filter_map(|row| {
+            row.map(|(lang, t, n)| Language::parse(&lang).ok().map(|l| (l, (t, n)))).transpose()
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((texts, coverage))
+}
+
+/// The changes to `version_id` from every earlier version, by the earlier version's name.
+fn changes(
+    conn: &Connection,
+    version_id: i64,
+    versions: &[(i64, String, i64, String)],
+) -> Result<HashMap<String, Vec<Change>>> {
+    let names: HashMap<i64, &str> = versions.iter().map(|(id, name, ..)| (*id, name.as_str())).collect();
+    let mut stmt = conn.prepare(
+        "SELECT from_version_id, type, record_key, change, fields FROM changes WHERE version_id = ?1 ORDER BY from_version_id, seq",
+    )?;
+    let mut rows = stmt.query(params![version_id])?;
+    let mut changes: HashMap<String, Vec<Change>> = HashMap::new();
+    while let Some(row) = rows.next()? {
+        let from: i64 = row.get(0)?;
+        let kind: String = row.get(1)?;
+        let (Some(from), Some(kind)) = (names.get(&from), RecordType::parse(&kind)) else { continue };
+        let fields: String = row.get(4)?;
+        changes.entry((*from).to_owned()).or_default().push(Change {
+            kind,
+            record_key: row.get(2)?,
+            change: row.get(3)?,
+            fields: serde_json::from_str(&fields)?,
+        });
+    }
+    Ok(changes)
+}
+
+fn counts(data: &GameData) -> BTreeMap<RecordType, u64> {
+    let mut counts = BTreeMap::new();
+    for (kind, _) in record_names(data) {
+        *counts.entry(kind).or_default() += 1;
+    }
+    counts
 }

@@ -1,9 +1,15 @@
 //! Integration tests: the real server on `127.0.0.1:0`, over TCP, with a real HTTP client, on the
-//! store's small hand-written dataset.
+//! store's small hand-written dataset (`get`) and on the bundled dataset (`bundled_get`).
 
 mod caching;
+mod changes;
 mod errors;
+mod items;
+mod openapi;
+mod progression;
+mod recipes;
 mod versions;
+mod world;
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -67,12 +73,22 @@ struct Server {
     client: Client<HttpConnector, Empty<Bytes>>,
 }
 
+/// The server on the store's small hand-written dataset.
 fn server() -> &'static Server {
     static SERVER: OnceLock<Server> = OnceLock::new();
-    SERVER.get_or_init(|| {
+    SERVER.get_or_init(|| start(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/mini")))
+}
+
+/// The server on the bundled dataset (three versions, 27 languages, real scale).
+fn bundled() -> &'static Server {
+    static SERVER: OnceLock<Server> = OnceLock::new();
+    SERVER.get_or_init(|| start(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")))
+}
+
+fn start(dataset: &Path) -> Server {
+    {
         let data_dir = tempfile::TempDir::new().unwrap().keep();
-        let mini = Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/mini");
-        tapster_store::import(&data_dir, &mini).unwrap();
+        tapster_store::import(&data_dir, dataset).unwrap();
         let store = Store::open(&data_dir).unwrap();
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -86,7 +102,7 @@ fn server() -> &'static Server {
         ));
         let client = Client::builder(TokioExecutor::new()).build_http();
         Server { addr, runtime, client }
-    })
+    }
 }
 
 /// One answer: status, headers, and the body as bytes.
@@ -112,7 +128,16 @@ fn request(method: Method, path: &str) -> Answer {
 }
 
 fn request_with(method: Method, path: &str, headers: &[(&str, &str)]) -> Answer {
-    let server = server();
+    send(server(), method, path, headers)
+}
+
+/// `GET` with the key, on the bundled dataset.
+fn bundled_get(path: &str) -> Answer {
+    let authorization = format!("Bearer {}", key().expose());
+    send(bundled(), Method::GET, path, &[("authorization", &authorization)])
+}
+
+fn send(server: &Server, method: Method, path: &str, headers: &[(&str, &str)]) -> Answer {
     let uri = format!("http://{}{path}", server.addr);
     server.runtime.block_on(async {
         let mut request = Request::builder().method(method).uri(uri);
@@ -133,6 +158,9 @@ fn request_with(method: Method, path: &str, headers: &[(&str, &str)]) -> Answer 
 fn get(path: &str) -> Answer {
     request(Method::GET, path)
 }
+
+/// A property a record of a table-driven case must have.
+type Holds = fn(&Value) -> bool;
 
 /// Follows a JSON Pointer (RFC 6901) into `value`.
 fn pointer<'a>(value: &'a Value, pointer: &str) -> &'a Value {

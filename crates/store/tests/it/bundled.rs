@@ -39,10 +39,11 @@ fn the_bundled_dataset_imports_at_full_scale_in_every_version() {
     let data_dir = TempDir::new().unwrap();
     import(data_dir.path(), &fixtures()).unwrap();
     let store = Store::open(data_dir.path()).unwrap();
-    let names: Vec<&str> = store.versions().iter().map(|v| v.name.as_str()).collect();
+    let names: Vec<&str> = store.versions().map(|v| v.info.name.as_str()).collect();
     assert_eq!(names, ["v0.7.0.0.1", "v0.6.5.0.3", "v0.6.4.2.1"]);
 
-    for version in store.versions() {
+    for catalog in store.versions() {
+        let version = &catalog.info;
         for &(kind, least) in MINIMUMS {
             let count = version.counts.get(&kind).copied().unwrap_or_default();
             assert!(count >= least, "{}: {count} {kind}, expected at least {least}", version.name);
@@ -56,7 +57,7 @@ fn the_bundled_dataset_imports_at_full_scale_in_every_version() {
             );
         }
 
-        for info in store.languages(version, Language::English).unwrap() {
+        for info in catalog.languages(Language::English) {
             let coverage = info.translated as f64 / info.total as f64;
             let code = info.language.code();
             let (low, high) = match code {

@@ -15,9 +15,10 @@ fn the_mini_dataset_imports_whole_and_serves_both_versions() {
     assert_eq!(names, [("v1.0.0.0.1", 32), ("v1.0.1.0.0", 32)]);
 
     let store = Store::open(dir.path()).unwrap();
-    let versions: Vec<_> = store.versions().iter().map(|v| (v.name.as_str(), v.build_id, v.latest)).collect();
+    let versions: Vec<_> =
+        store.versions().map(|v| (v.info.name.as_str(), v.info.build_id, v.info.latest)).collect();
     assert_eq!(versions, [("v1.0.1.0.0", 110, true), ("v1.0.0.0.1", 100, false)]);
-    let latest = store.latest();
+    let latest = &store.latest().info;
     assert_eq!(latest.counts[&RecordType::Item], 12);
     assert_eq!(latest.counts[&RecordType::Recipe], 4);
     assert_eq!(latest.counts[&RecordType::Letter], 1);
@@ -25,11 +26,20 @@ fn the_mini_dataset_imports_whole_and_serves_both_versions() {
     assert_eq!(latest.previous.as_ref().map(GameVersion::as_str), Some("v1.0.0.0.1"));
     // 51 added, 50 removed; barley's price, pale ale's name and the two recipes named after it modified.
     assert_eq!(latest.changes, Some(ChangeSummary { added: 1, removed: 1, modified: 4 }));
-    assert_eq!(store.versions()[1].changes, None);
+    assert_eq!(store.versions().nth(1).unwrap().info.changes, None);
 
     let exact = VersionSelector::parse("v1.0.0.0.1").unwrap();
-    assert_eq!(store.resolve(&exact).unwrap().build_id, 100);
-    assert_eq!(store.resolve(&VersionSelector::parse("v1.0.0.0.9").unwrap()), None);
+    assert_eq!(store.resolve(&exact).unwrap().info.build_id, 100);
+    assert!(store.resolve(&VersionSelector::parse("v1.0.0.0.9").unwrap()).is_none());
+
+    // Each record says which version brought it: the new kettle came with the second one.
+    let latest = store.latest();
+    assert_eq!(latest.introduced_in(RecordType::Item, "51").map(GameVersion::as_str), Some("v1.0.1.0.0"));
+    assert_eq!(latest.introduced_in(RecordType::Item, "10").map(GameVersion::as_str), Some("v1.0.0.0.1"));
+    assert_eq!(
+        latest.introduced_in(RecordType::Letter, "Odile's Welcome").map(GameVersion::as_str),
+        Some("v1.0.0.0.1")
+    );
 }
 
 #[test]
@@ -37,7 +47,7 @@ fn languages_report_coverage_and_fall_back_for_their_names() {
     let dir = TempDir::new().unwrap();
     import(dir.path(), &mini()).unwrap();
     let store = Store::open(dir.path()).unwrap();
-    let languages = store.languages(store.latest(), Language::German).unwrap();
+    let languages = store.latest().languages(Language::German);
     let got: Vec<_> = languages
         .iter()
         .map(|l| (l.language.code(), l.name.0.as_str(), l.name.1.code(), l.translated, l.total))
@@ -71,7 +81,7 @@ fn versions_can_arrive_one_update_at_a_time_and_a_changed_folder_replaces_its_ve
     let report = import(dir.path(), &data.path().join("v1.0.1.0.0")).unwrap();
     assert_eq!(report.versions[0].outcome, tapster_store::Outcome::Added);
     let store = Store::open(dir.path()).unwrap();
-    assert_eq!(store.latest().changes, Some(ChangeSummary { added: 1, removed: 1, modified: 4 }));
+    assert_eq!(store.latest().info.changes, Some(ChangeSummary { added: 1, removed: 1, modified: 4 }));
 
     // A corrected re-release of the first version: one more price change against it.
     let items = data.path().join("v1.0.0.0.1/items.json");
@@ -81,7 +91,7 @@ fn versions_can_arrive_one_update_at_a_time_and_a_changed_folder_replaces_its_ve
     assert_eq!(report.versions[0].outcome, tapster_store::Outcome::Replaced);
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(store.versions().len(), 2);
-    assert_eq!(store.latest().changes, Some(ChangeSummary { added: 1, removed: 1, modified: 5 }));
+    assert_eq!(store.latest().info.changes, Some(ChangeSummary { added: 1, removed: 1, modified: 5 }));
 }
 
 #[test]

@@ -1,13 +1,24 @@
-//! The JSON shapes of the resources, built from store values. Field names here are the public
-//! interface; the domain and store types are never serialized to clients directly.
+//! Game versions and languages.
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use tapster_store::{ChangeSummary, LanguageInfo, VersionInfo};
 
+/// The answer of `/healthz`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Health {
+    /// `ok` once the game data is loaded.
+    pub(crate) status: &'static str,
+    /// The newest published game version.
+    pub(crate) latest: String,
+    /// How many game versions are published.
+    pub(crate) versions: usize,
+}
+
 /// `GameVersion`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct GameVersionView {
     version: String,
     build_id: i64,
@@ -21,7 +32,7 @@ pub(crate) struct GameVersionView {
     languages: Vec<&'static str>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 struct ChangeCounts {
     added: u64,
     removed: u64,
@@ -33,7 +44,7 @@ impl From<&VersionInfo> for GameVersionView {
         Self {
             version: v.name.to_string(),
             build_id: v.build_id,
-            released: v.released.clone(),
+            released: v.released.to_string(),
             latest: v.latest,
             previous: v.previous.as_ref().map(ToString::to_string),
             changes_since_previous: v
@@ -46,7 +57,7 @@ impl From<&VersionInfo> for GameVersionView {
 }
 
 /// `Language`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct LanguageView {
     code: &'static str,
     /// The language's name in the requested language (English when not translated).

@@ -1,0 +1,87 @@
+//! What typical requests cost inside the process, endpoint by endpoint, on the bundled dataset: no
+//! socket, no response cache, just routing, the gate, the catalog and rendering.
+//!
+//! Run with `cargo bench -p tapster-http --bench requests`. The machine is shared and noisy, so each
+//! figure is a median over many batches and is also given as a ratio to `/healthz`, the cheapest route
+//! through the same stack, measured in the same run.
+
+#![allow(clippy::print_stdout, reason = "a benchmark reports on the console")]
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use hyper::Request;
+use tapster_domain::ApiKey;
+use tapster_http::{Admission, App, Credentials, Gate, Quota, Refusal};
+
+/// Requests per batch, and batches per request kind.
+const BATCH: u32 = 200;
+const BATCHES: usize = 15;
+
+/// Admits every well-formed key without limits: the gate's own cost is the server crate's to measure.
+#[derive(Debug)]
+struct Open;
+
+impl Gate for Open {
+    fn admit(&self, _: IpAddr, credentials: &Credentials) -> Result<Admission, Refusal> {
+        match credentials {
+            Credentials::Key(key) => Ok(Admission {
+                key_prefix: key.display_prefix().to_owned(),
+                quota: Quota { policies: Vec::new() },
+            }),
+            _ => Err(Refusal::MissingKey),
+        }
+    }
+}
+
+const REQUESTS: &[&str] = &[
+    "/healthz",
+    "/v1/versions",
+    "/v1/versions/latest",
+    "/v1/languages?lang=de",
+    "/v1/items/pale-ale",
+    "/v1/items/3002?lang=ja&expand=recipes,shops,groups",
+    "/v1/items?limit=100",
+    "/v1/items?limit=100&lang=fr&sort=name",
+    "/v1/items?kind=drink&can_be_aged=true&sort=-price&limit=20",
+    "/v1/items?ids=1000,3002,4104,5138&fields=id,name",
+];
+
+fn main() {
+    let data_dir = tempfile::TempDir::new().expect("a temporary data dir");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    tapster_store::import(data_dir.path(), &fixtures).expect("the bundled dataset imports");
+    let store = tapster_store::Store::open(data_dir.path()).expect("the store opens");
+    let app = App::new(store, Open);
+    let key = ApiKey::generate(|| 7);
+    let authorization = format!("Bearer {}", key.expose());
+    let peer = IpAddr::V4(Ipv4Addr::LOCALHOST);
+
+    let mut reference = None;
+    println!("{:<60} {:>9} {:>8} {:>9}", "request (median of batches)", "µs/req", "ratio", "bytes");
+    for path in REQUESTS {
+        let request =
+            Request::get(*path).header("authorization", &authorization).body(()).expect("a request");
+        let response = app.handle(&request, peer);
+        assert!(response.status().is_success(), "{path} answered {}", response.status());
+        let size = hyper::body::Body::size_hint(response.body()).exact().unwrap_or_default();
+        let mut batches: Vec<Duration> = (0..BATCHES)
+            .map(|_| {
+                let start = Instant::now();
+                for _ in 0..BATCH {
+                    std::hint::black_box(app.handle(&request, peer));
+                }
+                start.elapsed() / BATCH
+            })
+            .collect();
+        batches.sort();
+        let median = batches[BATCHES / 2];
+        let reference = *reference.get_or_insert(median);
+        println!(
+            "{path:<60} {:>9.1} {:>7.1}x {size:>9}",
+            median.as_secs_f64() * 1e6,
+            median.as_secs_f64() / reference.as_secs_f64()
+        );
+    }
+}

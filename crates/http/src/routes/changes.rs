@@ -1,0 +1,108 @@
+//! `/v1/versions/{version}/changes`: what changed between two game versions.
+
+use tapster_domain::{RecordType, VersionSelector};
+use tapster_store::{ChangeFilter, Window};
+
+use super::{Ctx, Endpoint, resolve};
+use crate::envelope::Localizer;
+use crate::error::ApiError;
+use crate::openapi::schema;
+use crate::params::{LANG, LIMIT, OFFSET, Param, Rule};
+use crate::response::Reply;
+use crate::views::progression::VersionChange;
+
+pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
+    path: "/v1/versions/{version}/changes",
+    summary: "The records a game version added, removed or modified since an earlier one",
+    params: PARAMS,
+    handler: changes,
+    data: schema::<Vec<VersionChange>>,
+}];
+
+/// The plural names of the record types, as a version change's `type` spells them.
+const RECORD_TYPES: &[&str] = &[
+    "items",
+    "recipes",
+    "ingredient_groups",
+    "crafting_stations",
+    "crops",
+    "shops",
+    "shopkeepers",
+    "fish",
+    "quests",
+    "perks",
+    "spells",
+    "talents",
+    "reputation",
+    "missions",
+    "letters",
+];
+
+const CHANGE_KINDS: &[&str] = &["added", "removed", "modified"];
+
+/// The spec's row lists `from`, `type`, `change`, `limit` and `offset`; the version is in the path, so
+/// `version` is not taken. `lang` is, so that names can be localized.
+const PARAMS: &[Param] = &[
+    Param {
+        name: "from",
+        rule: Rule::Version,
+        description: "The earlier published version to compare with (default: the version released just \
+                      before `{version}`); a version that is not earlier is refused.",
+    },
+    Param {
+        name: "type",
+        rule: Rule::Enum(RECORD_TYPES),
+        description: "Only changes to records of this type.",
+    },
+    Param { name: "change", rule: Rule::Enum(CHANGE_KINDS), description: "Only changes of this kind." },
+    LANG,
+    LIMIT,
+    OFFSET,
+];
+
+/// `GET /v1/versions/{version}/changes`.
+fn changes(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let catalog = resolve(ctx.app, &ctx.path_version()?)?;
+    let q = &ctx.query;
+    let earlier = match ctx.query.version_of("from") {
+        Some(selector) => Some(resolve(ctx.app, &selector)?),
+        None => {
+            let previous = catalog.info.previous.clone();
+            previous.and_then(|name| ctx.app.store.resolve(&VersionSelector::Exact(name)))
+        }
+    };
+    let mut loc = Localizer::new(catalog, q.lang());
+    // The first version has nothing before it: no changes.
+    let Some(earlier) = earlier else {
+        return ctx.render_page(loc, Vec::<VersionChange>::new(), 0);
+    };
+    let filter = ChangeFilter { kind: q.text("type").and_then(RecordType::parse), change: q.text("change") };
+    let window = Window { limit: q.limit(), offset: q.offset() };
+    let page = catalog.changes_page(&earlier.info.name, filter, window).ok_or_else(|| {
+        ApiError::invalid(
+            "from",
+            format!("must be a version published before {}; {} is not", catalog.info.name, earlier.info.name),
+        )
+    })?;
+    let data: Vec<VersionChange> = page
+        .records
+        .iter()
+        .enumerate()
+        .map(|(i, change)| {
+            let named_in = if change.change == "removed" { earlier } else { catalog };
+            VersionChange::new(&mut loc, change, named_in, &format!("/data/{i}"))
+        })
+        .collect();
+    ctx.render_page(loc, data, page.total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_types_are_spelled_as_the_domain_spells_them() {
+        let plurals: Vec<&str> = RecordType::ALL.iter().map(|t| t.plural()).collect();
+        assert_eq!(plurals, RECORD_TYPES);
+    }
+}

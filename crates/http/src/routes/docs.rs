@@ -1,0 +1,260 @@
+//! The documents about the API itself, outside `/v1` and without a key: `/openapi.json` and `/changelog.rss`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use bytes::Bytes;
+use hyper::StatusCode;
+use hyper::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
+use tapster_domain::{GameVersion, ProgressionRecord, RecordType, TextKey, VersionSelector};
+use tapster_i18n::Language;
+use tapster_store::Catalog;
+
+use super::{Ctx, Endpoint};
+use crate::error::ApiError;
+use crate::openapi::{document_bytes, schema};
+use crate::response::Reply;
+
+pub(super) const ENDPOINTS: &[Endpoint] = &[
+    Endpoint {
+        path: "/openapi.json",
+        summary: "The OpenAPI 3.1 description of this interface (no key needed)",
+        params: &[],
+        handler: openapi,
+        data: schema::<serde_json::Value>,
+    },
+    Endpoint {
+        path: "/changelog.rss",
+        summary: "RSS 2.0 feed of the published game versions and what each changed, newest first (no key needed)",
+        params: &[],
+        handler: changelog,
+        data: schema::<String>,
+    },
+];
+
+/// Names listed in one feed item, at most.
+const MAX_NAMES: usize = 10;
+
+/// `GET /openapi.json`.
+fn openapi(_ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    Ok(reply("application/json", Bytes::from_static(document_bytes())))
+}
+
+/// `GET /changelog.rss`.
+fn changelog(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let store = &ctx.app.store;
+    let previous = |name: &GameVersion| store.resolve(&VersionSelector::Exact(name.clone()));
+    let feed = feed(store.versions().map(|c| (c, c.info.previous.as_ref().and_then(previous))));
+    Ok(reply("application/rss+xml; charset=utf-8", feed.into()))
+}
+
+fn reply(content_type: &'static str, body: Bytes) -> Reply {
+    let mut headers = HeaderMap::new();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    Reply { status: StatusCode::OK, headers, body }
+}
+
+/// The feed of `versions` (newest first), each with the version before it.
+fn feed<'a>(versions: impl Iterator<Item = (&'a Catalog, Option<&'a Catalog>)>) -> String {
+    let mut xml =
+        String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss version=\"2.0\">\n<channel>\n");
+    xml.push_str("<title>Tapster: game data versions</title>\n<link>/v1/versions</link>\n");
+    xml.push_str(
+        "<description>Each published game version and what it changed in the game data. \
+         Unofficial: not affiliated with or endorsed by the game's publisher.</description>\n<language>en</language>\n",
+    );
+    for (i, (catalog, before)) in versions.enumerate() {
+        let info = &catalog.info;
+        let date = rfc822(&info.released.to_string());
+        if i == 0 {
+            let _ = writeln!(xml, "<lastBuildDate>{date}</lastBuildDate>");
+        }
+        let version = escape(info.name.as_str());
+        let _ = write!(
+            xml,
+            "<item>\n<title>Game version {version} (build {})</title>\n<link>/v1/versions/{version}/changes</link>\n\
+             <guid isPermaLink=\"false\">{version}</guid>\n<pubDate>{date}</pubDate>\n<description>{}</description>\n</item>\n",
+            info.build_id,
+            escape(&summary(catalog, before)),
+        );
+    }
+    xml.push_str("</channel>\n</rss>\n");
+    xml
+}
+
+/// What a version changed, in English: counts per record type, then some names.
+fn summary(catalog: &Catalog, before: Option<&Catalog>) -> String {
+    let Some(before) = before else {
+        let counts: Vec<String> = catalog
+            .info
+            .counts
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|(kind, n)| format!("{n} {}", label(*kind)))
+            .collect();
+        return format!("First published version: {}.", counts.join(", "));
+    };
+    let changes = catalog.changes_from(&before.info.name).unwrap_or_default();
+    if changes.is_empty() {
+        return format!("No changes to the game data since {}.", before.info.name);
+    }
+    let mut counts: BTreeMap<RecordType, [u64; 3]> = BTreeMap::new();
+    let mut added = Vec::new();
+    let mut renamed = Vec::new();
+    for change in changes {
+        let slot = match change.change.as_str() {
+            "added" => 0,
+            "removed" => 1,
+            _ => 2,
+        };
+        counts.entry(change.kind).or_default()[slot] += 1;
+        if slot == 0 {
+            added.extend(english_name(catalog, change.kind, &change.record_key));
+        } else if slot == 2 && change.fields.iter().any(|f| f == "name") {
+            let old = english_name(before, change.kind, &change.record_key);
+            let new = english_name(catalog, change.kind, &change.record_key);
+            if let (Some(old), Some(new)) = (old, new) {
+                renamed.push(format!("{old} \u{2192} {new}"));
+            }
+        }
+    }
+    let mut text = format!("Changes since {}: ", before.info.name);
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(kind, [a, r, m])| {
+            let what: Vec<String> = [(a, "added"), (r, "removed"), (m, "modified")]
+                .into_iter()
+                .filter(|(n, _)| **n > 0)
+                .map(|(n, word)| format!("{n} {word}"))
+                .collect();
+            format!("{}: {}", label(*kind), what.join(", "))
+        })
+        .collect();
+    text.push_str(&parts.join("; "));
+    text.push('.');
+    // Renames first, but leave room for additions.
+    let renames_shown = if added.is_empty() { MAX_NAMES } else { MAX_NAMES / 2 };
+    let shown_renames = renamed.len().min(renames_shown);
+    for (heading, names, budget) in
+        [("Renamed", &renamed, renames_shown), ("Added", &added, MAX_NAMES - shown_renames)]
+    {
+        if names.is_empty() {
+            continue;
+        }
+        let shown: Vec<&str> = names.iter().take(budget).map(String::as_str).collect();
+        let _ = write!(text, " {heading}: {}", shown.join(", "));
+        if names.len() > shown.len() {
+            let _ = write!(text, " and {} more", names.len() - shown.len());
+        }
+        text.push('.');
+    }
+    text
+}
+
+/// The record type as a reader would name it (`ingredient groups`).
+fn label(kind: RecordType) -> String {
+    kind.plural().replace('_', " ")
+}
+
+/// The English name of a record named as changes name it: its id in decimal, or its progression key.
+fn english_name(catalog: &Catalog, kind: RecordType, record_key: &str) -> Option<String> {
+    let id = record_key.parse::<i64>().ok();
+    let data = &catalog.data;
+    let key: Option<&TextKey> = match kind {
+        RecordType::Item => data.items.iter().find(|r| Some(r.id) == id).map(|r| &r.name_key),
+        RecordType::Recipe => data.recipes.iter().find(|r| Some(r.id) == id).map(|r| &r.name_key),
+        RecordType::IngredientGroup => {
+            data.ingredient_groups.iter().find(|r| Some(r.id) == id).map(|r| &r.name_key)
+        }
+        RecordType::CraftingStation => {
+            data.crafting_stations.iter().find(|r| Some(r.id) == id).map(|r| &r.name_key)
+        }
+        RecordType::Crop => data.crops.iter().find(|r| Some(r.id) == id).map(|r| &r.name_key),
+        RecordType::Shop => data.shops.iter().find(|r| Some(r.id) == id).map(|r| &r.name_key),
+        RecordType::Shopkeeper => data.shopkeepers.iter().find(|r| Some(r.id) == id).map(|r| &r.name_key),
+        // A fish is named by the item a catch gives.
+        RecordType::Fish => data
+            .fish
+            .iter()
+            .find(|r| Some(r.id) == id)
+            .and_then(|r| catalog.item_by_id(r.item))
+            .map(|r| &r.name_key),
+        RecordType::Quest => progression_name(&data.quests, record_key),
+        RecordType::Perk => progression_name(&data.perks, record_key),
+        RecordType::Spell => progression_name(&data.spells, record_key),
+        RecordType::Talent => progression_name(&data.talents, record_key),
+        RecordType::Reputation => progression_name(&data.reputation, record_key),
+        RecordType::Mission => progression_name(&data.missions, record_key),
+        RecordType::Letter => progression_name(&data.letters, record_key),
+    };
+    catalog.text(key?, Language::SOURCE).map(|t| t.text.to_owned())
+}
+
+fn progression_name<'a, T: ProgressionRecord>(records: &'a [T], key: &str) -> Option<&'a TextKey> {
+    records.iter().find(|r| r.key().as_str() == key).map(ProgressionRecord::name_key)
+}
+
+/// Escapes text for XML content and attribute values.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // Control characters other than tab and line breaks are not allowed in XML 1.0.
+            c if c.is_control() && !matches!(c, '\t' | '\n' | '\r') => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `2026-02-01` as an RFC 822 date (with a four-digit year, as RSS readers expect): `Sun, 01 Feb 2026 00:00:00 GMT`.
+fn rfc822(date: &str) -> String {
+    let number =
+        |range: std::ops::Range<usize>| date.get(range).and_then(|s| s.parse::<u32>().ok()).unwrap_or(1);
+    let (year, month, day) = (number(0..4), number(5..7).clamp(1, 12), number(8..10));
+    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const MONTHS: [&str; 12] =
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    // Sakamoto's day-of-week method.
+    const OFFSETS: [u32; 12] = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4];
+    let y = if month < 3 { year.saturating_sub(1) } else { year };
+    let weekday = (y + y / 4 - y / 100 + y / 400 + OFFSETS[month as usize - 1] + day) % 7;
+    format!("{}, {day:02} {} {year:04} 00:00:00 GMT", DAYS[weekday as usize], MONTHS[month as usize - 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_rfc_822() {
+        let cases = [
+            ("2026-02-01", "Sun, 01 Feb 2026 00:00:00 GMT"),
+            ("2026-01-01", "Thu, 01 Jan 2026 00:00:00 GMT"),
+            ("2024-02-29", "Thu, 29 Feb 2024 00:00:00 GMT"),
+            ("2000-03-01", "Wed, 01 Mar 2000 00:00:00 GMT"),
+            ("2025-12-31", "Wed, 31 Dec 2025 00:00:00 GMT"),
+        ];
+        for (date, expected) in cases {
+            assert_eq!(rfc822(date), expected, "{date}");
+        }
+    }
+
+    #[test]
+    fn xml_special_characters_are_escaped() {
+        let cases = [
+            ("Odile's \"Ale\" & <Stout>", "Odile&apos;s &quot;Ale&quot; &amp; &lt;Stout&gt;"),
+            ("plain", "plain"),
+            ("bell\u{7}", "bell"),
+            ("Émile エミール", "Émile エミール"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(escape(text), expected, "{text}");
+        }
+    }
+}

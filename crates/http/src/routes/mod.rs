@@ -1,0 +1,253 @@
+//! The routes: one table of endpoints (path template, parameters, handler), matched by `route`, and
+//! one small handler per endpoint that reads its checked parameters, asks the catalog, and renders.
+//! The OpenAPI document is written from the same table, so every route is documented as it behaves.
+
+mod changes;
+mod docs;
+mod items;
+mod meta;
+mod progression;
+mod recipes;
+mod world;
+
+use hyper::Method;
+use schemars::{Schema, SchemaGenerator};
+use serde::Serialize;
+use tapster_domain::{ProgressionKey, RecordKey, VersionSelector};
+use tapster_store::Catalog;
+
+use crate::envelope::{Localizer, Pagination};
+use crate::error::ApiError;
+use crate::openapi::schema;
+use crate::params::{LANG, Param, Query, VERSION};
+use crate::response::{Reply, json};
+use crate::server::App;
+use crate::views::{GameVersionView, Health, ItemDetail, ItemSummary, LanguageView};
+
+/// One endpoint: its path template (`{name}` marks a path parameter), what it takes, who answers,
+/// and the shape of its `data` (of the whole body for the public routes outside `/v1`).
+#[derive(Debug)]
+pub(crate) struct Endpoint {
+    pub(crate) path: &'static str,
+    pub(crate) summary: &'static str,
+    pub(crate) params: &'static [Param],
+    pub(crate) handler: fn(&Ctx<'_>) -> Result<Reply, ApiError>,
+    pub(crate) data: fn(&mut SchemaGenerator) -> Schema,
+}
+
+/// The rule of the path parameter `name` of the endpoint at `template`: `{version}` is a version;
+/// `{key}` is a progression key on the progression routes and an id or slug everywhere else.
+pub(crate) fn path_rule(template: &str, name: &str) -> PathRule {
+    if name == "version" {
+        PathRule::Version
+    } else if progression::ENDPOINTS.iter().any(|e| e.path == template) {
+        PathRule::ProgressionKey
+    } else {
+        PathRule::RecordKey
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PathRule {
+    Version,
+    RecordKey,
+    ProgressionKey,
+}
+
+/// The endpoints of this module: the service and its versions.
+const META: &[Endpoint] = &[
+    Endpoint {
+        path: "/healthz",
+        summary: "Whether the service has its data loaded",
+        params: &[],
+        handler: meta::health,
+        data: schema::<Health>,
+    },
+    Endpoint {
+        path: "/v1/versions",
+        summary: "Published game versions, newest first",
+        params: &[],
+        handler: meta::versions,
+        data: schema::<Vec<GameVersionView>>,
+    },
+    Endpoint {
+        path: "/v1/versions/{version}",
+        summary: "One game version",
+        params: &[],
+        handler: meta::version,
+        data: schema::<GameVersionView>,
+    },
+    Endpoint {
+        path: "/v1/languages",
+        summary: "The languages of a game version, named in the requested language",
+        params: &[VERSION, LANG],
+        handler: meta::languages,
+        data: schema::<Vec<LanguageView>>,
+    },
+    Endpoint {
+        path: "/v1/items",
+        summary: "Items, filtered, sorted and paged",
+        params: items::LIST_PARAMS,
+        handler: items::list,
+        data: schema::<Vec<ItemSummary>>,
+    },
+    Endpoint {
+        path: "/v1/items/{key}",
+        summary: "One item by id or slug",
+        params: items::DETAIL_PARAMS,
+        handler: items::detail,
+        data: schema::<ItemDetail>,
+    },
+];
+
+/// Every endpoint, each area's table in turn. Routes under `/v1` pass the gate first (see `server`).
+pub(crate) fn endpoints() -> impl Iterator<Item = &'static Endpoint> {
+    [META, docs::ENDPOINTS, changes::ENDPOINTS, recipes::ENDPOINTS, world::ENDPOINTS, progression::ENDPOINTS]
+        .into_iter()
+        .flatten()
+}
+
+/// What a handler gets: the app, the request's path and checked query, and its path parameters.
+#[derive(Debug)]
+pub(crate) struct Ctx<'a> {
+    pub(crate) app: &'a App,
+    pub(crate) path: &'a str,
+    pub(crate) raw_query: Option<&'a str>,
+    pub(crate) query: Query,
+    segments: Vec<(&'static str, String)>,
+}
+
+impl Ctx<'_> {
+    fn segment(&self, name: &str) -> &str {
+        self.segments.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_str()).unwrap_or_default()
+    }
+
+    /// The catalog of the version the query asks for.
+    pub(crate) fn catalog(&self) -> Result<&Catalog, ApiError> {
+        resolve(self.app, &self.query.version())
+    }
+
+    /// The `{version}` path parameter, checked.
+    pub(crate) fn path_version(&self) -> Result<VersionSelector, ApiError> {
+        VersionSelector::parse(self.segment("version"))
+            .map_err(|e| ApiError::invalid("version", format!("{e} (given {:?})", self.segment("version"))))
+    }
+
+    /// The `{key}` path parameter: an id or a slug (spec 2.4), checked before any lookup.
+    pub(crate) fn path_key(&self) -> Result<RecordKey, ApiError> {
+        RecordKey::parse(self.segment("key"))
+            .map_err(|e| ApiError::invalid("key", format!("{e} (given {:?})", self.segment("key"))))
+    }
+
+    /// The `{key}` path parameter of a progression record.
+    pub(crate) fn path_progression_key(&self) -> Result<ProgressionKey, ApiError> {
+        ProgressionKey::parse(self.segment("key"))
+            .map_err(|e| ApiError::invalid("key", format!("{e} (given {:?})", self.segment("key"))))
+    }
+
+    /// Renders `data` in the envelope, with the `fields` the query asked for.
+    pub(crate) fn render(&self, localizer: Localizer<'_>, data: impl Serialize) -> Result<Reply, ApiError> {
+        let data = serde_json::to_value(data).map_err(|e| ApiError::Internal(Box::new(e)))?;
+        json(&localizer.envelope(data, self.query.names("fields"), None))
+    }
+
+    /// Renders one page of a list of `total` records.
+    pub(crate) fn render_page(
+        &self,
+        localizer: Localizer<'_>,
+        data: impl Serialize,
+        total: u64,
+    ) -> Result<Reply, ApiError> {
+        let data = serde_json::to_value(data).map_err(|e| ApiError::Internal(Box::new(e)))?;
+        let pagination =
+            Pagination::new(self.path, self.raw_query, self.query.limit(), self.query.offset(), total);
+        json(&localizer.envelope(data, self.query.names("fields"), Some(pagination)))
+    }
+}
+
+/// Finds the endpoint for `path`, checks the method and the query, and runs the handler.
+pub(crate) fn route(app: &App, method: &Method, path: &str, query: Option<&str>) -> Result<Reply, ApiError> {
+    let segments: Vec<&str> = path.split('/').skip(1).collect();
+    let (endpoint, bound) = endpoints()
+        .find_map(|endpoint| bind(endpoint.path, &segments).map(|bound| (endpoint, bound)))
+        .ok_or_else(|| {
+            ApiError::NotFound(format!(
+                "there is no endpoint at {path}; the endpoints are listed in /openapi.json"
+            ))
+        })?;
+    if method != Method::GET && method != Method::HEAD {
+        return Err(ApiError::MethodNotAllowed { method: method.to_string() });
+    }
+    let ctx =
+        Ctx { app, path, raw_query: query, query: Query::parse(query, endpoint.params)?, segments: bound };
+    (endpoint.handler)(&ctx)
+}
+
+/// Matches path segments against a template, binding `{name}` segments (percent-decoded).
+fn bind(template: &'static str, segments: &[&str]) -> Option<Vec<(&'static str, String)>> {
+    let parts: Vec<&'static str> = template.split('/').skip(1).collect();
+    if parts.len() != segments.len() {
+        return None;
+    }
+    let mut bound = Vec::new();
+    for (part, segment) in parts.iter().zip(segments) {
+        match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
+            Some(name) => bound.push((name, percent_decode(segment)?)),
+            None if part == segment => {}
+            None => return None,
+        }
+    }
+    Some(bound)
+}
+
+/// Decodes `%XX` escapes of a path segment; `None` for a broken escape or bytes that are not UTF-8.
+fn percent_decode(segment: &str) -> Option<String> {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = segment.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+pub(crate) fn resolve<'a>(app: &'a App, selector: &VersionSelector) -> Result<&'a Catalog, ApiError> {
+    app.store.resolve(selector).ok_or_else(|| {
+        let published: Vec<&str> = app.store.versions().map(|v| v.info.name.as_str()).collect();
+        let asked = match selector {
+            VersionSelector::Latest => "latest",
+            VersionSelector::Exact(name) => name.as_str(),
+        };
+        ApiError::NotFound(format!(
+            "no game version {asked} is published; the published versions are {}",
+            published.join(", ")
+        ))
+    })
+}
+
+/// A view as a JSON value, ready for the envelope.
+pub(crate) fn data_value(view: impl Serialize) -> Result<serde_json::Value, ApiError> {
+    serde_json::to_value(view).map_err(|e| ApiError::Internal(Box::new(e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_bind_decoded_segments() {
+        let bound = bind("/v1/quests/{key}", &["v1", "quests", "Marta%27s%20Letter"]).unwrap();
+        assert_eq!(bound, [("key", "Marta's Letter".to_owned())]);
+        assert_eq!(bind("/v1/quests/{key}", &["v1", "quests"]), None);
+        assert_eq!(bind("/v1/quests/{key}", &["v1", "perks", "x"]), None);
+        assert_eq!(bind("/v1/quests/{key}", &["v1", "quests", "%zz"]), None);
+        assert_eq!(bind("/v1/quests/{key}", &["v1", "quests", "%ff"]), None);
+    }
+}

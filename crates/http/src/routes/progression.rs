@@ -1,0 +1,75 @@
+//! The progression records: `/v1/{quests,perks,spells,talents,reputation,missions,letters}` and `/{key}`.
+//! One generic pair of handlers serves every type; each route is still its own entry of the table.
+
+use tapster_domain::{Letter, Mission, Perk, Quest, ReputationMilestone, Spell, Talent};
+
+use super::{Ctx, Endpoint, data_value};
+use crate::envelope::Localizer;
+use crate::error::ApiError;
+use crate::openapi::schema;
+use crate::params::{LANG, LIMIT, OFFSET, Param, VERSION};
+use crate::response::Reply;
+use crate::views::progression::{Document, DocumentDetail, Documented};
+use tapster_store::Window;
+
+const LIST_PARAMS: &[Param] = &[VERSION, LANG, LIMIT, OFFSET];
+const DETAIL_PARAMS: &[Param] = &[VERSION, LANG];
+
+/// A list and a single-record endpoint for each segment: the record type and how its summaries read.
+macro_rules! progression_endpoints {
+    ($($segment:literal => $record:ty, $list:literal, $single:literal;)+) => {
+        &[$(
+            Endpoint {
+                path: concat!("/v1/", $segment),
+                summary: $list,
+                params: LIST_PARAMS,
+                handler: list::<$record>,
+                data: schema::<Vec<Document>>,
+            },
+            Endpoint {
+                path: concat!("/v1/", $segment, "/{key}"),
+                summary: $single,
+                params: DETAIL_PARAMS,
+                handler: detail::<$record>,
+                data: schema::<DocumentDetail>,
+            },
+        )+]
+    };
+}
+
+pub(super) const ENDPOINTS: &[Endpoint] = progression_endpoints! {
+    "quests" => Quest, "Quests, by key", "One quest by key, with its giver, objectives and rewards";
+    "perks" => Perk, "Perks, by tier then key", "One perk by key, with its tier, cost and requirements";
+    "spells" => Spell, "Spells, by key", "One spell by key, with its school, mana cost and cooldown";
+    "talents" => Talent, "Talents, by key", "One talent by key, with its tree, ranks and requirements";
+    "reputation" => ReputationMilestone, "Reputation milestones, by level", "One reputation milestone by key, with its level, points and rewards";
+    "missions" => Mission, "Missions, by key", "One mission by key, with its duration, reputation needed and rewards";
+    "letters" => Letter, "Letters, by key", "One letter by key, with its sender, trigger and attachments";
+};
+
+/// `GET /v1/<segment>`: a page of the records of type `R` in their default order.
+fn list<R: Documented>(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog()?;
+    let q = &ctx.query;
+    let page = catalog.progression_page::<R>(Window { limit: q.limit(), offset: q.offset() });
+    let mut loc = Localizer::new(catalog, q.lang());
+    let data: Vec<Document> = page
+        .records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Document::new(&mut loc, *r, &format!("/data/{i}")))
+        .collect();
+    ctx.render_page(loc, data, page.total)
+}
+
+/// `GET /v1/<segment>/{key}`: one record of type `R` by its progression key.
+fn detail<R: Documented>(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let key = ctx.path_progression_key()?;
+    let catalog = ctx.catalog()?;
+    let record = catalog.progression_record::<R>(&key).ok_or_else(|| {
+        ApiError::NotFound(format!("there is no {} {key} in {}", R::KIND.noun(), catalog.info.name))
+    })?;
+    let mut loc = Localizer::new(catalog, ctx.query.lang());
+    let detail = DocumentDetail::new(&mut loc, record);
+    ctx.render(loc, data_value(detail)?)
+}

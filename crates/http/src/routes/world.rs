@@ -1,0 +1,215 @@
+//! Crops, shops, shopkeepers and fish (spec 4.5):
+//! `/v1/crops`, `/v1/crops/{key}`, `/v1/shops`, `/v1/shops/{key}`, `/v1/npcs` and `/v1/fish`.
+
+use tapster_domain::{Bait, Season, Water};
+use tapster_store::{CropFilter, CropOrder, FishFilter, Sort, Window};
+
+use super::{Ctx, Endpoint, data_value};
+use crate::envelope::Localizer;
+use crate::error::ApiError;
+use crate::openapi::schema;
+use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, VERSION};
+use crate::response::Reply;
+use crate::views::world::{Crop, Fish, Npc, ShopDetail, ShopSummary};
+
+const CROP_SORT_KEYS: &[&str] = &["id", "name", "days"];
+
+const CROP_LIST_PARAMS: &[Param] = &[
+    Param {
+        name: "season",
+        rule: Rule::Enum(Season::NAMES),
+        description: "Only crops that grow in this season.",
+    },
+    Param {
+        name: "reusable",
+        rule: Rule::Bool,
+        description: "Only crops that do (`true`) or do not (`false`) yield again after a harvest.",
+    },
+    Param {
+        name: "sort",
+        rule: Rule::Sort(CROP_SORT_KEYS),
+        description: "Order: `id` (the default), `name` (in `lang`, ignoring case and accents), `days` (days to grow); ties break by id.",
+    },
+    VERSION,
+    LANG,
+    LIMIT,
+    OFFSET,
+];
+
+const FISH_PARAMS: &[Param] = &[
+    Param {
+        name: "season",
+        rule: Rule::Enum(Season::NAMES),
+        description: "Only fish that bite in this season.",
+    },
+    Param {
+        name: "water",
+        rule: Rule::Enum(Water::NAMES),
+        description: "Only fish that live in this water.",
+    },
+    Param { name: "bait", rule: Rule::Enum(Bait::NAMES), description: "Only fish that bite on this bait." },
+    Param {
+        name: "rarity",
+        rule: Rule::Int { min: 0, max: 10 },
+        description: "Only fish of exactly this rarity, 0 (everywhere) to 10 (legendary).",
+    },
+    VERSION,
+    LANG,
+    LIMIT,
+    OFFSET,
+];
+
+const VERSION_LANG: &[Param] = &[VERSION, LANG];
+
+pub(super) const ENDPOINTS: &[Endpoint] = &[
+    Endpoint {
+        path: "/v1/crops",
+        summary: "Crops, filtered by season and reusability, sorted and paged",
+        params: CROP_LIST_PARAMS,
+        handler: crops,
+        data: schema::<Vec<Crop>>,
+    },
+    Endpoint {
+        path: "/v1/crops/{key}",
+        summary: "One crop by id or slug",
+        params: VERSION_LANG,
+        handler: crop,
+        data: schema::<Crop>,
+    },
+    Endpoint {
+        path: "/v1/shops",
+        summary: "Every shop, with its shopkeeper and hours, in the data's order",
+        params: VERSION_LANG,
+        handler: shops,
+        data: schema::<Vec<ShopSummary>>,
+    },
+    Endpoint {
+        path: "/v1/shops/{key}",
+        summary: "One shop by id or slug, with its catalogue",
+        params: VERSION_LANG,
+        handler: shop,
+        data: schema::<ShopDetail>,
+    },
+    Endpoint {
+        path: "/v1/npcs",
+        summary: "Every shopkeeper, with the shops they run, in the data's order",
+        params: VERSION_LANG,
+        handler: npcs,
+        data: schema::<Vec<Npc>>,
+    },
+    Endpoint {
+        path: "/v1/fish",
+        summary: "Fish, filtered by season, water, bait and rarity, by id, paged",
+        params: FISH_PARAMS,
+        handler: fish,
+        data: schema::<Vec<Fish>>,
+    },
+];
+
+/// `GET /v1/crops`.
+fn crops(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog()?;
+    let q = &ctx.query;
+    let filter = CropFilter {
+        season: q.text("season").and_then(|s| Season::parse(s).ok()),
+        reusable: q.bool("reusable"),
+    };
+    let sort: Vec<Sort<CropOrder>> = q
+        .sort()
+        .iter()
+        .map(|s| Sort {
+            key: match s.name {
+                "name" => CropOrder::Name,
+                "days" => CropOrder::Days,
+                _ => CropOrder::Id,
+            },
+            descending: s.descending,
+        })
+        .collect();
+    let page = catalog.crops(filter, &sort, q.lang(), window(ctx));
+    let mut loc = Localizer::new(catalog, q.lang());
+    let data: Vec<Crop> = page
+        .records
+        .iter()
+        .enumerate()
+        .map(|(i, crop)| Crop::new(&mut loc, crop, &format!("/data/{i}")))
+        .collect();
+    ctx.render_page(loc, data, page.total)
+}
+
+/// `GET /v1/crops/{key}`.
+fn crop(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let key = ctx.path_key()?;
+    let catalog = ctx.catalog()?;
+    let crop = catalog
+        .crop(&key)
+        .ok_or_else(|| ApiError::NotFound(format!("there is no crop {key} in {}", catalog.info.name)))?;
+    let mut loc = Localizer::new(catalog, ctx.query.lang());
+    let view = Crop::new(&mut loc, crop, "/data");
+    ctx.render(loc, data_value(view)?)
+}
+
+/// `GET /v1/shops`.
+fn shops(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog()?;
+    let mut loc = Localizer::new(catalog, ctx.query.lang());
+    let data: Vec<ShopSummary> = catalog
+        .data
+        .shops
+        .iter()
+        .enumerate()
+        .map(|(i, shop)| ShopSummary::new(&mut loc, shop, &format!("/data/{i}")))
+        .collect();
+    ctx.render(loc, data)
+}
+
+/// `GET /v1/shops/{key}`.
+fn shop(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let key = ctx.path_key()?;
+    let catalog = ctx.catalog()?;
+    let shop = catalog
+        .shop(&key)
+        .ok_or_else(|| ApiError::NotFound(format!("there is no shop {key} in {}", catalog.info.name)))?;
+    let mut loc = Localizer::new(catalog, ctx.query.lang());
+    let view = ShopDetail::new(&mut loc, shop);
+    ctx.render(loc, data_value(view)?)
+}
+
+/// `GET /v1/npcs`.
+fn npcs(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog()?;
+    let mut loc = Localizer::new(catalog, ctx.query.lang());
+    let data: Vec<Npc> = catalog
+        .data
+        .shopkeepers
+        .iter()
+        .enumerate()
+        .map(|(i, npc)| Npc::new(&mut loc, npc, &format!("/data/{i}")))
+        .collect();
+    ctx.render(loc, data)
+}
+
+/// `GET /v1/fish`.
+fn fish(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog()?;
+    let q = &ctx.query;
+    let filter = FishFilter {
+        season: q.text("season").and_then(|s| Season::parse(s).ok()),
+        water: q.text("water").and_then(|w| Water::parse(w).ok()),
+        bait: q.text("bait").and_then(|b| Bait::parse(b).ok()),
+        rarity: q.int("rarity").and_then(|r| u8::try_from(r).ok()),
+    };
+    let page = catalog.fish(filter, window(ctx));
+    let mut loc = Localizer::new(catalog, q.lang());
+    let data: Vec<Fish> = page
+        .records
+        .iter()
+        .enumerate()
+        .map(|(i, fish)| Fish::new(&mut loc, fish, &format!("/data/{i}")))
+        .collect();
+    ctx.render_page(loc, data, page.total)
+}
+
+fn window(ctx: &Ctx<'_>) -> Window {
+    Window { limit: ctx.query.limit(), offset: ctx.query.offset() }
+}

@@ -1,0 +1,203 @@
+//! Items: the summary that lists show and the detail of one item, with its expandable relations.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use tapster_domain::{Item, RecordType};
+use tapster_store::Catalog;
+
+use super::{Price, RecordRef};
+use crate::envelope::Localizer;
+
+/// Top-level fields of `ItemSummary`, for `fields`.
+pub(crate) const ITEM_SUMMARY_FIELDS: &[&str] = &[
+    "id",
+    "slug",
+    "name",
+    "kind",
+    "category",
+    "tags",
+    "ingredient_type",
+    "food_type",
+    "base_price",
+    "servings",
+    "can_be_sold",
+    "can_be_aged",
+    "unlisted",
+    "introduced_in",
+];
+
+/// Top-level fields of `ItemDetail`, for `fields`.
+pub(crate) const ITEM_DETAIL_FIELDS: &[&str] = &[
+    "id",
+    "slug",
+    "name",
+    "description",
+    "kind",
+    "category",
+    "tags",
+    "ingredient_type",
+    "food_type",
+    "base_price",
+    "servings",
+    "can_be_sold",
+    "can_be_aged",
+    "unlisted",
+    "introduced_in",
+    "recipes",
+    "shops",
+    "groups",
+];
+
+/// Relations `expand` can add to an item's detail.
+pub(crate) const ITEM_EXPANSIONS: &[&str] = &["recipes", "shops", "groups"];
+
+/// `ItemSummary`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ItemSummary {
+    id: i64,
+    slug: String,
+    name: String,
+    kind: &'static str,
+    category: String,
+    tags: Vec<String>,
+    ingredient_type: Option<String>,
+    food_type: Option<&'static str>,
+    /// The game's value of one unit.
+    base_price: Price,
+    servings: u32,
+    can_be_sold: bool,
+    can_be_aged: bool,
+    unlisted: bool,
+    /// The game version the item first appeared in.
+    introduced_in: Option<String>,
+}
+
+impl ItemSummary {
+    /// `at` is the JSON Pointer of this object in the body.
+    pub(crate) fn new(loc: &mut Localizer<'_>, item: &Item, at: &str) -> Self {
+        Self {
+            id: item.id,
+            slug: item.slug.to_string(),
+            name: loc.text(&item.name_key, || format!("{at}/name")),
+            kind: item.kind.as_str(),
+            category: item.category.to_string(),
+            tags: item.tags.iter().map(ToString::to_string).collect(),
+            ingredient_type: item.ingredient_type.as_ref().map(ToString::to_string),
+            food_type: item.food_type.map(|f| f.as_str()),
+            base_price: Price::new(item.base_price),
+            servings: item.servings,
+            can_be_sold: item.can_be_sold,
+            can_be_aged: item.can_be_aged,
+            unlisted: item.unlisted,
+            introduced_in: introduced(loc.catalog, RecordType::Item, &item.id.to_string()),
+        }
+    }
+}
+
+pub(crate) fn introduced(catalog: &Catalog, kind: RecordType, record_key: &str) -> Option<String> {
+    catalog.introduced_in(kind, record_key).map(ToString::to_string)
+}
+
+/// `ItemDetail`: the summary's fields, the description, and the relations asked for with `expand`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ItemDetail {
+    id: i64,
+    slug: String,
+    name: String,
+    description: Option<String>,
+    kind: &'static str,
+    category: String,
+    tags: Vec<String>,
+    ingredient_type: Option<String>,
+    food_type: Option<&'static str>,
+    base_price: Price,
+    servings: u32,
+    can_be_sold: bool,
+    can_be_aged: bool,
+    unlisted: bool,
+    introduced_in: Option<String>,
+    /// Recipes that make it (`expand=recipes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recipes: Option<Vec<RecordRef>>,
+    /// Shops that sell it, with their price (`expand=shops`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shops: Option<Vec<ShopOffer>>,
+    /// Ingredient groups it fills (`expand=groups`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    groups: Option<Vec<RecordRef>>,
+}
+
+/// A shop's offer of one item.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ShopOffer {
+    shop: RecordRef,
+    price: Price,
+    /// Seasons it is on offer; empty for all year.
+    seasons: Vec<&'static str>,
+}
+
+impl ItemDetail {
+    pub(crate) fn new(loc: &mut Localizer<'_>, item: &Item, expand: &[&str]) -> Self {
+        let catalog = loc.catalog;
+        let summary = ItemSummary::new(loc, item, "/data");
+        let description =
+            item.description_key.as_ref().map(|key| loc.text(key, || "/data/description".into()));
+        let recipes = expand.contains(&"recipes").then(|| {
+            let makers = catalog.data.recipes.iter().filter(|r| r.output.item == item.id);
+            makers
+                .enumerate()
+                .map(|(i, r)| {
+                    RecordRef::new(loc, r.id, r.slug.as_str(), &r.name_key, &format!("/data/recipes/{i}"))
+                })
+                .collect()
+        });
+        let shops = expand.contains(&"shops").then(|| {
+            let offers = catalog.data.shops.iter().filter_map(|shop| {
+                shop.catalogue.iter().find(|e| e.item == item.id).map(|entry| (shop, entry))
+            });
+            offers
+                .enumerate()
+                .map(|(i, (shop, entry))| ShopOffer {
+                    shop: RecordRef::new(
+                        loc,
+                        shop.id,
+                        shop.slug.as_str(),
+                        &shop.name_key,
+                        &format!("/data/shops/{i}/shop"),
+                    ),
+                    price: Price::new(entry.price),
+                    seasons: entry.seasons.iter().map(|s| s.as_str()).collect(),
+                })
+                .collect()
+        });
+        let groups = expand.contains(&"groups").then(|| {
+            let containing = catalog.data.ingredient_groups.iter().filter(|g| g.members.contains(&item.id));
+            containing
+                .enumerate()
+                .map(|(i, g)| {
+                    RecordRef::new(loc, g.id, g.slug.as_str(), &g.name_key, &format!("/data/groups/{i}"))
+                })
+                .collect()
+        });
+        Self {
+            id: summary.id,
+            slug: summary.slug,
+            name: summary.name,
+            description,
+            kind: summary.kind,
+            category: summary.category,
+            tags: summary.tags,
+            ingredient_type: summary.ingredient_type,
+            food_type: summary.food_type,
+            base_price: summary.base_price,
+            servings: summary.servings,
+            can_be_sold: summary.can_be_sold,
+            can_be_aged: summary.can_be_aged,
+            unlisted: summary.unlisted,
+            introduced_in: summary.introduced_in,
+            recipes,
+            shops,
+            groups,
+        }
+    }
+}

@@ -1,0 +1,550 @@
+//! Progression records (quests, perks, spells, talents, reputation, missions, letters) as `Document` in
+//! lists and `DocumentDetail` when single, and the changes between game versions as `VersionChange`.
+//! Every reference to another record carries its localized name, so no second request is needed.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use tapster_domain::{
+    ItemAmount, Letter, LetterTrigger, Mission, Perk, ProgressionKey, Quest, RecordId, ReputationMilestone,
+    Rewards, Spell, Talent,
+};
+use tapster_store::{Catalog, Change, ProgressionSet};
+
+use super::{Price, RecordRef};
+use crate::envelope::Localizer;
+
+/// The kind of a progression record, singular.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum DocumentType {
+    Quest,
+    Perk,
+    Spell,
+    Talent,
+    Reputation,
+    Mission,
+    Letter,
+}
+
+impl DocumentType {
+    /// What a person calls one record of this kind.
+    pub(crate) fn noun(self) -> &'static str {
+        match self {
+            Self::Quest => "quest",
+            Self::Perk => "perk",
+            Self::Spell => "spell",
+            Self::Talent => "talent",
+            Self::Reputation => "reputation milestone",
+            Self::Mission => "mission",
+            Self::Letter => "letter",
+        }
+    }
+}
+
+/// `Document`: a progression record in a list.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Document {
+    /// The kind of record: `quest`, `perk`, `spell`, `talent`, `reputation`, `mission` or `letter`.
+    #[serde(rename = "type")]
+    kind: DocumentType,
+    /// The progression key that names the record, for `/v1/<segment>/{key}`.
+    key: String,
+    /// The localized name (a letter's subject line).
+    name: String,
+    /// The first sentence of the localized description; the whole description when it is one sentence.
+    summary: String,
+    /// The game version the record first appeared in.
+    introduced_in: Option<String>,
+}
+
+/// `DocumentDetail`: one progression record, with its full description and its type-specific attributes.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct DocumentDetail {
+    /// The kind of record: `quest`, `perk`, `spell`, `talent`, `reputation`, `mission` or `letter`;
+    /// it says which shape `attributes` has.
+    #[serde(rename = "type")]
+    kind: DocumentType,
+    /// The progression key that names the record.
+    key: String,
+    /// The localized name (a letter's subject line).
+    name: String,
+    /// The localized description (a letter's text).
+    description: String,
+    /// The game version the record first appeared in.
+    introduced_in: Option<String>,
+    /// What only this kind of record has, rendered for people: the shape that `type` names.
+    attributes: Attributes,
+}
+
+/// The type-specific fields of a progression record; `DocumentDetail.type` says which variant it is.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(rename = "DocumentAttributes")]
+pub(crate) enum Attributes {
+    Quest(QuestAttributes),
+    Perk(PerkAttributes),
+    Spell(SpellAttributes),
+    Talent(TalentAttributes),
+    Reputation(ReputationAttributes),
+    Mission(MissionAttributes),
+    Letter(LetterAttributes),
+}
+
+/// A quest's attributes (`type` = `quest`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct QuestAttributes {
+    /// The shopkeeper who hands the quest out; `null` when nobody does.
+    giver: Option<Character>,
+    /// Quests that must be finished first.
+    requires: Vec<ProgressionRef>,
+    /// Items to deliver.
+    objectives: Vec<ItemStack>,
+    rewards: RewardsView,
+}
+
+/// A perk's attributes (`type` = `perk`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct PerkAttributes {
+    /// Tier of the perk tree, 1 to 5.
+    tier: u8,
+    /// Perk points it costs.
+    cost: u32,
+    /// Perks that must be taken first.
+    requires: Vec<ProgressionRef>,
+}
+
+/// A spell's attributes (`type` = `spell`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SpellAttributes {
+    /// The school of magic (`growth`, `frost`, ...), as the data names it.
+    school: String,
+    mana_cost: u32,
+    cooldown_seconds: u32,
+}
+
+/// A talent's attributes (`type` = `talent`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct TalentAttributes {
+    /// The talent tree (`brewing`, `service`, ...), as the data names it.
+    tree: String,
+    /// The highest rank it can be raised to.
+    max_rank: u8,
+    /// Talents that must be learnt first.
+    requires: Vec<ProgressionRef>,
+}
+
+/// A reputation milestone's attributes (`type` = `reputation`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ReputationAttributes {
+    /// Reputation level, from 1.
+    level: u32,
+    /// Reputation points needed to reach it.
+    points: u64,
+    /// What reaching it gives.
+    rewards: RewardsView,
+}
+
+/// A mission's attributes (`type` = `mission`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct MissionAttributes {
+    /// How many game days the mission takes.
+    duration_days: u32,
+    /// The reputation milestone the tavern must reach before the mission is offered; `null` for none.
+    min_reputation: Option<MinReputation>,
+    rewards: RewardsView,
+}
+
+/// A letter's attributes (`type` = `letter`); its `name` is the subject line, its `description` the text.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct LetterAttributes {
+    /// The shopkeeper who writes it; `null` when unsigned.
+    sender: Option<Character>,
+    /// What makes it arrive.
+    trigger: Trigger,
+    /// Items that come with it.
+    attachments: Vec<ItemStack>,
+}
+
+/// A shopkeeper who gives a quest or writes a letter, with the trade they are known by.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Character {
+    id: RecordId,
+    slug: String,
+    /// Localized name.
+    name: String,
+    /// Localized trade ("Blacksmith").
+    title: String,
+}
+
+/// Another progression record: its key and localized name.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ProgressionRef {
+    key: String,
+    name: String,
+}
+
+/// A reputation level and the milestone that reaches it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct MinReputation {
+    level: u32,
+    /// The milestone's key, for `/v1/reputation/{key}`.
+    key: String,
+    /// The milestone's localized name.
+    name: String,
+}
+
+/// Some amount of one item.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ItemStack {
+    item: RecordRef,
+    amount: u32,
+}
+
+/// What finishing a quest or mission, or reaching a reputation milestone, gives.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "Rewards")]
+pub(crate) struct RewardsView {
+    /// Money.
+    copper: Price,
+    /// Reputation points.
+    reputation: u32,
+    items: Vec<ItemStack>,
+    /// Recipes learnt.
+    recipes: Vec<RecordRef>,
+}
+
+/// What makes a letter arrive.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[schemars(rename = "LetterTrigger")]
+pub(crate) enum Trigger {
+    /// A fixed day of the calendar.
+    Day {
+        /// `spring`, `summer`, `autumn` or `winter`.
+        season: &'static str,
+        /// Day of the season, 1 to 28.
+        day: u8,
+    },
+    /// Reaching a reputation milestone.
+    Reputation {
+        key: String,
+        /// The milestone's localized name.
+        name: String,
+    },
+    /// Finishing a quest.
+    Quest {
+        key: String,
+        /// The quest's localized name.
+        name: String,
+    },
+}
+
+/// A progression record type the API renders: its kind and its attributes.
+pub(crate) trait Documented: ProgressionSet {
+    const KIND: DocumentType;
+
+    /// The type-specific fields; `at` is the JSON Pointer of the `attributes` object.
+    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes;
+}
+
+impl Document {
+    /// `at` is the JSON Pointer of this object in the body.
+    pub(crate) fn new<R: Documented>(loc: &mut Localizer<'_>, record: &R, at: &str) -> Self {
+        let name = loc.text(record.name_key(), || format!("{at}/name"));
+        let description = loc.text(record.description_key(), || format!("{at}/summary"));
+        Self {
+            kind: R::KIND,
+            key: record.key().to_string(),
+            name,
+            summary: first_sentence(&description).to_owned(),
+            introduced_in: introduced::<R>(loc.catalog, record.key()),
+        }
+    }
+}
+
+impl DocumentDetail {
+    pub(crate) fn new<R: Documented>(loc: &mut Localizer<'_>, record: &R) -> Self {
+        Self {
+            kind: R::KIND,
+            key: record.key().to_string(),
+            name: loc.text(record.name_key(), || "/data/name".into()),
+            description: loc.text(record.description_key(), || "/data/description".into()),
+            introduced_in: introduced::<R>(loc.catalog, record.key()),
+            attributes: record.attributes(loc, "/data/attributes"),
+        }
+    }
+}
+
+fn introduced<R: ProgressionSet>(catalog: &Catalog, key: &ProgressionKey) -> Option<String> {
+    catalog.introduced_in(R::TYPE, key.as_str()).map(ToString::to_string)
+}
+
+impl Documented for Quest {
+    const KIND: DocumentType = DocumentType::Quest;
+
+    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes {
+        Attributes::Quest(QuestAttributes {
+            giver: self.giver.and_then(|id| npc(loc, id, &format!("{at}/giver"))),
+            requires: linked::<Quest>(loc, &self.requires, &format!("{at}/requires")),
+            objectives: stacks(loc, &self.objectives, &format!("{at}/objectives")),
+            rewards: rewards(loc, &self.rewards, &format!("{at}/rewards")),
+        })
+    }
+}
+
+impl Documented for Perk {
+    const KIND: DocumentType = DocumentType::Perk;
+
+    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes {
+        Attributes::Perk(PerkAttributes {
+            tier: self.tier,
+            cost: self.cost,
+            requires: linked::<Perk>(loc, &self.requires, &format!("{at}/requires")),
+        })
+    }
+}
+
+impl Documented for Spell {
+    const KIND: DocumentType = DocumentType::Spell;
+
+    fn attributes(&self, _loc: &mut Localizer<'_>, _at: &str) -> Attributes {
+        Attributes::Spell(SpellAttributes {
+            school: self.school.to_string(),
+            mana_cost: self.mana_cost,
+            cooldown_seconds: self.cooldown_seconds,
+        })
+    }
+}
+
+impl Documented for Talent {
+    const KIND: DocumentType = DocumentType::Talent;
+
+    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes {
+        Attributes::Talent(TalentAttributes {
+            tree: self.tree.to_string(),
+            max_rank: self.max_rank,
+            requires: linked::<Talent>(loc, &self.requires, &format!("{at}/requires")),
+        })
+    }
+}
+
+impl Documented for ReputationMilestone {
+    const KIND: DocumentType = DocumentType::Reputation;
+
+    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes {
+        Attributes::Reputation(ReputationAttributes {
+            level: self.level,
+            points: self.points,
+            rewards: rewards(loc, &self.rewards, &format!("{at}/rewards")),
+        })
+    }
+}
+
+impl Documented for Mission {
+    const KIND: DocumentType = DocumentType::Mission;
+
+    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes {
+        let catalog = loc.catalog;
+        let min_reputation = self
+            .min_reputation
+            .and_then(|level| catalog.reputation_milestone_at(level))
+            .map(|milestone| MinReputation {
+                level: milestone.level,
+                key: milestone.key.to_string(),
+                name: loc.text(&milestone.name_key, || format!("{at}/min_reputation/name")),
+            });
+        Attributes::Mission(MissionAttributes {
+            duration_days: self.duration_days,
+            min_reputation,
+            rewards: rewards(loc, &self.rewards, &format!("{at}/rewards")),
+        })
+    }
+}
+
+impl Documented for Letter {
+    const KIND: DocumentType = DocumentType::Letter;
+
+    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes {
+        let sender = self.sender.and_then(|id| npc(loc, id, &format!("{at}/sender")));
+        let pointer = || format!("{at}/trigger/name");
+        let trigger = match &self.trigger {
+            LetterTrigger::Day { season, day } => Trigger::Day { season: season.as_str(), day: *day },
+            LetterTrigger::Reputation { key } => Trigger::Reputation {
+                key: key.to_string(),
+                name: name_of::<ReputationMilestone>(loc, key, pointer),
+            },
+            LetterTrigger::Quest { key } => {
+                Trigger::Quest { key: key.to_string(), name: name_of::<Quest>(loc, key, pointer) }
+            }
+        };
+        Attributes::Letter(LetterAttributes {
+            sender,
+            trigger,
+            attachments: stacks(loc, &self.attachments, &format!("{at}/attachments")),
+        })
+    }
+}
+
+/// A shopkeeper by id, named and titled; `at` is the pointer of the object.
+fn npc(loc: &mut Localizer<'_>, id: RecordId, at: &str) -> Option<Character> {
+    let keeper = loc.catalog.shopkeeper_by_id(id)?;
+    Some(Character {
+        id: keeper.id,
+        slug: keeper.slug.to_string(),
+        name: loc.text(&keeper.name_key, || format!("{at}/name")),
+        title: loc.text(&keeper.title_key, || format!("{at}/title")),
+    })
+}
+
+/// The localized name of the `R` named `key`; the key itself if the version lacks it (import forbids that).
+fn name_of<R: ProgressionSet>(
+    loc: &mut Localizer<'_>,
+    key: &ProgressionKey,
+    at: impl FnOnce() -> String,
+) -> String {
+    match loc.catalog.progression_record::<R>(key) {
+        Some(record) => loc.text(record.name_key(), at),
+        None => key.to_string(),
+    }
+}
+
+/// Records of type `R` by key, named; `at` is the pointer of the array.
+fn linked<R: ProgressionSet>(
+    loc: &mut Localizer<'_>,
+    keys: &[ProgressionKey],
+    at: &str,
+) -> Vec<ProgressionRef> {
+    let catalog = loc.catalog;
+    let found: Vec<&R> = keys.iter().filter_map(|key| catalog.progression_record::<R>(key)).collect();
+    found
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| ProgressionRef {
+            key: r.key().to_string(),
+            name: loc.text(r.name_key(), || format!("{at}/{i}/name")),
+        })
+        .collect()
+}
+
+/// Amounts of items, each item named; `at` is the pointer of the array.
+fn stacks(loc: &mut Localizer<'_>, amounts: &[ItemAmount], at: &str) -> Vec<ItemStack> {
+    let catalog = loc.catalog;
+    let found: Vec<_> =
+        amounts.iter().filter_map(|a| catalog.item_by_id(a.item).map(|item| (item, a.amount))).collect();
+    found
+        .into_iter()
+        .enumerate()
+        .map(|(i, (item, amount))| ItemStack {
+            item: RecordRef::item(loc, item, &format!("{at}/{i}/item")),
+            amount,
+        })
+        .collect()
+}
+
+/// Rewards with every item and recipe named; `at` is the pointer of the object.
+fn rewards(loc: &mut Localizer<'_>, rewards: &Rewards, at: &str) -> RewardsView {
+    let catalog = loc.catalog;
+    let items = stacks(loc, &rewards.items, &format!("{at}/items"));
+    let recipes: Vec<_> = rewards.recipes.iter().filter_map(|id| catalog.recipe_by_id(*id)).collect();
+    let recipes = recipes
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| RecordRef::new(loc, r.id, r.slug.as_str(), &r.name_key, &format!("{at}/recipes/{i}")))
+        .collect();
+    RewardsView { copper: Price::new(rewards.copper), reputation: rewards.reputation, items, recipes }
+}
+
+/// The first sentence of `text`: up to a sentence end (`.`, `!` or `?` before a space, or a
+/// full-width stop such as `。`), or the whole text when it has no earlier sentence end.
+pub(crate) fn first_sentence(text: &str) -> &str {
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let end = i + c.len_utf8();
+        let ends = match c {
+            '.' | '!' | '?' => chars.peek().is_some_and(|(_, next)| next.is_whitespace()),
+            '。' | '！' | '？' | '।' | '؟' | '۔' => true,
+            _ => false,
+        };
+        if ends {
+            return &text[..end];
+        }
+    }
+    text
+}
+
+/// `VersionChange`: one record added, removed or modified between two game versions.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct VersionChange {
+    /// The record type, plural as in the data files: `items`, `recipes`, `ingredient_groups`,
+    /// `crafting_stations`, `crops`, `shops`, `shopkeepers`, `fish`, `quests`, `perks`, `spells`,
+    /// `talents`, `reputation`, `missions` or `letters`.
+    #[serde(rename = "type")]
+    kind: &'static str,
+    /// The record's id, for the types named by id (all but the progression records).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<RecordId>,
+    /// The record's progression key, for quests, perks, spells, talents, reputation, missions and letters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
+    /// The record's slug, for the types that have one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slug: Option<String>,
+    /// The localized name: as the later version has it for an added or modified record, as the
+    /// earlier version had it for a removed one. A fish is named by the item it gives.
+    name: Option<String>,
+    /// `added`, `removed` or `modified`.
+    change: String,
+    /// The modified fields, as the data format names them (`name` for a changed name text); empty
+    /// unless `change` is `modified`.
+    fields: Vec<String>,
+}
+
+impl VersionChange {
+    /// `named_in` is the version whose record names it; `at` is the pointer of this object.
+    pub(crate) fn new(loc: &mut Localizer<'_>, change: &Change, named_in: &Catalog, at: &str) -> Self {
+        let (id, key) = if change.kind.is_progression() {
+            (None, Some(change.record_key.clone()))
+        } else {
+            match change.record_key.parse::<RecordId>() {
+                Ok(id) => (Some(id), None),
+                Err(_) => (None, Some(change.record_key.clone())),
+            }
+        };
+        let label = named_in.record_label(change.kind, &change.record_key);
+        let name = label.and_then(|label| named_in.text(label.name_key, loc.lang)).map(|text| {
+            loc.note(text.language, || format!("{at}/name"));
+            text.text.to_owned()
+        });
+        Self {
+            kind: change.kind.plural(),
+            id,
+            key,
+            slug: label.and_then(|l| l.slug).map(ToString::to_string),
+            name,
+            change: change.change.clone(),
+            fields: change.fields.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_summary_is_the_first_sentence() {
+        let cases = [
+            ("Weaving yields more cloth. Builds on the previous rank.", "Weaving yields more cloth."),
+            ("Makes flowers bloom out of season.", "Makes flowers bloom out of season."),
+            ("No stop at all", "No stop at all"),
+            ("Version 0.7 is out! Enjoy.", "Version 0.7 is out!"),
+            ("Really?! Yes.", "Really?!"),
+            ("酒場はまだ始まったばかりだ。季節が許したら", "酒場はまだ始まったばかりだ。"),
+            ("Ends with a dot.", "Ends with a dot."),
+            ("", ""),
+        ];
+        for (text, summary) in cases {
+            assert_eq!(first_sentence(text), summary, "{text:?}");
+        }
+    }
+}

@@ -1,0 +1,391 @@
+//! Recipes, ingredient groups and crafting stations: the recipe summary that lists show, the detail of
+//! one recipe with its ingredients, one ingredient group with its members, and the crafting stations.
+//! Every reference carries id, slug and localized name, so no second request is needed.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use tapster_domain::{CraftingStation, IngredientGroup, Input, Item, Recipe, RecordId, RecordType, Unlock};
+
+use super::items::introduced;
+use super::{Price, RecordRef};
+use crate::envelope::Localizer;
+
+/// Top-level fields of `RecipeSummary`, for `fields`.
+pub(crate) const RECIPE_SUMMARY_FIELDS: &[&str] = &[
+    "id",
+    "slug",
+    "name",
+    "output",
+    "station",
+    "craft_minutes",
+    "group",
+    "page_name",
+    "unlock",
+    "replaced_by",
+    "introduced_in",
+];
+
+/// `RecipeSummary`: what lists show of a recipe.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct RecipeSummary {
+    id: RecordId,
+    slug: String,
+    /// The recipe's name: that of the item it makes.
+    name: String,
+    /// The item made, and how many units one craft makes.
+    output: RecipeOutput,
+    /// The crafting station that makes it.
+    station: RecordRef,
+    /// Crafting time in game minutes.
+    craft_minutes: u32,
+    /// Recipe group, the station's tab in the game (`brewing`, `baking`).
+    group: String,
+    /// Recipe-book page it is printed on (`ales`, `soups`).
+    page_name: String,
+    /// How the player learns it.
+    unlock: RecipeUnlock,
+    /// The newer recipe that supersedes this one; `null` when it is current.
+    replaced_by: Option<RecordRef>,
+    /// The game version the recipe first appeared in.
+    introduced_in: Option<String>,
+}
+
+/// A recipe's output: an item and an amount.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct RecipeOutput {
+    /// The item made.
+    item: RecordRef,
+    /// Units one craft makes.
+    amount: u32,
+}
+
+/// How a recipe is unlocked, as lists show it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct RecipeUnlock {
+    /// `default` (known from the start), `reputation`, `perk`, `quest`, `talent` or `mission`.
+    kind: &'static str,
+    /// Key of the progression record that unlocks it; absent for `default`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
+}
+
+impl RecipeUnlock {
+    fn new(unlock: &Unlock) -> Self {
+        Self { kind: unlock.kind(), key: unlock_key(unlock).map(str::to_owned) }
+    }
+}
+
+fn unlock_key(unlock: &Unlock) -> Option<&str> {
+    match unlock {
+        Unlock::Default => None,
+        Unlock::Reputation { key }
+        | Unlock::Perk { key }
+        | Unlock::Quest { key }
+        | Unlock::Talent { key }
+        | Unlock::Mission { key } => Some(key.as_str()),
+    }
+}
+
+/// A reference to a record the catalog should hold but does not (import refuses such data): its id alone.
+fn dangling(id: RecordId) -> RecordRef {
+    RecordRef { id, slug: String::new(), name: String::new() }
+}
+
+fn item_ref(loc: &mut Localizer<'_>, id: RecordId, at: &str) -> RecordRef {
+    match loc.catalog.item_by_id(id) {
+        Some(item) => RecordRef::item(loc, item, at),
+        None => dangling(id),
+    }
+}
+
+fn recipe_ref(loc: &mut Localizer<'_>, id: RecordId, at: &str) -> RecordRef {
+    match loc.catalog.recipe_by_id(id) {
+        Some(recipe) => RecordRef::new(loc, recipe.id, recipe.slug.as_str(), &recipe.name_key, at),
+        None => dangling(id),
+    }
+}
+
+fn station_ref(loc: &mut Localizer<'_>, id: RecordId, at: &str) -> RecordRef {
+    match loc.catalog.station_by_id(id) {
+        Some(station) => RecordRef::new(loc, station.id, station.slug.as_str(), &station.name_key, at),
+        None => dangling(id),
+    }
+}
+
+impl RecipeSummary {
+    /// `at` is the JSON Pointer of this object in the body.
+    pub(crate) fn new(loc: &mut Localizer<'_>, recipe: &Recipe, at: &str) -> Self {
+        Self {
+            id: recipe.id,
+            slug: recipe.slug.to_string(),
+            name: loc.text(&recipe.name_key, || format!("{at}/name")),
+            output: RecipeOutput {
+                item: item_ref(loc, recipe.output.item, &format!("{at}/output/item")),
+                amount: recipe.output.amount,
+            },
+            station: station_ref(loc, recipe.station, &format!("{at}/station")),
+            craft_minutes: recipe.craft_minutes,
+            group: recipe.group.to_string(),
+            page_name: recipe.page_name.to_string(),
+            unlock: RecipeUnlock::new(&recipe.unlock),
+            replaced_by: recipe.replaced_by.map(|id| recipe_ref(loc, id, &format!("{at}/replaced_by"))),
+            introduced_in: introduced(loc.catalog, RecordType::Recipe, &recipe.id.to_string()),
+        }
+    }
+}
+
+/// `RecipeDetail`: the summary's fields, the ingredients, the unlocking record's name and the
+/// recipes this one replaced.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct RecipeDetail {
+    id: RecordId,
+    slug: String,
+    /// The recipe's name: that of the item it makes.
+    name: String,
+    /// The item made, and how many units one craft makes.
+    output: RecipeOutput,
+    /// What one craft takes, in the game's order: a particular item, or any member of a group.
+    ingredients: Vec<RecipeIngredient>,
+    /// The crafting station that makes it.
+    station: RecordRef,
+    /// Crafting time in game minutes.
+    craft_minutes: u32,
+    /// Recipe group, the station's tab in the game (`brewing`, `baking`).
+    group: String,
+    /// Recipe-book page it is printed on (`ales`, `soups`).
+    page_name: String,
+    /// How the player learns it, with the unlocking record's name.
+    unlock: RecipeUnlockDetail,
+    /// The newer recipe that supersedes this one; `null` when it is current.
+    replaced_by: Option<RecordRef>,
+    /// The older recipes this one supersedes, by id.
+    replaces: Vec<RecordRef>,
+    /// The game version the recipe first appeared in.
+    introduced_in: Option<String>,
+}
+
+/// One ingredient of a recipe: `{"item": {...}, "amount": n}` or `{"group": {...}, "amount": n}`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum RecipeIngredient {
+    /// One particular item.
+    Item {
+        item: RecordRef,
+        /// Units one craft takes.
+        amount: u32,
+    },
+    /// Any member of an ingredient group.
+    Group {
+        group: IngredientGroupRef,
+        /// Units one craft takes, of any members.
+        amount: u32,
+    },
+}
+
+/// An ingredient group as a recipe names it, with its members.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct IngredientGroupRef {
+    id: RecordId,
+    slug: String,
+    name: String,
+    /// The items that fill the group.
+    members: Vec<RecordRef>,
+}
+
+/// How a recipe is unlocked, with the name of the record that unlocks it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct RecipeUnlockDetail {
+    /// `default` (known from the start), `reputation`, `perk`, `quest`, `talent` or `mission`.
+    kind: &'static str,
+    /// Key of the progression record that unlocks it (`/v1/{kind}s/{key}`); absent for `default`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
+    /// That record's localized name; absent for `default`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+}
+
+impl RecipeDetail {
+    pub(crate) fn new(loc: &mut Localizer<'_>, recipe: &Recipe) -> Self {
+        let catalog = loc.catalog;
+        let name = loc.text(&recipe.name_key, || "/data/name".into());
+        let output = RecipeOutput {
+            item: item_ref(loc, recipe.output.item, "/data/output/item"),
+            amount: recipe.output.amount,
+        };
+        let ingredients = recipe
+            .ingredients
+            .iter()
+            .enumerate()
+            .map(|(i, ingredient)| {
+                let at = format!("/data/ingredients/{i}");
+                match ingredient.input {
+                    Input::Item(id) => RecipeIngredient::Item {
+                        item: item_ref(loc, id, &format!("{at}/item")),
+                        amount: ingredient.amount,
+                    },
+                    Input::Group(id) => RecipeIngredient::Group {
+                        group: group_ref(loc, id, &format!("{at}/group")),
+                        amount: ingredient.amount,
+                    },
+                }
+            })
+            .collect();
+        let station = station_ref(loc, recipe.station, "/data/station");
+        let unlock = RecipeUnlockDetail {
+            kind: recipe.unlock.kind(),
+            key: unlock_key(&recipe.unlock).map(str::to_owned),
+            name: catalog
+                .unlock_name_key(&recipe.unlock)
+                .map(|key| loc.text(key, || "/data/unlock/name".into())),
+        };
+        let replaced_by = recipe.replaced_by.map(|id| recipe_ref(loc, id, "/data/replaced_by"));
+        let replaces = catalog
+            .recipes_replaced_by(recipe.id)
+            .into_iter()
+            .enumerate()
+            .map(|(i, older)| {
+                RecordRef::new(
+                    loc,
+                    older.id,
+                    older.slug.as_str(),
+                    &older.name_key,
+                    &format!("/data/replaces/{i}"),
+                )
+            })
+            .collect();
+        Self {
+            id: recipe.id,
+            slug: recipe.slug.to_string(),
+            name,
+            output,
+            ingredients,
+            station,
+            craft_minutes: recipe.craft_minutes,
+            group: recipe.group.to_string(),
+            page_name: recipe.page_name.to_string(),
+            unlock,
+            replaced_by,
+            replaces,
+            introduced_in: introduced(catalog, RecordType::Recipe, &recipe.id.to_string()),
+        }
+    }
+}
+
+fn group_ref(loc: &mut Localizer<'_>, id: RecordId, at: &str) -> IngredientGroupRef {
+    let Some(group) = loc.catalog.group_by_id(id) else {
+        return IngredientGroupRef { id, slug: String::new(), name: String::new(), members: Vec::new() };
+    };
+    IngredientGroupRef {
+        id: group.id,
+        slug: group.slug.to_string(),
+        name: loc.text(&group.name_key, || format!("{at}/name")),
+        members: group
+            .members
+            .iter()
+            .enumerate()
+            .map(|(j, member)| item_ref(loc, *member, &format!("{at}/members/{j}")))
+            .collect(),
+    }
+}
+
+/// `IngredientGroup`: a group such as "Any Malt", its members and how many recipes ask for it.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "IngredientGroup")]
+pub(crate) struct IngredientGroupView {
+    id: RecordId,
+    slug: String,
+    name: String,
+    /// The items that fill the group, in the game's order.
+    members: Vec<IngredientGroupMember>,
+    /// How many recipes of this version ask for the group (replaced recipes included).
+    used_by: u64,
+    /// The game version the group first appeared in.
+    introduced_in: Option<String>,
+}
+
+/// A member of an ingredient group, with the price that makes one member cheaper than another.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct IngredientGroupMember {
+    id: RecordId,
+    slug: String,
+    name: String,
+    /// The game's value of one unit.
+    base_price: Price,
+}
+
+impl IngredientGroupMember {
+    fn new(loc: &mut Localizer<'_>, item: &Item, at: &str) -> Self {
+        Self {
+            id: item.id,
+            slug: item.slug.to_string(),
+            name: loc.text(&item.name_key, || format!("{at}/name")),
+            base_price: Price::new(item.base_price),
+        }
+    }
+}
+
+impl IngredientGroupView {
+    pub(crate) fn new(loc: &mut Localizer<'_>, group: &IngredientGroup) -> Self {
+        let catalog = loc.catalog;
+        let name = loc.text(&group.name_key, || "/data/name".into());
+        let members = group
+            .members
+            .iter()
+            .filter_map(|id| catalog.item_by_id(*id))
+            .enumerate()
+            .map(|(i, item)| IngredientGroupMember::new(loc, item, &format!("/data/members/{i}")))
+            .collect();
+        Self {
+            id: group.id,
+            slug: group.slug.to_string(),
+            name,
+            members,
+            used_by: catalog.group_use_count(group.id),
+            introduced_in: introduced(catalog, RecordType::IngredientGroup, &group.id.to_string()),
+        }
+    }
+}
+
+/// `CraftingStation`: a station and the current recipes it makes.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "CraftingStation")]
+pub(crate) struct CraftingStationView {
+    id: RecordId,
+    slug: String,
+    name: String,
+    description: Option<String>,
+    /// The recipes made here that no newer recipe supersedes, by id.
+    recipes: Vec<RecordRef>,
+    /// How many entries `recipes` has.
+    recipe_count: u64,
+    /// The game version the station first appeared in.
+    introduced_in: Option<String>,
+}
+
+impl CraftingStationView {
+    /// `at` is the JSON Pointer of this object in the body.
+    pub(crate) fn new(loc: &mut Localizer<'_>, station: &CraftingStation, at: &str) -> Self {
+        let catalog = loc.catalog;
+        let name = loc.text(&station.name_key, || format!("{at}/name"));
+        let description =
+            station.description_key.as_ref().map(|key| loc.text(key, || format!("{at}/description")));
+        let recipes: Vec<RecordRef> = catalog
+            .station_active_recipes(station.id)
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                RecordRef::new(loc, r.id, r.slug.as_str(), &r.name_key, &format!("{at}/recipes/{i}"))
+            })
+            .collect();
+        Self {
+            id: station.id,
+            slug: station.slug.to_string(),
+            name,
+            description,
+            recipe_count: recipes.len() as u64,
+            recipes,
+            introduced_in: introduced(catalog, RecordType::CraftingStation, &station.id.to_string()),
+        }
+    }
+}

@@ -1,0 +1,515 @@
+//! The OpenAPI document against the routes and their real answers: the documented paths are the
+//! routes the server answers and the routes the spec lists, and every real answer validates
+//! against its documented schema (with the small JSON Schema validator at the end of this file).
+
+use std::collections::BTreeSet;
+
+use hyper::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::{Answer, get, request_with};
+
+/// The routes of spec 4.2 to 4.8 (with `/v1/letters/{key}`, which the contract adds), and the
+/// public routes of the contract. The document must list exactly these.
+const EXPECTED: &[&str] = &[
+    "/healthz",
+    "/openapi.json",
+    "/changelog.rss",
+    "/v1/versions",
+    "/v1/versions/{version}",
+    "/v1/versions/{version}/changes",
+    "/v1/languages",
+    "/v1/items",
+    "/v1/items/{key}",
+    "/v1/items/{key}/used-in",
+    "/v1/items/{key}/sources",
+    "/v1/items/{key}/price",
+    "/v1/recipes",
+    "/v1/recipes/{key}",
+    "/v1/recipes/{key}/tree",
+    "/v1/ingredient-groups/{key}",
+    "/v1/crafters",
+    "/v1/crops",
+    "/v1/crops/{key}",
+    "/v1/shops",
+    "/v1/shops/{key}",
+    "/v1/npcs",
+    "/v1/fish",
+    "/v1/search",
+    "/v1/quests",
+    "/v1/quests/{key}",
+    "/v1/perks",
+    "/v1/perks/{key}",
+    "/v1/spells",
+    "/v1/spells/{key}",
+    "/v1/talents",
+    "/v1/talents/{key}",
+    "/v1/reputation",
+    "/v1/reputation/{key}",
+    "/v1/missions",
+    "/v1/missions/{key}",
+    "/v1/letters",
+    "/v1/letters/{key}",
+    "/v1/rankings/products",
+];
+
+/// Routes of `EXPECTED` no route module serves yet (spec 4.3 item sub-resources, 4.4 tree, 4.6, 4.8):
+/// remove each here when its endpoint lands, or this test fails (so does it when one is served unlisted).
+const NOT_YET_SERVED: &[&str] = &[
+    "/v1/items/{key}/used-in",
+    "/v1/items/{key}/sources",
+    "/v1/items/{key}/price",
+    "/v1/recipes/{key}/tree",
+    "/v1/search",
+    "/v1/rankings/products",
+];
+
+/// A real key of the mini dataset for each resource, percent-encoded for a path.
+const KEYS: &[(&str, &str)] = &[
+    ("items", "pale-ale"),
+    ("recipes", "pale-ale"),
+    ("crops", "barley"),
+    ("shops", "mill-store"),
+    ("ingredient-groups", "any-hops"),
+    ("quests", "quest.first-brew"),
+    ("perks", "Perk_Brewing_1"),
+    ("spells", "spell.warm-hearth"),
+    ("talents", "Talent%20Brewing%2001"),
+    ("reputation", "rep_01"),
+    ("missions", "Mission%2001"),
+    ("letters", "Odile%27s%20Welcome"),
+];
+
+/// Query parameters a route cannot answer without.
+const REQUIRED_QUERY: &[(&str, &str)] = &[("/v1/search", "q=ale")];
+
+fn document() -> Value {
+    let answer = request_with(Method::GET, "/openapi.json", &[]);
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.content_type(), "application/json");
+    answer.json()
+}
+
+/// A documented template made into a real path of the mini dataset.
+fn instantiate(template: &str) -> String {
+    let resource = template.strip_prefix("/v1/").and_then(|rest| rest.split('/').next()).unwrap_or_default();
+    let key = KEYS.iter().find(|(r, _)| *r == resource).map(|(_, k)| *k).unwrap_or("unknown-resource");
+    let path = template.replace("{version}", "latest").replace("{key}", key);
+    match REQUIRED_QUERY.iter().find(|(t, _)| *t == template) {
+        Some((_, query)) => format!("{path}?{query}"),
+        None => path,
+    }
+}
+
+fn paths(doc: &Value) -> BTreeSet<String> {
+    doc["paths"].as_object().expect("paths").keys().cloned().collect()
+}
+
+#[test]
+fn the_document_is_openapi_3_1_with_bearer_auth() {
+    let doc = document();
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3.1."), "{}", doc["openapi"]);
+    assert_eq!(doc["info"]["version"], "0.1.0");
+    assert_eq!(doc["info"]["title"], "Tapster");
+    assert!(doc["info"]["description"].as_str().unwrap().contains("nofficial"));
+    assert_eq!(doc["servers"], json!([{"url": "/"}]));
+    assert_eq!(doc["components"]["securitySchemes"]["bearerAuth"]["type"], "http");
+    assert_eq!(doc["components"]["securitySchemes"]["bearerAuth"]["scheme"], "bearer");
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        let op = &item["get"];
+        assert_eq!(item.as_object().unwrap().len(), 1, "{path}: only GET");
+        let security = if path.starts_with("/v1/") { json!([{"bearerAuth": []}]) } else { json!([]) };
+        assert_eq!(op["security"], security, "{path}");
+        assert!(op["operationId"].is_string() && op["summary"].is_string(), "{path}");
+        if path.starts_with("/v1/") {
+            assert_eq!(op["tags"][0], path.split('/').nth(2).unwrap(), "{path}");
+            for status in ["200", "304", "401", "403", "422", "429"] {
+                assert!(op["responses"][status].is_object(), "{path} documents {status}");
+            }
+            for header in ["ETag", "Cache-Control", "Vary", "RateLimit-Policy", "RateLimit"] {
+                assert!(op["responses"]["200"]["headers"][header].is_object(), "{path}: {header}");
+            }
+        }
+        // Every `{name}` of the template is a required path parameter, and nothing else is.
+        let mut declared: Vec<&str> = op["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["in"] == "path")
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        let mut templated: Vec<&str> =
+            path.split('/').filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}'))).collect();
+        declared.sort_unstable();
+        templated.sort_unstable();
+        assert_eq!(declared, templated, "{path}");
+    }
+    let ids: BTreeSet<&str> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|i| i["get"]["operationId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), doc["paths"].as_object().unwrap().len(), "operation ids are unique");
+    let retry = resolve(&doc, &doc["components"]["responses"]["429"]);
+    assert!(retry["headers"]["Retry-After"].is_object());
+    assert_eq!(resolve(&doc, &doc["components"]["schemas"]["Meta"])["required"][0], "game_version");
+}
+
+#[test]
+fn the_documented_paths_are_the_specified_routes() {
+    let documented = paths(&document());
+    let expected: BTreeSet<String> =
+        EXPECTED.iter().filter(|p| !NOT_YET_SERVED.contains(p)).map(|p| (*p).to_owned()).collect();
+    let undocumented: Vec<_> = expected.difference(&documented).collect();
+    let unspecified: Vec<_> = documented.difference(&expected).collect();
+    assert!(
+        undocumented.is_empty() && unspecified.is_empty(),
+        "expected but not served/documented: {undocumented:?}; documented but not expected: {unspecified:?}"
+    );
+}
+
+#[test]
+fn every_documented_path_is_served() {
+    let doc = document();
+    for template in paths(&doc) {
+        let path = instantiate(&template);
+        let answer = get(&path);
+        assert_eq!(answer.status, StatusCode::OK, "{path}: {:?}", answer.body);
+    }
+    // And the server does not answer a path the document leaves out.
+    assert_eq!(get("/v1/not-a-route").status, StatusCode::NOT_FOUND);
+}
+
+#[test]
+fn real_answers_validate_against_their_documented_schemas() {
+    let doc = document();
+    let mut failures = Vec::new();
+    for (template, item) in doc["paths"].as_object().unwrap() {
+        let op = &item["get"];
+        let takes_lang = op["parameters"].as_array().unwrap().iter().any(|p| p["name"] == "lang");
+        let base = instantiate(template);
+        let mut paths = vec![base.clone()];
+        if takes_lang {
+            // Japanese has gaps in the mini dataset, so fallbacks appear too.
+            let sep = if base.contains('?') { '&' } else { '?' };
+            paths.push(format!("{base}{sep}lang=ja"));
+        }
+        for path in paths {
+            let answer = get(&path);
+            if answer.status != StatusCode::OK {
+                failures.push(format!("{path}: status {}", answer.status));
+                continue;
+            }
+            let content = &op["responses"]["200"]["content"];
+            let Some((media, body)) = content.as_object().and_then(|c| c.iter().next()) else {
+                failures.push(format!("{path}: no documented content"));
+                continue;
+            };
+            assert!(answer.content_type().starts_with(media.as_str()), "{path}: {}", answer.content_type());
+            if media != "application/json" {
+                continue;
+            }
+            let errors = validate(&doc, &body["schema"], &answer.json());
+            if !errors.is_empty() {
+                failures.push(format!("{path}:\n  {}", errors.join("\n  ")));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_documented_query_parameter_is_accepted() {
+    // The server refuses parameters it does not take (422), so a documented one it refuses shows here.
+    let doc = document();
+    let mut failures = Vec::new();
+    for (template, item) in doc["paths"].as_object().unwrap() {
+        for param in item["get"]["parameters"].as_array().unwrap().iter().filter(|p| p["in"] == "query") {
+            let schema = &param["schema"];
+            let value = match (&schema["default"], &schema["enum"][0], schema["type"].as_str()) {
+                (Value::String(s), _, _) => s.clone(),
+                (Value::Number(n), _, _) => n.to_string(),
+                (_, Value::String(s), _) => s.clone(),
+                (_, _, Some("boolean")) => "false".into(),
+                (_, _, Some("integer")) => schema["minimum"].to_string(),
+                _ => continue,
+            };
+            let base = instantiate(template);
+            let sep = if base.contains('?') { '&' } else { '?' };
+            let path = format!("{base}{sep}{}={value}", param["name"].as_str().unwrap());
+            let answer = get(&path);
+            if answer.status != StatusCode::OK {
+                failures.push(format!("{path}: {} {:?}", answer.status, answer.body));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn problems_validate_against_the_problem_schema() {
+    let doc = document();
+    let problem = json!({"$ref": "#/components/schemas/Problem"});
+    let cases = [
+        ("/v1/items?limit=0", StatusCode::UNPROCESSABLE_ENTITY),
+        ("/v1/items/no-such-item", StatusCode::NOT_FOUND),
+        ("/v1/versions/v9.9", StatusCode::NOT_FOUND),
+    ];
+    for (path, status) in cases {
+        let answer: Answer = get(path);
+        assert_eq!(answer.status, status, "{path}");
+        assert_eq!(answer.content_type(), "application/problem+json", "{path}");
+        let errors = validate(&doc, &problem, &answer.json());
+        assert!(errors.is_empty(), "{path}: {errors:?}");
+    }
+    let answer = get("/v1/items?limit=0");
+    assert_eq!(answer.json()["errors"][0]["parameter"], "limit");
+    let unauthorized = request_with(Method::GET, "/v1/items", &[]);
+    assert_eq!(unauthorized.status, StatusCode::UNAUTHORIZED);
+    assert!(validate(&doc, &problem, &unauthorized.json()).is_empty());
+    // The documented 422 of an operation is that same schema.
+    let documented = resolve(&doc, &doc["paths"]["/v1/items"]["get"]["responses"]["422"]);
+    assert_eq!(documented["content"]["application/problem+json"]["schema"], problem);
+}
+
+#[test]
+fn the_validator_refuses_wrong_bodies() {
+    let doc = document();
+    let schema =
+        &doc["paths"]["/v1/items"]["get"]["responses"]["200"]["content"]["application/json"]["schema"];
+    let good = get("/v1/items?limit=2").json();
+    assert_eq!(validate(&doc, schema, &good), Vec::<String>::new());
+    type Breakage = (&'static str, fn(&mut Value));
+    let breakages: [Breakage; 7] = [
+        ("id as a string", |b| b["data"][0]["id"] = json!("7")),
+        ("name missing", |b| {
+            b["data"][0].as_object_mut().unwrap().remove("name");
+        }),
+        ("meta.lang not a language", |b| b["meta"]["lang"] = json!("xx")),
+        ("an extra envelope member", |b| b["extra"] = json!(1)),
+        ("pagination missing", |b| {
+            b.as_object_mut().unwrap().remove("pagination");
+        }),
+        ("next a number", |b| b["pagination"]["next"] = json!(3)),
+        ("data an object", |b| b["data"] = json!({})),
+    ];
+    for (what, breakage) in breakages {
+        let mut bad = good.clone();
+        breakage(&mut bad);
+        assert!(!validate(&doc, schema, &bad).is_empty(), "{what} passed validation");
+    }
+    // The validator's own rules, one case each.
+    let cases = [
+        (json!({"type": ["string", "null"]}), json!(null), true),
+        (json!({"type": ["string", "null"]}), json!(1), false),
+        (json!({"type": "integer"}), json!(1.5), false),
+        (json!({"type": "integer", "minimum": 0}), json!(-1), false),
+        (json!({"type": "integer", "maximum": 3}), json!(3), true),
+        (json!({"enum": ["a", "b"]}), json!("c"), false),
+        (json!({"const": "a"}), json!("a"), true),
+        (json!({"oneOf": [{"type": "string"}, {"const": "a"}]}), json!("a"), false),
+        (json!({"anyOf": [{"type": "string"}, {"type": "null"}]}), json!(null), true),
+        (json!({"allOf": [{"type": "integer"}, {"minimum": 2}]}), json!(1), false),
+        (json!({"type": "object", "additionalProperties": {"type": "integer"}}), json!({"a": "x"}), false),
+        (json!({"type": "array", "items": {"type": "string"}}), json!(["a", 1]), false),
+        (json!({"type": "string", "minLength": 2}), json!("é"), false),
+        (json!({"not": {"type": "string"}}), json!("a"), false),
+        (json!({"unknownKeyword": 1}), json!("a"), false),
+        (json!(false), json!("a"), false),
+        (json!(true), json!("a"), true),
+    ];
+    for (schema, value, valid) in cases {
+        assert_eq!(validate(&doc, &schema, &value).is_empty(), valid, "{schema} on {value}");
+    }
+}
+
+/// Follows a `$ref` (to a component) if `value` is one.
+fn resolve<'a>(doc: &'a Value, value: &'a Value) -> &'a Value {
+    match value["$ref"].as_str().and_then(|r| r.strip_prefix('#')) {
+        Some(pointer) => doc.pointer(pointer).unwrap_or_else(|| panic!("dangling $ref {pointer}")),
+        None => value,
+    }
+}
+
+/// Validates `value` against `schema` (JSON Schema 2020-12, the part schemars and this document use):
+/// every error found, with the JSON Pointer of where. Keywords that only annotate are ignored, and so
+/// is `pattern` (no regex engine here); any other keyword it does not know is itself an error, so a
+/// schema it cannot check never passes silently.
+fn validate(doc: &Value, schema: &Value, value: &Value) -> Vec<String> {
+    let mut errors = Vec::new();
+    check(doc, schema, value, "", &mut errors);
+    errors
+}
+
+const ANNOTATIONS: &[&str] = &[
+    "description",
+    "title",
+    "format",
+    "default",
+    "examples",
+    "$schema",
+    "pattern",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
+fn check(doc: &Value, schema: &Value, value: &Value, at: &str, errors: &mut Vec<String>) {
+    let schema = match schema {
+        Value::Bool(true) => return,
+        Value::Bool(false) => return errors.push(format!("{at}: no value is allowed here")),
+        Value::Object(schema) => schema,
+        other => return errors.push(format!("{at}: the schema {other} is not a schema")),
+    };
+    let mut fail = |message: String| errors.push(format!("{at}: {message} (value {value})"));
+    let mut nested = Vec::new();
+    for (keyword, arg) in schema {
+        match keyword.as_str() {
+            "$ref" => match arg.as_str().and_then(|r| r.strip_prefix('#')).and_then(|p| doc.pointer(p)) {
+                Some(target) => check(doc, target, value, at, &mut nested),
+                None => fail(format!("dangling $ref {arg}")),
+            },
+            "type" => {
+                let types: Vec<&str> = match arg {
+                    Value::Array(types) => types.iter().filter_map(Value::as_str).collect(),
+                    other => other.as_str().into_iter().collect(),
+                };
+                if !types.iter().any(|t| has_type(value, t)) {
+                    fail(format!("is not of type {arg}"));
+                }
+            }
+            "enum" => {
+                if !arg.as_array().is_some_and(|allowed| allowed.contains(value)) {
+                    fail(format!("is not one of {arg}"));
+                }
+            }
+            "const" if arg != value => fail(format!("is not {arg}")),
+            "const" => {}
+            "minimum" if value.as_f64().zip(arg.as_f64()).is_some_and(|(v, m)| v < m) => {
+                fail(format!("is below {arg}"))
+            }
+            "maximum" if value.as_f64().zip(arg.as_f64()).is_some_and(|(v, m)| v > m) => {
+                fail(format!("is above {arg}"))
+            }
+            "minimum" | "maximum" => {}
+            "minLength" | "maxLength" => {
+                if let (Some(s), Some(bound)) = (value.as_str(), arg.as_u64()) {
+                    let length = s.chars().count() as u64;
+                    if (keyword == "minLength" && length < bound)
+                        || (keyword == "maxLength" && length > bound)
+                    {
+                        fail(format!("has a length outside {keyword} {bound}"));
+                    }
+                }
+            }
+            "minItems" | "maxItems" => {
+                if let (Some(items), Some(bound)) = (value.as_array(), arg.as_u64()) {
+                    let length = items.len() as u64;
+                    if (keyword == "minItems" && length < bound) || (keyword == "maxItems" && length > bound)
+                    {
+                        fail(format!("has a length outside {keyword} {bound}"));
+                    }
+                }
+            }
+            "uniqueItems" if arg == true => {
+                let items = value.as_array().map(Vec::as_slice).unwrap_or_default();
+                if items.iter().enumerate().any(|(i, item)| items[..i].contains(item)) {
+                    fail("has duplicate items".into());
+                }
+            }
+            "uniqueItems" => {}
+            "required" => {
+                if let Some(object) = value.as_object() {
+                    for name in arg.as_array().into_iter().flatten().filter_map(Value::as_str) {
+                        if !object.contains_key(name) {
+                            fail(format!("lacks the required member {name:?}"));
+                        }
+                    }
+                }
+            }
+            "properties" => {
+                if let (Some(object), Some(properties)) = (value.as_object(), arg.as_object()) {
+                    for (name, member) in object {
+                        if let Some(property) = properties.get(name) {
+                            check(doc, property, member, &format!("{at}/{name}"), &mut nested);
+                        }
+                    }
+                }
+            }
+            "additionalProperties" => {
+                if let Some(object) = value.as_object() {
+                    let known = schema.get("properties").and_then(Value::as_object);
+                    for (name, member) in object {
+                        if !known.is_some_and(|k| k.contains_key(name)) {
+                            check(doc, arg, member, &format!("{at}/{name}"), &mut nested);
+                        }
+                    }
+                }
+            }
+            "items" => {
+                let skip = schema.get("prefixItems").and_then(Value::as_array).map_or(0, Vec::len);
+                for (i, item) in value.as_array().into_iter().flatten().enumerate().skip(skip) {
+                    check(doc, arg, item, &format!("{at}/{i}"), &mut nested);
+                }
+            }
+            "prefixItems" => {
+                for (i, (item, item_schema)) in value
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .zip(arg.as_array().into_iter().flatten())
+                    .enumerate()
+                {
+                    check(doc, item_schema, item, &format!("{at}/{i}"), &mut nested);
+                }
+            }
+            "anyOf" | "oneOf" | "allOf" => {
+                let branches = arg.as_array().map(Vec::as_slice).unwrap_or_default();
+                let outcomes: Vec<Vec<String>> =
+                    branches.iter().map(|b| validate_at(doc, b, value, at)).collect();
+                let passed = outcomes.iter().filter(|o| o.is_empty()).count();
+                let ok = match keyword.as_str() {
+                    "anyOf" => passed >= 1,
+                    "oneOf" => passed == 1,
+                    _ => passed == branches.len(),
+                };
+                if !ok {
+                    let reasons: Vec<String> = outcomes.into_iter().flatten().collect();
+                    fail(format!(
+                        "fails {keyword} ({passed} of {} branches pass): {}",
+                        branches.len(),
+                        reasons.join("; ")
+                    ));
+                }
+            }
+            "not" => {
+                if validate_at(doc, arg, value, at).is_empty() {
+                    fail(format!("matches the schema `not` forbids: {arg}"));
+                }
+            }
+            known if ANNOTATIONS.contains(&known) => {}
+            unknown => fail(format!("the validator does not know the keyword {unknown:?}")),
+        }
+    }
+    errors.append(&mut nested);
+}
+
+fn validate_at(doc: &Value, schema: &Value, value: &Value, at: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    check(doc, schema, value, at, &mut errors);
+    errors
+}
+
+fn has_type(value: &Value, name: &str) -> bool {
+    match name {
+        "null" => value.is_null(),
+        "boolean" => value.is_boolean(),
+        "string" => value.is_string(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        "number" => value.is_number(),
+        "integer" => value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0),
+        _ => false,
+    }
+}

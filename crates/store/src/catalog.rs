@@ -1,0 +1,220 @@
+//! One game version held in memory for serving: its records, indexes to find them by id, slug or key,
+//! its texts in every language, and what was derived across versions (when each record first
+//! appeared, what changed). Built once when the store opens; requests only read it.
+
+use std::collections::{BTreeMap, HashMap};
+
+use tapster_domain::{
+    CraftingStation, Crop, GameData, GameVersion, IngredientGroup, Item, Recipe, RecordId, RecordKey,
+    RecordType, Shop, Shopkeeper, TextKey,
+};
+use tapster_i18n::{Language, Translated, translate};
+
+use crate::VersionInfo;
+
+/// Of the texts records use, how many each language translates, and how many there are.
+pub(crate) type Coverage = BTreeMap<Language, (u64, u64)>;
+
+/// One change between two versions, as stored at import.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub kind: RecordType,
+    /// The record's id in decimal, or its progression key.
+    pub record_key: String,
+    /// `added`, `removed` or `modified`.
+    pub change: String,
+    /// Names of the modified fields.
+    pub fields: Vec<String>,
+}
+
+/// A language of one game version: its name and how much of the version it translates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LanguageInfo {
+    pub language: Language,
+    /// The language's name in the requested language, and the language that name is actually in
+    /// (English when the requested language does not name it).
+    pub name: (String, Language),
+    /// Texts of the version's records that are translated, of `total`.
+    pub translated: u64,
+    pub total: u64,
+}
+
+/// Localisation keys that name a language (`language.de`).
+pub(crate) const LANGUAGE_NAME_PREFIX: &str = "language.";
+
+/// A game version in memory.
+#[derive(Debug)]
+pub struct Catalog {
+    pub info: VersionInfo,
+    /// The records; `data.texts` is empty, the texts live in [`Catalog::text`].
+    pub data: GameData,
+    texts: Texts,
+    coverage: Coverage,
+    items: Index,
+    recipes: Index,
+    groups: Index,
+    stations: Index,
+    crops: Index,
+    shops: Index,
+    shopkeepers: Index,
+    /// The values the data defines for itself (categories, tags, ...).
+    pub vocabulary: crate::Vocabulary,
+    /// The version each record first appeared in, by type and record key.
+    pub(crate) introduced: HashMap<(RecordType, String), GameVersion>,
+    /// The changes from each earlier version (by name) to this one.
+    pub(crate) changes: HashMap<String, Vec<Change>>,
+}
+
+/// Finds records of one type by id or slug.
+#[derive(Debug, Default)]
+struct Index {
+    by_id: HashMap<RecordId, usize>,
+    by_slug: HashMap<String, usize>,
+}
+
+impl Index {
+    fn new<'a>(records: impl Iterator<Item = (RecordId, &'a str)>) -> Self {
+        let mut index = Self::default();
+        for (position, (id, slug)) in records.enumerate() {
+            index.by_id.insert(id, position);
+            index.by_slug.insert(slug.to_owned(), position);
+        }
+        index
+    }
+
+    fn find(&self, key: &RecordKey) -> Option<usize> {
+        match key {
+            RecordKey::Id(id) => self.by_id.get(id).copied(),
+            RecordKey::Slug(slug) => self.by_slug.get(slug).copied(),
+        }
+    }
+
+    fn id(&self, id: RecordId) -> Option<usize> {
+        self.by_id.get(&id).copied()
+    }
+}
+
+/// Every text of a version, by key and language.
+#[derive(Debug, Default)]
+pub(crate) struct Texts {
+    keys: HashMap<Box<str>, u32>,
+    /// One column per language (indexed by [`Language::index`]), one row per key.
+    tables: Vec<Vec<Option<Box<str>>>>,
+}
+
+impl Texts {
+    pub(crate) fn insert(&mut self, key: &str, language: Language, text: &str) {
+        if self.tables.is_empty() {
+            self.tables = vec![Vec::new(); Language::ALL.len()];
+        }
+        let next = self.keys.len() as u32;
+        let row = *self.keys.entry(key.into()).or_insert(next) as usize;
+        let table = &mut self.tables[language.index()];
+        if table.len() <= row {
+            table.resize(row + 1, None);
+        }
+        table[row] = Some(text.into());
+    }
+
+    fn get(&self, key: &str, language: Language) -> Option<&str> {
+        let row = *self.keys.get(key)? as usize;
+        self.tables.get(language.index())?.get(row)?.as_deref()
+    }
+}
+
+impl Catalog {
+    pub(crate) fn new(info: VersionInfo, data: GameData, texts: Texts, coverage: Coverage) -> Self {
+        Self {
+            items: Index::new(data.items.iter().map(|r| (r.id, r.slug.as_str()))),
+            recipes: Index::new(data.recipes.iter().map(|r| (r.id, r.slug.as_str()))),
+            groups: Index::new(data.ingredient_groups.iter().map(|r| (r.id, r.slug.as_str()))),
+            stations: Index::new(data.crafting_stations.iter().map(|r| (r.id, r.slug.as_str()))),
+            crops: Index::new(data.crops.iter().map(|r| (r.id, r.slug.as_str()))),
+            shops: Index::new(data.shops.iter().map(|r| (r.id, r.slug.as_str()))),
+            shopkeepers: Index::new(data.shopkeepers.iter().map(|r| (r.id, r.slug.as_str()))),
+            vocabulary: crate::Vocabulary::new(&data),
+            info,
+            data,
+            texts,
+            coverage,
+            introduced: HashMap::new(),
+            changes: HashMap::new(),
+        }
+    }
+
+    /// The text of `key` in `lang`, or in English when `lang` lacks it.
+    pub fn text(&self, key: &TextKey, lang: Language) -> Option<Translated<'_>> {
+        translate(lang, |language| self.texts.get(key.as_str(), language))
+    }
+
+    /// The version's languages in the game's order, each named in `lang` (or in English, and failing
+    /// that by its English name from the language table).
+    pub fn languages(&self, lang: Language) -> Vec<LanguageInfo> {
+        self.info
+            .languages
+            .iter()
+            .map(|&language| {
+                let key = format!("{LANGUAGE_NAME_PREFIX}{}", language.code());
+                let name = translate(lang, |table| self.texts.get(&key, table))
+                    .map(|t| (t.text.to_owned(), t.language))
+                    .unwrap_or_else(|| (language.english_name().to_owned(), Language::SOURCE));
+                let (translated, total) = self.coverage.get(&language).copied().unwrap_or_default();
+                LanguageInfo { language, name, translated, total }
+            })
+            .collect()
+    }
+
+    /// The version a record first appeared in.
+    pub fn introduced_in(&self, kind: RecordType, record_key: &str) -> Option<&GameVersion> {
+        self.introduced.get(&(kind, record_key.to_owned()))
+    }
+
+    /// The changes from the earlier version `from` to this one; `None` when `from` is not earlier.
+    pub fn changes_from(&self, from: &GameVersion) -> Option<&[Change]> {
+        self.changes.get(from.as_str()).map(Vec::as_slice)
+    }
+
+    pub fn item(&self, key: &RecordKey) -> Option<&Item> {
+        self.items.find(key).map(|i| &self.data.items[i])
+    }
+
+    pub fn item_by_id(&self, id: RecordId) -> Option<&Item> {
+        self.items.id(id).map(|i| &self.data.items[i])
+    }
+
+    pub fn recipe(&self, key: &RecordKey) -> Option<&Recipe> {
+        self.recipes.find(key).map(|i| &self.data.recipes[i])
+    }
+
+    pub fn recipe_by_id(&self, id: RecordId) -> Option<&Recipe> {
+        self.recipes.id(id).map(|i| &self.data.recipes[i])
+    }
+
+    pub fn group(&self, key: &RecordKey) -> Option<&IngredientGroup> {
+        self.groups.find(key).map(|i| &self.data.ingredient_groups[i])
+    }
+
+    pub fn group_by_id(&self, id: RecordId) -> Option<&IngredientGroup> {
+        self.groups.id(id).map(|i| &self.data.ingredient_groups[i])
+    }
+
+    pub fn station(&self, key: &RecordKey) -> Option<&CraftingStation> {
+        self.stations.find(key).map(|i| &self.data.crafting_stations[i])
+    }
+
+    pub fn station_by_id(&self, id: RecordId) -> Option<&CraftingStation> {
+        self.stations.id(id).map(|i| &self.data.crafting_stations[i])
+    }
+
+    pub fn crop(&self, key: &RecordKey) -> Option<&Crop> {
+        self.crops.find(key).map(|i| &self.data.crops[i])
+    }
+
+    pub fn shop(&self, key: &RecordKey) -> Option<&Shop> {
+        self.shops.find(key).map(|i| &self.data.shops[i])
+    }
+
+    pub fn shopkeeper_by_id(&self, id: RecordId) -> Option<&Shopkeeper> {
+        self.shopkeepers.id(id).map(|i| &self.data.shopkeepers[i])
+    }
+}

@@ -1,0 +1,99 @@
+//! Lists as callers ask for them: filters, sort orders and pages, computed on a catalog in memory.
+//! Sorting always ends on the id, so that pages of one list never repeat or skip a record.
+//! One module per area of the API; this one holds what they share.
+
+mod items;
+mod progression;
+mod recipes;
+mod world;
+
+pub use items::*;
+pub use progression::*;
+pub use recipes::*;
+pub use world::*;
+
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+
+use tapster_i18n::Language;
+
+use crate::Catalog;
+
+/// One page of a list, and how many records the whole list has.
+#[derive(Debug)]
+pub struct Page<'a, T> {
+    pub records: Vec<&'a T>,
+    pub total: u64,
+}
+
+/// Which slice of a list to return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub limit: u32,
+    pub offset: u32,
+}
+
+/// A sort key and its direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sort<K> {
+    pub key: K,
+    pub descending: bool,
+}
+
+/// The values the game data defines for itself, as found in one version.
+#[derive(Debug, Default)]
+pub struct Vocabulary {
+    pub categories: BTreeSet<String>,
+    pub tags: BTreeSet<String>,
+    pub ingredient_types: BTreeSet<String>,
+    pub recipe_groups: BTreeSet<String>,
+    pub page_names: BTreeSet<String>,
+}
+
+impl Vocabulary {
+    pub(crate) fn new(data: &tapster_domain::GameData) -> Self {
+        let mut vocabulary = Self::default();
+        for item in &data.items {
+            vocabulary.categories.insert(item.category.to_string());
+            vocabulary.tags.extend(item.tags.iter().map(ToString::to_string));
+            vocabulary.ingredient_types.extend(item.ingredient_type.iter().map(ToString::to_string));
+        }
+        for recipe in &data.recipes {
+            vocabulary.recipe_groups.insert(recipe.group.to_string());
+            vocabulary.page_names.insert(recipe.page_name.to_string());
+        }
+        vocabulary
+    }
+}
+
+impl Catalog {
+    /// The form of a name that sorts as a person expects: case and accents do not count.
+    pub(crate) fn sort_name(&self, key: &tapster_domain::TextKey, lang: Language) -> String {
+        self.text(key, lang).map(|t| tapster_search::fold(t.text)).unwrap_or_default()
+    }
+}
+
+/// Sorts by each key in turn, then by id, so that the order is total and pages are stable.
+pub(crate) fn sort_by<T, K: Copy>(
+    records: &mut [&T],
+    sort: &[Sort<K>],
+    id: impl Fn(&T) -> i64,
+    compare: impl Fn(K, &T, &T) -> Ordering,
+) {
+    records.sort_by(|a, b| {
+        sort.iter()
+            .map(|s| {
+                let order = compare(s.key, a, b);
+                if s.descending { order.reverse() } else { order }
+            })
+            .find(|o| o.is_ne())
+            .unwrap_or_else(|| id(a).cmp(&id(b)))
+    });
+}
+
+/// The slice of `records` that `window` asks for.
+pub(crate) fn page<T>(records: Vec<&T>, window: Window) -> Page<'_, T> {
+    let total = records.len() as u64;
+    let records = records.into_iter().skip(window.offset as usize).take(window.limit as usize).collect();
+    Page { records, total }
+}
