@@ -232,6 +232,19 @@ impl Query {
             _ => &[],
         }
     }
+
+    /// `sort` in the store's terms: `key` names the order of each (checked) sort key.
+    pub(crate) fn sort_with<K>(&self, key: impl Fn(&'static str) -> K) -> Vec<tapster_store::Sort<K>> {
+        self.sort()
+            .iter()
+            .map(|s| tapster_store::Sort { key: key(s.name), descending: s.descending })
+            .collect()
+    }
+
+    /// The page `limit` and `offset` ask for.
+    pub(crate) fn window(&self) -> tapster_store::Window {
+        tapster_store::Window { limit: self.limit(), offset: self.offset() }
+    }
 }
 
 fn check(rule: Rule, value: &str) -> Result<Value, String> {

@@ -1,7 +1,7 @@
 //! `/v1/versions/{version}/changes`: what changed between two game versions.
 
 use tapster_domain::{RecordType, VersionSelector};
-use tapster_store::{ChangeFilter, Window};
+use tapster_store::ChangeFilter;
 
 use super::{Ctx, Endpoint, resolve};
 use crate::envelope::Localizer;
@@ -77,7 +77,7 @@ fn changes(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         return ctx.render_page(loc, Vec::<VersionChange>::new(), 0);
     };
     let filter = ChangeFilter { kind: q.text("type").and_then(RecordType::parse), change: q.text("change") };
-    let window = Window { limit: q.limit(), offset: q.offset() };
+    let window = q.window();
     let page = catalog.changes_page(&earlier.info.name, filter, window).ok_or_else(|| {
         ApiError::invalid(
             "from",

@@ -1,7 +1,7 @@
 //! `/v1/items` and `/v1/items/{key}`.
 
 use tapster_domain::ItemKind;
-use tapster_store::{ItemFilter, ItemOrder, Sort, Window};
+use tapster_store::{ItemFilter, ItemOrder};
 
 use super::{Ctx, data_value};
 use crate::envelope::Localizer;
@@ -100,19 +100,12 @@ pub(super) fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         ids: q.ids(),
         include_unlisted: q.bool("include_unlisted").unwrap_or(false),
     };
-    let sort: Vec<Sort<ItemOrder>> = q
-        .sort()
-        .iter()
-        .map(|s| Sort {
-            key: match s.name {
-                "name" => ItemOrder::Name,
-                "price" => ItemOrder::Price,
-                _ => ItemOrder::Id,
-            },
-            descending: s.descending,
-        })
-        .collect();
-    let page = catalog.items(&filter, &sort, q.lang(), Window { limit: q.limit(), offset: q.offset() });
+    let sort = q.sort_with(|name| match name {
+        "name" => ItemOrder::Name,
+        "price" => ItemOrder::Price,
+        _ => ItemOrder::Id,
+    });
+    let page = catalog.items(&filter, &sort, q.lang(), q.window());
     let mut loc = Localizer::new(catalog, q.lang());
     let data: Vec<ItemSummary> = page
         .records

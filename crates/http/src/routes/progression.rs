@@ -10,7 +10,6 @@ use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, OFFSET, Param, VERSION};
 use crate::response::Reply;
 use crate::views::progression::{Document, DocumentDetail, Documented};
-use tapster_store::Window;
 
 const LIST_PARAMS: &[Param] = &[VERSION, LANG, LIMIT, OFFSET];
 const DETAIL_PARAMS: &[Param] = &[VERSION, LANG];
@@ -51,7 +50,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = progression_endpoints! {
 fn list<R: Documented>(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog()?;
     let q = &ctx.query;
-    let page = catalog.progression_page::<R>(Window { limit: q.limit(), offset: q.offset() });
+    let page = catalog.progression_page::<R>(q.window());
     let mut loc = Localizer::new(catalog, q.lang());
     let data: Vec<Document> = page
         .records

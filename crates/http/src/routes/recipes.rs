@@ -1,7 +1,7 @@
 //! `/v1/recipes`, `/v1/recipes/{key}`, `/v1/ingredient-groups/{key}` and `/v1/crafters`.
 
 use tapster_domain::{ItemKind, Unlock};
-use tapster_store::{RecipeFilter, RecipeOrder, Sort, Window};
+use tapster_store::{RecipeFilter, RecipeOrder};
 
 use super::items::known;
 use super::{Ctx, Endpoint, data_value};
@@ -125,19 +125,12 @@ fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         ids: q.ids(),
         include_replaced: q.bool("include_replaced").unwrap_or(false),
     };
-    let sort: Vec<Sort<RecipeOrder>> = q
-        .sort()
-        .iter()
-        .map(|s| Sort {
-            key: match s.name {
-                "name" => RecipeOrder::Name,
-                "time" => RecipeOrder::Time,
-                _ => RecipeOrder::Id,
-            },
-            descending: s.descending,
-        })
-        .collect();
-    let page = catalog.recipe_list(&filter, &sort, q.lang(), Window { limit: q.limit(), offset: q.offset() });
+    let sort = q.sort_with(|name| match name {
+        "name" => RecipeOrder::Name,
+        "time" => RecipeOrder::Time,
+        _ => RecipeOrder::Id,
+    });
+    let page = catalog.recipe_list(&filter, &sort, q.lang(), q.window());
     let mut loc = Localizer::new(catalog, q.lang());
     let data: Vec<RecipeSummary> = page
         .records

@@ -2,7 +2,7 @@
 //! `/v1/crops`, `/v1/crops/{key}`, `/v1/shops`, `/v1/shops/{key}`, `/v1/npcs` and `/v1/fish`.
 
 use tapster_domain::{Bait, Season, Water};
-use tapster_store::{CropFilter, CropOrder, FishFilter, Sort, Window};
+use tapster_store::{CropFilter, CropOrder, FishFilter};
 
 use super::{Ctx, Endpoint, data_value};
 use crate::envelope::Localizer;
@@ -114,19 +114,12 @@ fn crops(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         season: q.text("season").and_then(|s| Season::parse(s).ok()),
         reusable: q.bool("reusable"),
     };
-    let sort: Vec<Sort<CropOrder>> = q
-        .sort()
-        .iter()
-        .map(|s| Sort {
-            key: match s.name {
-                "name" => CropOrder::Name,
-                "days" => CropOrder::Days,
-                _ => CropOrder::Id,
-            },
-            descending: s.descending,
-        })
-        .collect();
-    let page = catalog.crops(filter, &sort, q.lang(), window(ctx));
+    let sort = q.sort_with(|name| match name {
+        "name" => CropOrder::Name,
+        "days" => CropOrder::Days,
+        _ => CropOrder::Id,
+    });
+    let page = catalog.crops(filter, &sort, q.lang(), ctx.query.window());
     let mut loc = Localizer::new(catalog, q.lang());
     let data: Vec<Crop> = page
         .records
@@ -199,7 +192,7 @@ fn fish(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         bait: q.text("bait").and_then(|b| Bait::parse(b).ok()),
         rarity: q.int("rarity").and_then(|r| u8::try_from(r).ok()),
     };
-    let page = catalog.fish(filter, window(ctx));
+    let page = catalog.fish(filter, ctx.query.window());
     let mut loc = Localizer::new(catalog, q.lang());
     let data: Vec<Fish> = page
         .records
@@ -208,8 +201,4 @@ fn fish(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         .map(|(i, fish)| Fish::new(&mut loc, fish, &format!("/data/{i}")))
         .collect();
     ctx.render_page(loc, data, page.total)
-}
-
-fn window(ctx: &Ctx<'_>) -> Window {
-    Window { limit: ctx.query.limit(), offset: ctx.query.offset() }
 }

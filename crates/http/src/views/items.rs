@@ -3,9 +3,8 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use tapster_domain::{Item, RecordType};
-use tapster_store::Catalog;
 
-use super::{Price, RecordRef};
+use super::{Price, RecordRef, introduced};
 use crate::envelope::Localizer;
 
 /// Top-level fields of `ItemSummary`, for `fields`.
@@ -31,7 +30,6 @@ pub(crate) const ITEM_DETAIL_FIELDS: &[&str] = &[
     "id",
     "slug",
     "name",
-    "description",
     "kind",
     "category",
     "tags",
@@ -43,6 +41,7 @@ pub(crate) const ITEM_DETAIL_FIELDS: &[&str] = &[
     "can_be_aged",
     "unlisted",
     "introduced_in",
+    "description",
     "recipes",
     "shops",
     "groups",
@@ -89,33 +88,17 @@ impl ItemSummary {
             can_be_sold: item.can_be_sold,
             can_be_aged: item.can_be_aged,
             unlisted: item.unlisted,
-            introduced_in: introduced(loc.catalog, RecordType::Item, &item.id.to_string()),
+            introduced_in: introduced(loc.catalog, RecordType::Item, item.id),
         }
     }
-}
-
-pub(crate) fn introduced(catalog: &Catalog, kind: RecordType, record_key: &str) -> Option<String> {
-    catalog.introduced_in(kind, record_key).map(ToString::to_string)
 }
 
 /// `ItemDetail`: the summary's fields, the description, and the relations asked for with `expand`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct ItemDetail {
-    id: i64,
-    slug: String,
-    name: String,
+    #[serde(flatten)]
+    summary: ItemSummary,
     description: Option<String>,
-    kind: &'static str,
-    category: String,
-    tags: Vec<String>,
-    ingredient_type: Option<String>,
-    food_type: Option<&'static str>,
-    base_price: Price,
-    servings: u32,
-    can_be_sold: bool,
-    can_be_aged: bool,
-    unlisted: bool,
-    introduced_in: Option<String>,
     /// Recipes that make it (`expand=recipes`).
     #[serde(skip_serializing_if = "Option::is_none")]
     recipes: Option<Vec<RecordRef>>,
@@ -179,25 +162,6 @@ impl ItemDetail {
                 })
                 .collect()
         });
-        Self {
-            id: summary.id,
-            slug: summary.slug,
-            name: summary.name,
-            description,
-            kind: summary.kind,
-            category: summary.category,
-            tags: summary.tags,
-            ingredient_type: summary.ingredient_type,
-            food_type: summary.food_type,
-            base_price: summary.base_price,
-            servings: summary.servings,
-            can_be_sold: summary.can_be_sold,
-            can_be_aged: summary.can_be_aged,
-            unlisted: summary.unlisted,
-            introduced_in: summary.introduced_in,
-            recipes,
-            shops,
-            groups,
-        }
+        Self { summary, description, recipes, shops, groups }
     }
 }

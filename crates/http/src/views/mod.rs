@@ -12,8 +12,9 @@ pub(crate) use items::{ITEM_DETAIL_FIELDS, ITEM_EXPANSIONS, ITEM_SUMMARY_FIELDS,
 pub(crate) use meta::{GameVersionView, Health, LanguageView};
 use schemars::JsonSchema;
 use serde::Serialize;
-use tapster_domain::{Item, RecordId, TextKey};
+use tapster_domain::{Item, ItemAmount, RecordId, RecordType, TextKey};
 use tapster_pricing::Copper;
+use tapster_store::Catalog;
 
 use crate::envelope::Localizer;
 
@@ -47,4 +48,73 @@ impl RecordRef {
     pub(crate) fn item(loc: &mut Localizer<'_>, item: &Item, at: &str) -> Self {
         Self::new(loc, item.id, item.slug.as_str(), &item.name_key, at)
     }
+
+    /// The item of `id`; import guarantees it exists, and a bare reference stands in otherwise.
+    pub(crate) fn item_by_id(loc: &mut Localizer<'_>, id: RecordId, at: &str) -> Self {
+        match loc.catalog.item_by_id(id) {
+            Some(item) => Self::item(loc, item, at),
+            None => Self::dangling(id),
+        }
+    }
+
+    /// A reference to a record the catalog should hold but does not (import refuses such data).
+    pub(crate) fn dangling(id: RecordId) -> Self {
+        Self { id, slug: String::new(), name: String::new() }
+    }
+}
+
+/// An amount of one item: a recipe's output, an objective, a reward, a letter's attachment.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ItemStack {
+    /// The item.
+    item: RecordRef,
+    /// How many.
+    amount: u32,
+}
+
+impl ItemStack {
+    /// `at` is the JSON Pointer of this object in the body.
+    pub(crate) fn new(loc: &mut Localizer<'_>, stack: &ItemAmount, at: &str) -> Self {
+        Self { item: RecordRef::item_by_id(loc, stack.item, &format!("{at}/item")), amount: stack.amount }
+    }
+
+    /// Each of `stacks`, the list being at `at`.
+    pub(crate) fn list(loc: &mut Localizer<'_>, stacks: &[ItemAmount], at: &str) -> Vec<Self> {
+        stacks.iter().enumerate().map(|(i, stack)| Self::new(loc, stack, &format!("{at}/{i}"))).collect()
+    }
+}
+
+/// A shopkeeper named in another record: id, slug, their name and their trade.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ShopkeeperRef {
+    id: RecordId,
+    slug: String,
+    /// The person's name, localized.
+    name: String,
+    /// The trade they are known by ("Blacksmith"), localized.
+    title: String,
+}
+
+impl ShopkeeperRef {
+    /// The shopkeeper of `id`; `at` is the JSON Pointer of this object in the body.
+    pub(crate) fn new(loc: &mut Localizer<'_>, id: RecordId, at: &str) -> Self {
+        match loc.catalog.shopkeeper_by_id(id) {
+            Some(keeper) => Self {
+                id,
+                slug: keeper.slug.to_string(),
+                name: loc.text(&keeper.name_key, || format!("{at}/name")),
+                title: loc.text(&keeper.title_key, || format!("{at}/title")),
+            },
+            None => Self { id, slug: String::new(), name: String::new(), title: String::new() },
+        }
+    }
+}
+
+/// The game version a record first appeared in (`record_key`: its id in decimal, or its key).
+pub(crate) fn introduced(
+    catalog: &Catalog,
+    kind: RecordType,
+    record_key: impl std::fmt::Display,
+) -> Option<String> {
+    catalog.introduced_in(kind, &record_key.to_string()).map(ToString::to_string)
 }

@@ -5,12 +5,12 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use tapster_domain::{
-    ItemAmount, Letter, LetterTrigger, Mission, Perk, ProgressionKey, Quest, RecordId, ReputationMilestone,
-    Rewards, Spell, Talent,
+    Letter, LetterTrigger, Mission, Perk, ProgressionKey, Quest, RecordId, ReputationMilestone, Rewards,
+    Spell, Talent,
 };
 use tapster_store::{Catalog, Change, ProgressionSet};
 
-use super::{Price, RecordRef};
+use super::{ItemStack, Price, RecordRef, ShopkeeperRef, introduced};
 use crate::envelope::Localizer;
 
 /// The kind of a progression record, singular.
@@ -94,7 +94,7 @@ pub(crate) enum Attributes {
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct QuestAttributes {
     /// The shopkeeper who hands the quest out; `null` when nobody does.
-    giver: Option<Character>,
+    giver: Option<ShopkeeperRef>,
     /// Quests that must be finished first.
     requires: Vec<ProgressionRef>,
     /// Items to deliver.
@@ -158,22 +158,11 @@ pub(crate) struct MissionAttributes {
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct LetterAttributes {
     /// The shopkeeper who writes it; `null` when unsigned.
-    sender: Option<Character>,
+    sender: Option<ShopkeeperRef>,
     /// What makes it arrive.
     trigger: Trigger,
     /// Items that come with it.
     attachments: Vec<ItemStack>,
-}
-
-/// A shopkeeper who gives a quest or writes a letter, with the trade they are known by.
-#[derive(Debug, Serialize, JsonSchema)]
-pub(crate) struct Character {
-    id: RecordId,
-    slug: String,
-    /// Localized name.
-    name: String,
-    /// Localized trade ("Blacksmith").
-    title: String,
 }
 
 /// Another progression record: its key and localized name.
@@ -191,13 +180,6 @@ pub(crate) struct MinReputation {
     key: String,
     /// The milestone's localized name.
     name: String,
-}
-
-/// Some amount of one item.
-#[derive(Debug, Serialize, JsonSchema)]
-pub(crate) struct ItemStack {
-    item: RecordRef,
-    amount: u32,
 }
 
 /// What finishing a quest or mission, or reaching a reputation milestone, gives.
@@ -257,7 +239,7 @@ impl Document {
             key: record.key().to_string(),
             name,
             summary: first_sentence(&description).to_owned(),
-            introduced_in: introduced::<R>(loc.catalog, record.key()),
+            introduced_in: introduced(loc.catalog, R::TYPE, record.key()),
         }
     }
 }
@@ -269,14 +251,10 @@ impl DocumentDetail {
             key: record.key().to_string(),
             name: loc.text(record.name_key(), || "/data/name".into()),
             description: loc.text(record.description_key(), || "/data/description".into()),
-            introduced_in: introduced::<R>(loc.catalog, record.key()),
+            introduced_in: introduced(loc.catalog, R::TYPE, record.key()),
             attributes: record.attributes(loc, "/data/attributes"),
         }
     }
-}
-
-fn introduced<R: ProgressionSet>(catalog: &Catalog, key: &ProgressionKey) -> Option<String> {
-    catalog.introduced_in(R::TYPE, key.as_str()).map(ToString::to_string)
 }
 
 impl Documented for Quest {
@@ -284,9 +262,9 @@ impl Documented for Quest {
 
     fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes {
         Attributes::Quest(QuestAttributes {
-            giver: self.giver.and_then(|id| npc(loc, id, &format!("{at}/giver"))),
+            giver: self.giver.map(|id| ShopkeeperRef::new(loc, id, &format!("{at}/giver"))),
             requires: linked::<Quest>(loc, &self.requires, &format!("{at}/requires")),
-            objectives: stacks(loc, &self.objectives, &format!("{at}/objectives")),
+            objectives: ItemStack::list(loc, &self.objectives, &format!("{at}/objectives")),
             rewards: rewards(loc, &self.rewards, &format!("{at}/rewards")),
         })
     }
@@ -365,7 +343,7 @@ impl Documented for Letter {
     const KIND: DocumentType = DocumentType::Letter;
 
     fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes {
-        let sender = self.sender.and_then(|id| npc(loc, id, &format!("{at}/sender")));
+        let sender = self.sender.map(|id| ShopkeeperRef::new(loc, id, &format!("{at}/sender")));
         let pointer = || format!("{at}/trigger/name");
         let trigger = match &self.trigger {
             LetterTrigger::Day { season, day } => Trigger::Day { season: season.as_str(), day: *day },
@@ -380,22 +358,12 @@ impl Documented for Letter {
         Attributes::Letter(LetterAttributes {
             sender,
             trigger,
-            attachments: stacks(loc, &self.attachments, &format!("{at}/attachments")),
+            attachments: ItemStack::list(loc, &self.attachments, &format!("{at}/attachments")),
         })
     }
 }
 
 /// A shopkeeper by id, named and titled; `at` is the pointer of the object.
-fn npc(loc: &mut Localizer<'_>, id: RecordId, at: &str) -> Option<Character> {
-    let keeper = loc.catalog.shopkeeper_by_id(id)?;
-    Some(Character {
-        id: keeper.id,
-        slug: keeper.slug.to_string(),
-        name: loc.text(&keeper.name_key, || format!("{at}/name")),
-        title: loc.text(&keeper.title_key, || format!("{at}/title")),
-    })
-}
-
 /// The localized name of the `R` named `key`; the key itself if the version lacks it (import forbids that).
 fn name_of<R: ProgressionSet>(
     loc: &mut Localizer<'_>,
@@ -427,24 +395,10 @@ fn linked<R: ProgressionSet>(
 }
 
 /// Amounts of items, each item named; `at` is the pointer of the array.
-fn stacks(loc: &mut Localizer<'_>, amounts: &[ItemAmount], at: &str) -> Vec<ItemStack> {
-    let catalog = loc.catalog;
-    let found: Vec<_> =
-        amounts.iter().filter_map(|a| catalog.item_by_id(a.item).map(|item| (item, a.amount))).collect();
-    found
-        .into_iter()
-        .enumerate()
-        .map(|(i, (item, amount))| ItemStack {
-            item: RecordRef::item(loc, item, &format!("{at}/{i}/item")),
-            amount,
-        })
-        .collect()
-}
-
 /// Rewards with every item and recipe named; `at` is the pointer of the object.
 fn rewards(loc: &mut Localizer<'_>, rewards: &Rewards, at: &str) -> RewardsView {
     let catalog = loc.catalog;
-    let items = stacks(loc, &rewards.items, &format!("{at}/items"));
+    let items = ItemStack::list(loc, &rewards.items, &format!("{at}/items"));
     let recipes: Vec<_> = rewards.recipes.iter().filter_map(|id| catalog.recipe_by_id(*id)).collect();
     let recipes = recipes
         .into_iter()

@@ -6,8 +6,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use tapster_domain::{CraftingStation, IngredientGroup, Input, Item, Recipe, RecordId, RecordType, Unlock};
 
-use super::items::introduced;
-use super::{Price, RecordRef};
+use super::{ItemStack, Price, RecordRef, introduced};
 use crate::envelope::Localizer;
 
 /// Top-level fields of `RecipeSummary`, for `fields`.
@@ -33,7 +32,7 @@ pub(crate) struct RecipeSummary {
     /// The recipe's name: that of the item it makes.
     name: String,
     /// The item made, and how many units one craft makes.
-    output: RecipeOutput,
+    output: ItemStack,
     /// The crafting station that makes it.
     station: RecordRef,
     /// Crafting time in game minutes.
@@ -48,15 +47,6 @@ pub(crate) struct RecipeSummary {
     replaced_by: Option<RecordRef>,
     /// The game version the recipe first appeared in.
     introduced_in: Option<String>,
-}
-
-/// A recipe's output: an item and an amount.
-#[derive(Debug, Serialize, JsonSchema)]
-pub(crate) struct RecipeOutput {
-    /// The item made.
-    item: RecordRef,
-    /// Units one craft makes.
-    amount: u32,
 }
 
 /// How a recipe is unlocked, as lists show it.
@@ -86,29 +76,17 @@ fn unlock_key(unlock: &Unlock) -> Option<&str> {
     }
 }
 
-/// A reference to a record the catalog should hold but does not (import refuses such data): its id alone.
-fn dangling(id: RecordId) -> RecordRef {
-    RecordRef { id, slug: String::new(), name: String::new() }
-}
-
-fn item_ref(loc: &mut Localizer<'_>, id: RecordId, at: &str) -> RecordRef {
-    match loc.catalog.item_by_id(id) {
-        Some(item) => RecordRef::item(loc, item, at),
-        None => dangling(id),
-    }
-}
-
 fn recipe_ref(loc: &mut Localizer<'_>, id: RecordId, at: &str) -> RecordRef {
     match loc.catalog.recipe_by_id(id) {
         Some(recipe) => RecordRef::new(loc, recipe.id, recipe.slug.as_str(), &recipe.name_key, at),
-        None => dangling(id),
+        None => RecordRef::dangling(id),
     }
 }
 
 fn station_ref(loc: &mut Localizer<'_>, id: RecordId, at: &str) -> RecordRef {
     match loc.catalog.station_by_id(id) {
         Some(station) => RecordRef::new(loc, station.id, station.slug.as_str(), &station.name_key, at),
-        None => dangling(id),
+        None => RecordRef::dangling(id),
     }
 }
 
@@ -119,17 +97,14 @@ impl RecipeSummary {
             id: recipe.id,
             slug: recipe.slug.to_string(),
             name: loc.text(&recipe.name_key, || format!("{at}/name")),
-            output: RecipeOutput {
-                item: item_ref(loc, recipe.output.item, &format!("{at}/output/item")),
-                amount: recipe.output.amount,
-            },
+            output: ItemStack::new(loc, &recipe.output, &format!("{at}/output")),
             station: station_ref(loc, recipe.station, &format!("{at}/station")),
             craft_minutes: recipe.craft_minutes,
             group: recipe.group.to_string(),
             page_name: recipe.page_name.to_string(),
             unlock: RecipeUnlock::new(&recipe.unlock),
             replaced_by: recipe.replaced_by.map(|id| recipe_ref(loc, id, &format!("{at}/replaced_by"))),
-            introduced_in: introduced(loc.catalog, RecordType::Recipe, &recipe.id.to_string()),
+            introduced_in: introduced(loc.catalog, RecordType::Recipe, recipe.id),
         }
     }
 }
@@ -143,7 +118,7 @@ pub(crate) struct RecipeDetail {
     /// The recipe's name: that of the item it makes.
     name: String,
     /// The item made, and how many units one craft makes.
-    output: RecipeOutput,
+    output: ItemStack,
     /// What one craft takes, in the game's order: a particular item, or any member of a group.
     ingredients: Vec<RecipeIngredient>,
     /// The crafting station that makes it.
@@ -209,10 +184,7 @@ impl RecipeDetail {
     pub(crate) fn new(loc: &mut Localizer<'_>, recipe: &Recipe) -> Self {
         let catalog = loc.catalog;
         let name = loc.text(&recipe.name_key, || "/data/name".into());
-        let output = RecipeOutput {
-            item: item_ref(loc, recipe.output.item, "/data/output/item"),
-            amount: recipe.output.amount,
-        };
+        let output = ItemStack::new(loc, &recipe.output, "/data/output");
         let ingredients = recipe
             .ingredients
             .iter()
@@ -221,7 +193,7 @@ impl RecipeDetail {
                 let at = format!("/data/ingredients/{i}");
                 match ingredient.input {
                     Input::Item(id) => RecipeIngredient::Item {
-                        item: item_ref(loc, id, &format!("{at}/item")),
+                        item: RecordRef::item_by_id(loc, id, &format!("{at}/item")),
                         amount: ingredient.amount,
                     },
                     Input::Group(id) => RecipeIngredient::Group {
@@ -267,7 +239,7 @@ impl RecipeDetail {
             unlock,
             replaced_by,
             replaces,
-            introduced_in: introduced(catalog, RecordType::Recipe, &recipe.id.to_string()),
+            introduced_in: introduced(catalog, RecordType::Recipe, recipe.id),
         }
     }
 }
@@ -284,7 +256,7 @@ fn group_ref(loc: &mut Localizer<'_>, id: RecordId, at: &str) -> IngredientGroup
             .members
             .iter()
             .enumerate()
-            .map(|(j, member)| item_ref(loc, *member, &format!("{at}/members/{j}")))
+            .map(|(j, member)| RecordRef::item_by_id(loc, *member, &format!("{at}/members/{j}")))
             .collect(),
     }
 }
@@ -342,7 +314,7 @@ impl IngredientGroupView {
             name,
             members,
             used_by: catalog.group_use_count(group.id),
-            introduced_in: introduced(catalog, RecordType::IngredientGroup, &group.id.to_string()),
+            introduced_in: introduced(catalog, RecordType::IngredientGroup, group.id),
         }
     }
 }
@@ -385,7 +357,7 @@ impl CraftingStationView {
             description,
             recipe_count: recipes.len() as u64,
             recipes,
-            introduced_in: introduced(catalog, RecordType::CraftingStation, &station.id.to_string()),
+            introduced_in: introduced(catalog, RecordType::CraftingStation, station.id),
         }
     }
 }

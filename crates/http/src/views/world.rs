@@ -3,10 +3,9 @@
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Serialize;
-use tapster_domain::{self as domain, Bait, ItemId, RecordType, Season, Shop, Shopkeeper, Water};
-use tapster_store::Catalog;
+use tapster_domain::{self as domain, Bait, RecordType, Season, Shop, Shopkeeper, Water};
 
-use super::{Price, RecordRef};
+use super::{Price, RecordRef, ShopkeeperRef, introduced};
 use crate::envelope::Localizer;
 
 /// `Crop`: a plant, what it is grown from and what it yields, and where its seed is sold.
@@ -61,9 +60,9 @@ impl Crop {
         let catalog = loc.catalog;
         // Texts are asked for in the order the fields serialize, so fallbacks come in document order.
         let name = loc.text(&crop.name_key, || format!("{at}/name"));
-        let seed = item_ref(loc, crop.seed, &format!("{at}/seed"));
+        let seed = RecordRef::item_by_id(loc, crop.seed, &format!("{at}/seed"));
         let harvest = CropHarvest {
-            item: item_ref(loc, crop.harvest.item, &format!("{at}/harvest/item")),
+            item: RecordRef::item_by_id(loc, crop.harvest.item, &format!("{at}/harvest/item")),
             min: crop.harvest.min,
             max: crop.harvest.max,
         };
@@ -111,23 +110,12 @@ pub(crate) struct ShopSummary {
     introduced_in: Option<String>,
 }
 
-/// A shopkeeper named in another record: id, slug, their name and their trade.
-#[derive(Debug, Serialize, JsonSchema)]
-pub(crate) struct ShopkeeperRef {
-    id: i64,
-    slug: String,
-    /// The person's name, localized.
-    name: String,
-    /// The trade they are known by ("Blacksmith"), localized.
-    title: String,
-}
-
 impl ShopSummary {
     /// `at` is the JSON Pointer of this object in the body.
     pub(crate) fn new(loc: &mut Localizer<'_>, shop: &Shop, at: &str) -> Self {
         let catalog = loc.catalog;
         let name = loc.text(&shop.name_key, || format!("{at}/name"));
-        let shopkeeper = person_ref(loc, shop.shopkeeper, &format!("{at}/shopkeeper"));
+        let shopkeeper = ShopkeeperRef::new(loc, shop.shopkeeper, &format!("{at}/shopkeeper"));
         Self {
             id: shop.id,
             slug: shop.slug.to_string(),
@@ -144,20 +132,8 @@ impl ShopSummary {
 /// `ShopDetail`: the summary's fields and the shop's catalogue.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct ShopDetail {
-    id: i64,
-    slug: String,
-    /// The shop's name, localized.
-    name: String,
-    /// The person who runs it.
-    shopkeeper: ShopkeeperRef,
-    /// Opening hour, 0 to 23.
-    opens_at: u8,
-    /// Closing hour, 1 to 24.
-    closes_at: u8,
-    /// How many items its catalogue holds.
-    catalogue_size: usize,
-    /// The game version the shop first appeared in.
-    introduced_in: Option<String>,
+    #[serde(flatten)]
+    summary: ShopSummary,
     /// What it sells, in the data's order.
     catalogue: Vec<CatalogueLine>,
 }
@@ -182,22 +158,12 @@ impl ShopDetail {
             .iter()
             .enumerate()
             .map(|(i, entry)| CatalogueLine {
-                item: item_ref(loc, entry.item, &format!("/data/catalogue/{i}/item")),
+                item: RecordRef::item_by_id(loc, entry.item, &format!("/data/catalogue/{i}/item")),
                 price: Price::new(entry.price),
                 seasons: season_names(&entry.seasons),
             })
             .collect();
-        Self {
-            id: summary.id,
-            slug: summary.slug,
-            name: summary.name,
-            shopkeeper: summary.shopkeeper,
-            opens_at: summary.opens_at,
-            closes_at: summary.closes_at,
-            catalogue_size: summary.catalogue_size,
-            introduced_in: summary.introduced_in,
-            catalogue,
-        }
+        Self { summary, catalogue }
     }
 }
 
@@ -289,7 +255,7 @@ impl Fish {
         Self {
             id: fish.id,
             name,
-            item: item_ref(loc, fish.item, &format!("{at}/item")),
+            item: RecordRef::item_by_id(loc, fish.item, &format!("{at}/item")),
             seasons: season_names(&fish.seasons),
             water: fish.water.as_str(),
             bait: fish.bait.as_str(),
@@ -300,37 +266,12 @@ impl Fish {
     }
 }
 
-/// An item named by id; import guarantees it exists, and an unnamed reference stands in otherwise.
-fn item_ref(loc: &mut Localizer<'_>, id: ItemId, at: &str) -> RecordRef {
-    match loc.catalog.item_by_id(id) {
-        Some(item) => RecordRef::item(loc, item, at),
-        None => RecordRef { id, slug: String::new(), name: String::new() },
-    }
-}
-
 fn shop_ref(loc: &mut Localizer<'_>, shop: &Shop, at: &str) -> RecordRef {
     RecordRef::new(loc, shop.id, shop.slug.as_str(), &shop.name_key, at)
 }
 
-/// A shopkeeper named by id, with their trade.
-fn person_ref(loc: &mut Localizer<'_>, id: i64, at: &str) -> ShopkeeperRef {
-    match loc.catalog.shopkeeper_by_id(id) {
-        Some(npc) => ShopkeeperRef {
-            id,
-            slug: npc.slug.to_string(),
-            name: loc.text(&npc.name_key, || format!("{at}/name")),
-            title: loc.text(&npc.title_key, || format!("{at}/title")),
-        },
-        None => ShopkeeperRef { id, slug: String::new(), name: String::new(), title: String::new() },
-    }
-}
-
 fn season_names(seasons: &[Season]) -> Vec<&'static str> {
     seasons.iter().map(|s| s.as_str()).collect()
-}
-
-fn introduced(catalog: &Catalog, kind: RecordType, id: i64) -> Option<String> {
-    catalog.introduced_in(kind, &id.to_string()).map(ToString::to_string)
 }
 
 fn season_schema(_: &mut SchemaGenerator) -> Schema {

@@ -5,8 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use crate::progression::walk;
-use crate::{bundled_get, get, pointer};
+use crate::{bundled_get, get, pointer, walk};
 
 const V1: &str = "v0.6.4.2.1";
 const V2: &str = "v0.6.5.0.3";

@@ -3,28 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::{Holds, bundled_get, get, pointer};
-
-fn data(body: &Value) -> &Vec<Value> {
-    body["data"].as_array().unwrap()
-}
-
-/// Walks a list by its `next` links and returns every record, checking `total` on the way.
-fn walk(first: &str) -> Vec<Value> {
-    let mut records = Vec::new();
-    let mut path = Some(first.to_owned());
-    let mut total = None;
-    while let Some(p) = path {
-        let body = bundled_get(&p).json();
-        assert_eq!(*total.get_or_insert(body["pagination"]["total"].clone()), body["pagination"]["total"]);
-        records.extend(data(&body).iter().cloned());
-        path = body["pagination"]["next"].as_str().map(str::to_owned);
-    }
-    assert_eq!(records.len() as u64, total.unwrap().as_u64().unwrap());
-    records
-}
+use crate::{Holds, bundled_get, data, get, pointer, walk};
 
 #[test]
 fn walking_every_page_gives_each_listed_item_once() {

@@ -159,6 +159,33 @@ fn get(path: &str) -> Answer {
     request(Method::GET, path)
 }
 
+/// The records of a list answer.
+fn data(body: &Value) -> &Vec<Value> {
+    body["data"].as_array().unwrap_or_else(|| panic!("no list in {body}"))
+}
+
+/// Walks a list of the bundled dataset by its `next` links and returns every record, checking that
+/// every page answers and agrees on `total`, and that `total` is what the walk found.
+fn walk(first: &str) -> Vec<Value> {
+    let mut records = Vec::new();
+    let mut path = Some(first.to_owned());
+    let mut total = None;
+    while let Some(p) = path {
+        let answer = bundled_get(&p);
+        assert_eq!(answer.status.as_u16(), 200, "{p}: {:?}", answer.body);
+        let body = answer.json();
+        assert_eq!(
+            *total.get_or_insert(body["pagination"]["total"].clone()),
+            body["pagination"]["total"],
+            "{p}"
+        );
+        records.extend(data(&body).iter().cloned());
+        path = body["pagination"]["next"].as_str().map(str::to_owned);
+    }
+    assert_eq!(records.len() as u64, total.and_then(|t| t.as_u64()).unwrap_or_default(), "{first}");
+    records
+}
+
 /// A property a record of a table-driven case must have.
 type Holds = fn(&Value) -> bool;
 

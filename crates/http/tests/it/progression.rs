@@ -7,31 +7,10 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::{bundled_get, get, pointer};
+use crate::{bundled_get, data, get, pointer, walk};
 
 const SEGMENTS: &[&str] = &["quests", "perks", "spells", "talents", "reputation", "missions", "letters"];
 const VERSIONS: &[&str] = &["v0.6.4.2.1", "v0.6.5.0.3", "v0.7.0.0.1"];
-
-fn data(body: &Value) -> &Vec<Value> {
-    body["data"].as_array().unwrap_or_else(|| panic!("no data array in {body}"))
-}
-
-/// Walks a bundled list by its `next` links and returns every record, checking `total` on the way.
-pub(super) fn walk(first: &str) -> Vec<Value> {
-    let mut records = Vec::new();
-    let mut path = Some(first.to_owned());
-    let mut total = None;
-    while let Some(p) = path {
-        let answer = bundled_get(&p);
-        assert_eq!(answer.status, 200, "{p}: {:?}", answer.body);
-        let body = answer.json();
-        assert_eq!(*total.get_or_insert(body["pagination"]["total"].clone()), body["pagination"]["total"]);
-        records.extend(data(&body).iter().cloned());
-        path = body["pagination"]["next"].as_str().map(str::to_owned);
-    }
-    assert_eq!(records.len() as u64, total.unwrap().as_u64().unwrap(), "{first}");
-    records
-}
 
 /// The records of one fixture file.
 fn fixture(version: &str, segment: &str) -> Vec<Value> {

@@ -6,31 +6,10 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::{bundled_get, get, pointer};
-
-fn data(body: &Value) -> &Vec<Value> {
-    body["data"].as_array().unwrap()
-}
+use crate::{bundled_get, data, get, pointer, walk};
 
 fn ids(body: &Value) -> Vec<i64> {
     data(body).iter().map(|r| r["id"].as_i64().unwrap()).collect()
-}
-
-/// Walks a bundled list by its `next` links and returns every record, checking `total` on the way.
-fn walk(first: &str) -> Vec<Value> {
-    let mut records = Vec::new();
-    let mut path = Some(first.to_owned());
-    let mut total = None;
-    while let Some(p) = path {
-        let answer = bundled_get(&p);
-        assert_eq!(answer.status.as_u16(), 200, "{p}");
-        let body = answer.json();
-        assert_eq!(*total.get_or_insert(body["pagination"]["total"].clone()), body["pagination"]["total"]);
-        records.extend(data(&body).iter().cloned());
-        path = body["pagination"]["next"].as_str().map(str::to_owned);
-    }
-    assert_eq!(records.len() as u64, total.unwrap().as_u64().unwrap(), "{first}");
-    records
 }
 
 #[test]
