@@ -46,6 +46,19 @@ const REQUESTS: &[&str] = &[
     "/v1/items?limit=100&lang=fr&sort=name",
     "/v1/items?kind=drink&can_be_aged=true&sort=-price&limit=20",
     "/v1/items?ids=1000,3002,4104,5138&fields=id,name",
+    "/v1/recipes?limit=100&include_replaced=true",
+    "/v1/recipes/pale-ale?lang=de",
+    "/v1/ingredient-groups/any-malt?lang=fr",
+    "/v1/crafters",
+    "/v1/crops?season=winter&sort=name&lang=ja",
+    "/v1/shops",
+    "/v1/shops/hollins-general-store",
+    "/v1/npcs?lang=ko",
+    "/v1/fish?water=SaltWater&limit=100",
+    "/v1/quests?limit=100&lang=ru",
+    "/v1/quests/Daily.Bread?lang=de",
+    "/v1/reputation?limit=100",
+    "/v1/versions/latest/changes?limit=100",
 ];
 
 fn main() {
