@@ -59,6 +59,8 @@ pub struct Catalog {
     shopkeepers: Index,
     /// The values the data defines for itself (categories, tags, ...).
     pub vocabulary: crate::Vocabulary,
+    /// The value of every item under each ingredient choice, computed at load.
+    pub prices: tapster_pricing::PriceBook,
     /// The version each record first appeared in, by type and record key.
     pub(crate) introduced: HashMap<(RecordType, String), GameVersion>,
     /// The changes from each earlier version (by name) to this one.
@@ -133,6 +135,7 @@ impl Catalog {
             shops: Index::new(data.shops.iter().map(|r| (r.id, r.slug.as_str()))),
             shopkeepers: Index::new(data.shopkeepers.iter().map(|r| (r.id, r.slug.as_str()))),
             vocabulary: crate::Vocabulary::new(&data),
+            prices: tapster_pricing::PriceBook::new(&data),
             info,
             data,
             texts,
