@@ -10,7 +10,7 @@ mod copper;
 mod error;
 mod modifiers;
 
-pub use book::{Breakdown, IngredientCost, PriceBook, UnitValues};
+pub use book::{Breakdown, INGREDIENT_SHARE_PERCENT, IngredientCost, PriceBook, UnitValues};
 pub use copper::Copper;
 pub use error::{Error, Result};
 pub use modifiers::{Aging, IngredientChoice, Quality};
