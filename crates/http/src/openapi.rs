@@ -285,8 +285,9 @@ fn query_parameter(param: &Param) -> Value {
             let one = alternation(names);
             json!({ "type": "string", "pattern": format!("^-?({one})(,-?({one}))*$"), "maxLength": 60 })
         }
+        Rule::Text { min, max, .. } => json!({ "type": "string", "minLength": min, "maxLength": max }),
     };
-    json!({ "name": param.name, "in": "query", "required": false, "description": description, "schema": schema })
+    json!({ "name": param.name, "in": "query", "required": param.rule.required(), "description": description, "schema": schema })
 }
 
 /// Response headers, referenced from every `/v1` operation.

@@ -47,6 +47,15 @@ pub(crate) enum Rule {
     Sort(&'static [&'static str]),
     /// Comma-separated relation names, at most 60 characters.
     Expand(&'static [&'static str]),
+    /// Free text of `min` to `max` characters; a `required` one must be given.
+    Text { min: usize, max: usize, required: bool },
+}
+
+impl Rule {
+    /// Whether a request must give the parameter.
+    pub(crate) fn required(self) -> bool {
+        matches!(self, Rule::Text { required: true, .. })
+    }
 }
 
 pub(crate) const MAX_OFFSET: u32 = 10_000;
@@ -137,6 +146,11 @@ impl Query {
                 Err(detail) => {
                     errors.push(InvalidParam::new(param.name, format!("{detail} (given {value:?})")))
                 }
+            }
+        }
+        for param in params.iter().filter(|p| p.rule.required()) {
+            if !pairs.iter().any(|(name, _)| name == param.name) {
+                errors.push(InvalidParam::new(param.name, "is required"));
             }
         }
         if errors.is_empty() { Ok(Self { values, params }) } else { Err(ApiError::Validation(errors)) }
@@ -314,6 +328,13 @@ fn check(rule: Rule, value: &str) -> Result<Value, String> {
             }
             Ok(Value::Sort(keys))
         }
+        Rule::Text { min, max, .. } => {
+            let length = value.chars().count();
+            if length < min || length > max {
+                return Err(format!("must be {min} to {max} characters long"));
+            }
+            Ok(Value::Text(value.to_owned()))
+        }
     }
 }
 
@@ -369,6 +390,21 @@ mod tests {
         Param { name: "sort", rule: Rule::Sort(&["id", "name", "price"]), description: "" },
         Param { name: "rarity", rule: Rule::Int { min: 0, max: 10 }, description: "" },
     ];
+
+    #[test]
+    fn required_text_must_be_given_within_its_length() {
+        const SEARCH: &[Param] =
+            &[Param { name: "q", rule: Rule::Text { min: 2, max: 64, required: true }, description: "" }];
+        let refused = |raw: &str| match Query::parse(Some(raw), SEARCH) {
+            Err(ApiError::Validation(errors)) => errors.into_iter().map(|e| e.detail).collect::<Vec<_>>(),
+            other => panic!("{raw}: {other:?}"),
+        };
+        assert_eq!(refused(""), ["is required"]);
+        assert!(refused("q=a")[0].contains("2 to 64"));
+        assert!(refused(&format!("q={}", "é".repeat(65)))[0].contains("2 to 64"));
+        let q = Query::parse(Some(&format!("q={}", "é".repeat(64))), SEARCH).unwrap();
+        assert_eq!(q.text("q").map(|t| t.chars().count()), Some(64));
+    }
 
     fn errors(raw: &str) -> Vec<(String, String)> {
         match Query::parse(Some(raw), PARAMS) {

@@ -61,6 +61,8 @@ pub struct Catalog {
     pub vocabulary: crate::Vocabulary,
     /// The value of every item under each ingredient choice, computed at load.
     pub prices: tapster_pricing::PriceBook,
+    /// The names of items and recipes in every language, indexed for search at load.
+    pub(crate) search: crate::query::NameIndex,
     /// The version each record first appeared in, by type and record key.
     pub(crate) introduced: HashMap<(RecordType, String), GameVersion>,
     /// The changes from each earlier version (by name) to this one.
@@ -136,6 +138,7 @@ impl Catalog {
             shopkeepers: Index::new(data.shopkeepers.iter().map(|r| (r.id, r.slug.as_str()))),
             vocabulary: crate::Vocabulary::new(&data),
             prices: tapster_pricing::PriceBook::new(&data),
+            search: crate::query::NameIndex::new(&data, |key, language| texts.get(key, language)),
             info,
             data,
             texts,

@@ -6,8 +6,11 @@ mod changes;
 mod docs;
 mod items;
 mod meta;
+mod prices;
 mod progression;
 mod recipes;
+mod relations;
+mod search;
 mod world;
 
 use hyper::Method;
@@ -102,9 +105,19 @@ const META: &[Endpoint] = &[
 
 /// Every endpoint, each area's table in turn. Routes under `/v1` pass the gate first (see `server`).
 pub(crate) fn endpoints() -> impl Iterator<Item = &'static Endpoint> {
-    [META, docs::ENDPOINTS, changes::ENDPOINTS, recipes::ENDPOINTS, world::ENDPOINTS, progression::ENDPOINTS]
-        .into_iter()
-        .flatten()
+    [
+        META,
+        docs::ENDPOINTS,
+        changes::ENDPOINTS,
+        relations::ENDPOINTS,
+        prices::ENDPOINTS,
+        recipes::ENDPOINTS,
+        world::ENDPOINTS,
+        progression::ENDPOINTS,
+        search::ENDPOINTS,
+    ]
+    .into_iter()
+    .flatten()
 }
 
 /// What a handler gets: the app, the request's path and checked query, and its path parameters.

@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use tapster_domain::{Item, RecordType};
 
+use super::prices::PricePerServing;
 use super::{Price, RecordRef, introduced};
 use crate::envelope::Localizer;
 
@@ -23,6 +24,7 @@ pub(crate) const ITEM_SUMMARY_FIELDS: &[&str] = &[
     "can_be_aged",
     "unlisted",
     "introduced_in",
+    "price_per_serving",
 ];
 
 /// Top-level fields of `ItemDetail`, for `fields`.
@@ -41,6 +43,7 @@ pub(crate) const ITEM_DETAIL_FIELDS: &[&str] = &[
     "can_be_aged",
     "unlisted",
     "introduced_in",
+    "price_per_serving",
     "description",
     "recipes",
     "shops",
@@ -69,6 +72,9 @@ pub(crate) struct ItemSummary {
     unlisted: bool,
     /// The game version the item first appeared in.
     introduced_in: Option<String>,
+    /// For a product the tavern sells (`can_be_sold` with a `food_type`), the price of one serving,
+    /// neither aged nor refined, under each ingredient choice; `null` for every other item.
+    price_per_serving: Option<PricePerServing>,
 }
 
 impl ItemSummary {
@@ -89,6 +95,7 @@ impl ItemSummary {
             can_be_aged: item.can_be_aged,
             unlisted: item.unlisted,
             introduced_in: introduced(loc.catalog, RecordType::Item, item.id),
+            price_per_serving: loc.catalog.price_per_serving(item).map(PricePerServing::new),
         }
     }
 }

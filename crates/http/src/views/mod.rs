@@ -4,15 +4,20 @@
 
 mod items;
 mod meta;
+pub(crate) mod prices;
 pub(crate) mod progression;
 pub(crate) mod recipes;
+pub(crate) mod relations;
+pub(crate) mod search;
 pub(crate) mod world;
 
 pub(crate) use items::{ITEM_DETAIL_FIELDS, ITEM_EXPANSIONS, ITEM_SUMMARY_FIELDS, ItemDetail, ItemSummary};
 pub(crate) use meta::{GameVersionView, Health, LanguageView};
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Serialize;
-use tapster_domain::{Item, ItemAmount, RecordId, RecordType, TextKey};
+use tapster_domain::{
+    Bait, Item, ItemAmount, ProgressionKey, RecordId, RecordType, ReputationMilestone, Season, TextKey, Water,
+};
 use tapster_pricing::Copper;
 use tapster_store::Catalog;
 
@@ -108,6 +113,62 @@ impl ShopkeeperRef {
             None => Self { id, slug: String::new(), name: String::new(), title: String::new() },
         }
     }
+}
+
+/// Another progression record: its key (for `/v1/<type>/{key}`) and localized name.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ProgressionRef {
+    key: String,
+    name: String,
+}
+
+impl ProgressionRef {
+    /// `at` is the JSON Pointer of this object in the body.
+    pub(crate) fn new(loc: &mut Localizer<'_>, key: &ProgressionKey, name: &TextKey, at: &str) -> Self {
+        Self { key: key.to_string(), name: loc.text(name, || format!("{at}/name")) }
+    }
+}
+
+/// A reputation milestone: its key, localized name and the level it marks.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct MilestoneRef {
+    key: String,
+    name: String,
+    /// The reputation level it marks.
+    level: u32,
+}
+
+impl MilestoneRef {
+    /// `at` is the JSON Pointer of this object in the body.
+    pub(crate) fn new(loc: &mut Localizer<'_>, milestone: &ReputationMilestone, at: &str) -> Self {
+        Self {
+            key: milestone.key.to_string(),
+            name: loc.text(&milestone.name_key, || format!("{at}/name")),
+            level: milestone.level,
+        }
+    }
+}
+
+/// Seasons by name, in the data's order.
+pub(crate) fn season_names(seasons: &[Season]) -> Vec<&'static str> {
+    seasons.iter().map(|s| s.as_str()).collect()
+}
+
+/// Schemas of the closed sets the views use as plain strings, so the document lists their values.
+pub(crate) fn season_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "string", "enum": Season::NAMES })
+}
+
+pub(crate) fn seasons_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "array", "items": { "type": "string", "enum": Season::NAMES } })
+}
+
+pub(crate) fn water_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "string", "enum": Water::NAMES })
+}
+
+pub(crate) fn bait_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "string", "enum": Bait::NAMES })
 }
 
 /// The game version a record first appeared in (`record_key`: its id in decimal, or its key).

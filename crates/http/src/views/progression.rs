@@ -10,7 +10,7 @@ use tapster_domain::{
 };
 use tapster_store::{Catalog, Change, ProgressionSet};
 
-use super::{ItemStack, Price, RecordRef, ShopkeeperRef, introduced};
+use super::{ItemStack, MilestoneRef, Price, ProgressionRef, RecordRef, ShopkeeperRef, introduced};
 use crate::envelope::Localizer;
 
 /// The kind of a progression record, singular.
@@ -150,7 +150,7 @@ pub(crate) struct MissionAttributes {
     /// How many game days the mission takes.
     duration_days: u32,
     /// The reputation milestone the tavern must reach before the mission is offered; `null` for none.
-    min_reputation: Option<MinReputation>,
+    min_reputation: Option<MilestoneRef>,
     rewards: RewardsView,
 }
 
@@ -163,23 +163,6 @@ pub(crate) struct LetterAttributes {
     trigger: Trigger,
     /// Items that come with it.
     attachments: Vec<ItemStack>,
-}
-
-/// Another progression record: its key and localized name.
-#[derive(Debug, Serialize, JsonSchema)]
-pub(crate) struct ProgressionRef {
-    key: String,
-    name: String,
-}
-
-/// A reputation level and the milestone that reaches it.
-#[derive(Debug, Serialize, JsonSchema)]
-pub(crate) struct MinReputation {
-    level: u32,
-    /// The milestone's key, for `/v1/reputation/{key}`.
-    key: String,
-    /// The milestone's localized name.
-    name: String,
 }
 
 /// What finishing a quest or mission, or reaching a reputation milestone, gives.
@@ -326,11 +309,7 @@ impl Documented for Mission {
         let min_reputation = self
             .min_reputation
             .and_then(|level| catalog.reputation_milestone_at(level))
-            .map(|milestone| MinReputation {
-                level: milestone.level,
-                key: milestone.key.to_string(),
-                name: loc.text(&milestone.name_key, || format!("{at}/min_reputation/name")),
-            });
+            .map(|milestone| MilestoneRef::new(loc, milestone, &format!("{at}/min_reputation")));
         Attributes::Mission(MissionAttributes {
             duration_days: self.duration_days,
             min_reputation,
@@ -387,10 +366,7 @@ fn linked<R: ProgressionSet>(
     found
         .into_iter()
         .enumerate()
-        .map(|(i, r)| ProgressionRef {
-            key: r.key().to_string(),
-            name: loc.text(r.name_key(), || format!("{at}/{i}/name")),
-        })
+        .map(|(i, r)| ProgressionRef::new(loc, r.key(), r.name_key(), &format!("{at}/{i}")))
         .collect()
 }
 

@@ -1,11 +1,14 @@
 //! Crops, shops, shopkeepers and fish as clients see them: every reference named (id, slug,
 //! localized name), prices as price objects, seasons by name, and the version each record came in.
 
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use schemars::JsonSchema;
 use serde::Serialize;
-use tapster_domain::{self as domain, Bait, RecordType, Season, Shop, Shopkeeper, Water};
+use tapster_domain::{self as domain, RecordType, Shop, Shopkeeper};
 
-use super::{Price, RecordRef, ShopkeeperRef, introduced};
+use super::{
+    Price, RecordRef, ShopkeeperRef, bait_schema, introduced, season_names, season_schema, seasons_schema,
+    water_schema,
+};
 use crate::envelope::Localizer;
 
 /// `Crop`: a plant, what it is grown from and what it yields, and where its seed is sold.
@@ -268,24 +271,4 @@ impl Fish {
 
 fn shop_ref(loc: &mut Localizer<'_>, shop: &Shop, at: &str) -> RecordRef {
     RecordRef::new(loc, shop.id, shop.slug.as_str(), &shop.name_key, at)
-}
-
-fn season_names(seasons: &[Season]) -> Vec<&'static str> {
-    seasons.iter().map(|s| s.as_str()).collect()
-}
-
-fn season_schema(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({ "type": "string", "enum": Season::NAMES })
-}
-
-fn seasons_schema(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({ "type": "array", "items": { "type": "string", "enum": Season::NAMES } })
-}
-
-fn water_schema(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({ "type": "string", "enum": Water::NAMES })
-}
-
-fn bait_schema(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({ "type": "string", "enum": Bait::NAMES })
 }

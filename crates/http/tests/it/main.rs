@@ -6,8 +6,11 @@ mod changes;
 mod errors;
 mod items;
 mod openapi;
+mod prices;
 mod progression;
 mod recipes;
+mod relations;
+mod search;
 mod versions;
 mod world;
 

@@ -3,13 +3,19 @@
 //! One module per area of the API; this one holds what they share.
 
 mod items;
+mod prices;
 mod progression;
 mod recipes;
+mod relations;
+mod search;
 mod world;
 
 pub use items::*;
+pub use prices::*;
 pub use progression::*;
 pub use recipes::*;
+pub use relations::*;
+pub use search::*;
 pub use world::*;
 
 use std::cmp::Ordering;

@@ -1,0 +1,128 @@
+//! `/v1/items/{key}/price` and `/v1/rankings/products`.
+
+use tapster_domain::FoodType;
+use tapster_pricing::{Aging, IngredientChoice, Quality};
+use tapster_store::RankingQuery;
+
+use super::{Ctx, Endpoint, data_value};
+use crate::envelope::Localizer;
+use crate::error::ApiError;
+use crate::openapi::schema;
+use crate::params::{LANG, Param, Query, Rule, VERSION};
+use crate::response::Reply;
+use crate::views::prices::{ItemPrice, RankingRow};
+
+const INGREDIENTS: Param = Param {
+    name: "ingredients",
+    rule: Rule::Enum(IngredientChoice::NAMES),
+    description: "Which member fills each ingredient group, all the way down the recipe chain: `cheapest` (the default) or `expensive`; ties go to the lower id.",
+};
+
+const QUALITY: Param = Param {
+    name: "quality",
+    rule: Rule::Enum(Quality::NAMES),
+    description: "How well the product was made: `common` (the default, +0 %), `fine` (+15 %) or `superior` (+35 %).",
+};
+
+const PRICE_PARAMS: &[Param] = &[
+    INGREDIENTS,
+    Param {
+        name: "aging",
+        rule: Rule::Enum(Aging::NAMES),
+        description: "How long the product was aged: `none` (the default, +0 %), `young` (+0 %), `aged` (+10 %), `reserve` (+20 %) or `grand_reserve` (+30 %). Aging an item that cannot be aged is a 422.",
+    },
+    QUALITY,
+    VERSION,
+    LANG,
+];
+
+const RANKING_PARAMS: &[Param] = &[
+    Param {
+        name: "aging",
+        rule: Rule::Enum(Aging::NAMES),
+        description: "How long the products were aged: `none` (the default, +0 %), `young` (+0 %), `aged` (+10 %), `reserve` (+20 %) or `grand_reserve` (+30 %). Any level but `none` ranks only the products that can be aged.",
+    },
+    Param {
+        name: "food_type",
+        rule: Rule::Enum(FoodType::NAMES),
+        description: "Only products served this way.",
+    },
+    INGREDIENTS,
+    QUALITY,
+    Param {
+        name: "limit",
+        rule: Rule::Limit { default: 20, max: 100 },
+        description: "Rows, 1 to 100 (default 20).",
+    },
+    VERSION,
+    LANG,
+];
+
+pub(super) const ENDPOINTS: &[Endpoint] = &[
+    Endpoint {
+        path: "/v1/items/{key}/price",
+        summary: "The price of one serving of an item (any item: a raw ingredient is worth its base price), with the steps that made it",
+        params: PRICE_PARAMS,
+        handler: price,
+        data: schema::<ItemPrice>,
+    },
+    Endpoint {
+        path: "/v1/rankings/products",
+        summary: "The products the tavern sells (listed, sellable, with a food type), highest price per serving first, ties by id",
+        params: RANKING_PARAMS,
+        handler: ranking,
+        data: schema::<Vec<RankingRow>>,
+    },
+];
+
+/// The pricing choices of the query, each defaulting as documented.
+fn choices(q: &Query) -> (IngredientChoice, Aging, Quality) {
+    (
+        q.text("ingredients").and_then(IngredientChoice::parse).unwrap_or_default(),
+        q.text("aging").and_then(Aging::parse).unwrap_or_default(),
+        q.text("quality").and_then(Quality::parse).unwrap_or_default(),
+    )
+}
+
+/// `GET /v1/items/{key}/price`.
+fn price(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let key = ctx.path_key()?;
+    let catalog = ctx.catalog()?;
+    let item = catalog
+        .item(&key)
+        .ok_or_else(|| ApiError::NotFound(format!("there is no item {key} in {}", catalog.info.name)))?;
+    let (ingredients, aging, quality) = choices(&ctx.query);
+    let breakdown = catalog.price(item, ingredients, aging, quality).map_err(|e| match e {
+        tapster_pricing::Error::CannotAge { .. } => ApiError::invalid(
+            "aging",
+            format!(
+                "item {} ({}) cannot be aged; ask without `aging` or with `aging=none` (given {:?})",
+                item.slug,
+                item.id,
+                aging.as_str()
+            ),
+        ),
+        other => ApiError::Internal(Box::new(other)),
+    })?;
+    let mut loc = Localizer::new(catalog, ctx.query.lang());
+    let view = ItemPrice::new(&mut loc, item, &breakdown);
+    ctx.render(loc, data_value(view)?)
+}
+
+/// `GET /v1/rankings/products`.
+fn ranking(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog()?;
+    let q = &ctx.query;
+    let (ingredients, aging, quality) = choices(q);
+    let query = RankingQuery {
+        food_type: q.text("food_type").and_then(|f| FoodType::parse(f).ok()),
+        ingredients,
+        aging,
+        quality,
+        limit: q.limit(),
+    };
+    let rows = catalog.product_ranking(&query);
+    let mut loc = Localizer::new(catalog, q.lang());
+    let data = RankingRow::list(&mut loc, &rows);
+    ctx.render(loc, data)
+}

@@ -1,0 +1,98 @@
+//! Relations between records: ingredient trees, what an item is used in, where it comes from.
+//! `/v1/recipes/{key}/tree`, `/v1/items/{key}/used-in` and `/v1/items/{key}/sources`.
+
+use tapster_domain::Item;
+use tapster_pricing::IngredientChoice;
+
+use super::{Ctx, Endpoint, data_value};
+use crate::envelope::Localizer;
+use crate::error::ApiError;
+use crate::openapi::schema;
+use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, VERSION};
+use crate::response::Reply;
+use crate::views::relations::{SourcesView, TreeItemNode, TreeNode, UsedIn};
+
+const TREE_PARAMS: &[Param] = &[
+    Param {
+        name: "ingredients",
+        rule: Rule::Enum(IngredientChoice::NAMES),
+        description: "Which member fills each ingredient group, all the way down: `cheapest` (the default, lowest value) or `expensive` (highest value); ties go to the lower id.",
+    },
+    VERSION,
+    LANG,
+];
+
+const USED_IN_PARAMS: &[Param] = &[VERSION, LANG, LIMIT, OFFSET];
+
+const SOURCES_PARAMS: &[Param] = &[VERSION, LANG];
+
+pub(super) const ENDPOINTS: &[Endpoint] = &[
+    Endpoint {
+        path: "/v1/recipes/{key}/tree",
+        summary: "The ingredient tree of one craft of a recipe, down to raw materials",
+        params: TREE_PARAMS,
+        handler: tree,
+        data: schema::<TreeNode>,
+    },
+    Endpoint {
+        path: "/v1/items/{key}/used-in",
+        summary: "The current recipes that take an item, by name or through an ingredient group",
+        params: USED_IN_PARAMS,
+        handler: used_in,
+        data: schema::<Vec<UsedIn>>,
+    },
+    Endpoint {
+        path: "/v1/items/{key}/sources",
+        summary: "Everywhere an item comes from: shops, recipes, crops, fish, rewards and letters",
+        params: SOURCES_PARAMS,
+        handler: sources,
+        data: schema::<SourcesView>,
+    },
+];
+
+/// `GET /v1/recipes/{key}/tree`.
+fn tree(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let key = ctx.path_key()?;
+    let catalog = ctx.catalog()?;
+    let recipe = catalog
+        .recipe(&key)
+        .ok_or_else(|| ApiError::NotFound(format!("there is no recipe {key} in {}", catalog.info.name)))?;
+    let choice = ctx.query.text("ingredients").and_then(IngredientChoice::parse).unwrap_or_default();
+    let tree = catalog.ingredient_tree(recipe, choice);
+    let mut loc = Localizer::new(catalog, ctx.query.lang());
+    let view = TreeNode::Item(TreeItemNode::new(&mut loc, &tree, "/data"));
+    ctx.render(loc, data_value(view)?)
+}
+
+/// `GET /v1/items/{key}/used-in`.
+fn used_in(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let (catalog, item) = item(ctx)?;
+    let page = catalog.used_in(item.id, ctx.query.window());
+    let mut loc = Localizer::new(catalog, ctx.query.lang());
+    let data: Vec<UsedIn> = page
+        .uses
+        .iter()
+        .enumerate()
+        .map(|(i, used)| UsedIn::new(&mut loc, used, &format!("/data/{i}")))
+        .collect();
+    ctx.render_page(loc, data, page.total)
+}
+
+/// `GET /v1/items/{key}/sources`.
+fn sources(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    let (catalog, item) = item(ctx)?;
+    let sources = catalog.sources(item.id);
+    let mut loc = Localizer::new(catalog, ctx.query.lang());
+    let view = SourcesView::new(&mut loc, item.id, &sources);
+    ctx.render(loc, data_value(view)?)
+}
+
+/// The catalog the query asks for and the item the path names in it.
+fn item<'a>(ctx: &'a Ctx<'_>) -> Result<(&'a tapster_store::Catalog, &'a Item), ApiError> {
+    let key = ctx.path_key()?;
+    let catalog = ctx.catalog()?;
+    let item = catalog
+        .item(&key)
+        .ok_or_else(|| ApiError::NotFound(format!("there is no item {key} in {}", catalog.info.name)))?;
+    Ok((catalog, item))
+}

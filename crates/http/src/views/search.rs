@@ -1,0 +1,85 @@
+//! Search hits: what each record found is, its name in the requested language, and the text that matched.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use tapster_store::{Found, MatchTier, SearchHit};
+
+use crate::envelope::Localizer;
+
+/// The kind of record a hit is.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum HitType {
+    Item,
+    Recipe,
+}
+
+/// How the query matched, best first; hits are ranked by this, then shorter names, then id.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum MatchHow {
+    /// The query is the whole name.
+    Whole,
+    /// The name starts with the query.
+    Prefix,
+    /// One of the name's words starts with the query.
+    WordPrefix,
+    /// The query is somewhere inside the name.
+    Substring,
+    /// The name holds the query with one typo (one letter inserted, left out or replaced, in a query word
+    /// of five characters or more).
+    Typo,
+}
+
+/// One record whose name matched the query.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SearchResult {
+    /// `item` or `recipe`.
+    #[serde(rename = "type")]
+    kind: HitType,
+    id: i64,
+    slug: String,
+    /// The record's name in the requested language (English when it has no translation, noted in
+    /// `meta.lang_fallback`).
+    name: String,
+    /// Why the record was found.
+    matched: Matched,
+}
+
+/// The name that matched the query.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Matched {
+    /// The language of that name: the requested language, or `en`.
+    lang: &'static str,
+    /// The name as written in that language.
+    text: String,
+    /// How it matched.
+    how: MatchHow,
+}
+
+impl SearchResult {
+    /// `at` is the JSON Pointer of this object in the body.
+    pub(crate) fn new(loc: &mut Localizer<'_>, hit: &SearchHit<'_>, at: &str) -> Self {
+        let (kind, id, slug, key) = match hit.record {
+            Found::Item(item) => (HitType::Item, item.id, item.slug.as_str(), &item.name_key),
+            Found::Recipe(recipe) => (HitType::Recipe, recipe.id, recipe.slug.as_str(), &recipe.name_key),
+        };
+        let name = loc.text(key, || format!("{at}/name"));
+        // The matched text is in the language it says, never a stand-in: it is not a fallback.
+        let text = loc.catalog.text(key, hit.matched).map(|t| t.text.to_owned()).unwrap_or_default();
+        let how = match hit.tier {
+            MatchTier::Whole => MatchHow::Whole,
+            MatchTier::Prefix => MatchHow::Prefix,
+            MatchTier::WordPrefix => MatchHow::WordPrefix,
+            MatchTier::Substring => MatchHow::Substring,
+            MatchTier::Typo => MatchHow::Typo,
+        };
+        Self {
+            kind,
+            id,
+            slug: slug.to_owned(),
+            name,
+            matched: Matched { lang: hit.matched.code(), text, how },
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! Tests of the name index: what a query finds, in what order, which typos it forgives, and the
+//! properties that make every name findable by itself and by any part of it.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::MIN_TYPO_WORD_CHARS;
+
+/// An index of one list holding `names`, document `i` being `names[i]`.
+fn index(names: &[&str]) -> Index {
+    let mut builder = Index::builder();
+    for (doc, name) in names.iter().enumerate() {
+        builder.add(0, doc as u32, name);
+    }
+    builder.build()
+}
+
+/// The names `query` finds among `names`, best first.
+fn found<'a>(names: &[&'a str], query: &str) -> Vec<&'a str> {
+    index(names).search(query, &[0], |_| true, 50).iter().map(|h| names[h.doc as usize]).collect()
+}
+
+#[test]
+fn finds_names_whatever_their_accents_case_width_or_kana() {
+    let cases = [
+        ("Crème Brûlée", "creme brulee"),
+        ("Crème Brûlée", "CRÈME"),
+        ("Crème Brûlée", "brul"),
+        ("Färberwaid", "farber"),
+        ("Hähnchen", "hahnchen"),
+        ("Straßenbier", "strassen"),
+        ("Smørrebrød", "smorre"),
+        ("Honey-Ale", "honey ale"),
+        ("Honey Ale", "honey-ale"),
+        ("Μέλι", "μελι"),
+        ("Мёд", "мед"),
+        ("ブライトリーフ・ホップ", "ほっぷ"),
+        ("ブライトリーフ・ホップ", "ﾎｯﾌﾟ"),
+        ("はちみつ酒", "ハチミツ"),
+        ("エンマー小麦", "小麦"),
+        ("蜂蜜啤酒", "啤酒"),
+        ("蜂蜜啤酒", "蜜啤"),
+        ("ฮอปส์ไบรต์ลีฟ", "ไบรต์"),
+        ("ข้าวโพด", "โพด"),
+        ("맥주", "맥주"),
+    ];
+    for (name, query) in cases {
+        assert_eq!(found(&[name, "Other"], query), [name], "{query:?} in {name:?}");
+    }
+}
+
+#[test]
+fn does_not_find_what_only_looks_alike() {
+    let cases = [
+        ("ビール", "ひーる"),     // dakuten is spelling
+        ("ป้า", "ป่า"),             // Thai tone marks
+        ("Honey Ale", "honyale"), // a missing space and a missing letter: two edits
+        ("Rye", "rey"),
+        ("Barley", "ab"),
+        ("Barley", "!!"),
+    ];
+    for (name, query) in cases {
+        assert_eq!(found(&[name], query), Vec::<&str>::new(), "{query:?} in {name:?}");
+    }
+}
+
+#[test]
+fn ranks_whole_then_prefix_then_word_prefix_then_substring_then_typo() {
+    let names = ["Dark Ale", "Pale Ale", "Ale Cask", "Ale", "Stale Bread", "Alex"];
+    assert_eq!(found(&names, "ale"), ["Ale", "Alex", "Ale Cask", "Dark Ale", "Pale Ale", "Stale Bread"]);
+    let names = ["Wheat Beer", "Buckwheat", "Wheat", "Wheats", "Whaet"];
+    // `wheat` whole, prefix, word prefix, substring; `whaet` is a transposition (two edits): not found.
+    assert_eq!(found(&names, "wheat"), ["Wheat", "Wheats", "Wheat Beer", "Buckwheat"]);
+    let names = ["Bakery Bun", "Bread", "Baker", "Bakers Dozen"];
+    // `bakr` is too short to forgive; `bakery` finds `Bakery Bun` exactly, `Baker`/`Bakers` with one edit.
+    assert_eq!(found(&names, "bakery"), ["Bakery Bun", "Baker", "Bakers Dozen"]);
+}
+
+#[test]
+fn ties_break_by_shorter_name_then_document() {
+    let names = ["Rye Ale", "Oat Ale", "Ale of Rye", "Ale"];
+    assert_eq!(found(&names, "ale"), ["Ale", "Ale of Rye", "Rye Ale", "Oat Ale"]);
+    let hits = index(&["Rye Ale", "Oat Ale"]).search("ale", &[0], |_| true, 10);
+    assert_eq!(hits.iter().map(|h| h.doc).collect::<Vec<_>>(), [0, 1], "same tier and length: by document");
+}
+
+#[test]
+fn words_of_five_letters_or_more_forgive_exactly_one_edit() {
+    let cases: &[(&str, &str, bool)] = &[
+        // Five letters or more: one insertion, deletion or substitution.
+        ("Bakery", "bakry", true),   // a letter left out
+        ("Bakery", "bakeery", true), // a letter doubled
+        ("Bakery", "bakary", true),  // a letter replaced
+        ("Sourdough Bread", "sourdugh", true),
+        ("Sourdough Bread", "sourdough braed", false), // `braed` is a transposition: two edits
+        ("Bakery", "bakrey", false),                   // transposition: two edits
+        ("Bakery", "bkary", false),                    // two edits
+        ("Wheat Beer", "whaet beer", false),
+        ("Honey Ale", "honeey ale", true),
+        ("Honey Ale", "honeyale", true), // the space left out is the one edit, in an eight-letter word
+        ("Honey Ale", "honey ael", false), // the edit is in `ael`, a short word
+        ("Pumpkin Soup", "pumpkn soup", true),
+        ("Pumpkin Soup", "pumpkin sop", false), // `sop` too short to forgive
+        ("Brightleaf Hops", "brihgtleaf", false),
+        ("Brightleaf Hops", "brigtleaf", true),
+        // Four letters or fewer never forgive.
+        ("Bread", "bred", false),
+        ("Bread", "brad", false),
+        ("Mead", "maed", false),
+        ("Mead", "meed", false),
+        // Kana and CJK count characters.
+        ("ブライトリーフ", "ぶらいとりふ", true),
+        ("ブライトリーフ", "ぶらいと", true),
+        ("蜂蜜啤酒", "蜂x啤酒", false), // four characters
+    ];
+    for &(name, query, expected) in cases {
+        let hits = index(&[name]).search(query, &[0], |_| true, 10);
+        assert_eq!(!hits.is_empty(), expected, "{query:?} in {name:?}: {hits:?}");
+    }
+}
+
+#[test]
+fn typos_rank_below_every_exact_match_and_are_tried_only_to_fill_the_page() {
+    let names = ["Bakery Bun", "Baker", "Bakers Dozen", "Old Bakery"];
+    let hits = index(&names).search("bakery", &[0], |_| true, 10);
+    let tiers: Vec<Tier> = hits.iter().map(|h| h.tier).collect();
+    assert_eq!(tiers, [Tier::Prefix, Tier::WordPrefix, Tier::Typo, Tier::Typo]);
+    let full_page = index(&names).search("bakery", &[0], |_| true, 2);
+    assert!(full_page.iter().all(|h| h.tier != Tier::Typo), "{full_page:?}");
+}
+
+#[test]
+fn each_document_comes_once_with_its_best_match_over_the_lists() {
+    let mut builder = Index::builder();
+    builder.add(0, 1, "Honigbier");
+    builder.add(1, 1, "Honey Beer");
+    builder.add(0, 2, "Bierkrug");
+    builder.add(1, 2, "Beer Mug");
+    builder.add(1, 3, "Honey");
+    let index = builder.build();
+    let hits = index.search("honey", &[0, 1], |_| true, 10);
+    assert_eq!(
+        hits.iter().map(|h| (h.doc, h.list, h.tier)).collect::<Vec<_>>(),
+        [(3, 1, Tier::Whole), (1, 1, Tier::Prefix)]
+    );
+    // The best match of document 1 is in the first list (`bier` starts `Bierkrug`, and is inside
+    // `Honigbier`), of document 2 in the first list too.
+    let hits = index.search("bier", &[0, 1], |_| true, 10);
+    assert_eq!(
+        hits.iter().map(|h| (h.doc, h.list, h.tier)).collect::<Vec<_>>(),
+        [(2, 0, Tier::Prefix), (1, 0, Tier::Substring)]
+    );
+    // `keep` leaves documents out before ranking; unknown lists hold nothing.
+    assert_eq!(index.search("honey", &[0, 1], |doc| doc != 3, 10).len(), 1);
+    assert!(index.search("honey", &[7], |_| true, 10).is_empty());
+    assert!(index.search("honey", &[1], |_| true, 0).is_empty());
+}
+
+#[test]
+fn one_character_queries_still_search() {
+    // `q` has two characters at least, but one may fold away (`é!`).
+    assert_eq!(found(&["Mead", "Oat", "Ale"], "é!"), ["Ale", "Mead"]);
+}
+
+#[test]
+fn overlapping_occurrences_are_all_seen() {
+    // The first `a a` (at 1) hides the one that starts a word (at 3) from a non-overlapping search.
+    let hits = index(&["xa a a"]).search("a a", &[0], |_| true, 10);
+    assert_eq!(hits[0].tier, Tier::WordPrefix);
+}
+
+/// Names as the game has them: words of Latin letters with accents, kana, CJK ideographs, Thai, Cyrillic.
+fn name() -> impl Strategy<Value = String> {
+    let word = prop_oneof![
+        "[A-Za-zéèüöäßøñç]{1,9}",
+        "[ァ-ヶー]{1,6}",
+        "[ぁ-ゖ]{1,6}",
+        "[一-龥]{1,4}",
+        "[ก-ฮ]([ก-ฮ][่-๋]?){0,5}",
+        "[А-Яа-яЁё]{1,8}",
+    ];
+    proptest::collection::vec(word, 1..4).prop_map(|words| words.join(" "))
+}
+
+proptest! {
+    #[test]
+    fn a_name_always_finds_itself(names in proptest::collection::vec(name(), 1..20), pick in any::<prop::sample::Index>()) {
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let doc = pick.index(names.len());
+        let hits = index(&refs).search(&names[doc], &[0], |_| true, names.len());
+        let hit = hits.iter().find(|h| fold(&names[h.doc as usize]) == fold(&names[doc]));
+        prop_assert!(hit.is_some_and(|h| h.tier == Tier::Whole), "{:?}: {:?}", names[doc], hits);
+    }
+
+    #[test]
+    fn any_part_of_a_folded_name_finds_it(name in name(), from in any::<prop::sample::Index>(), len in 2usize..12) {
+        let folded: Vec<char> = fold(&name).chars().collect();
+        prop_assume!(folded.len() >= 2);
+        let start = from.index(folded.len() - 1);
+        let end = (start + len).min(folded.len());
+        let part: String = folded[start..end].iter().collect();
+        prop_assume!(part.chars().count() >= 2);
+        // A part cut inside a letter (a Thai tone mark without its consonant) or at a space is not
+        // text a person types; a part is what stays itself when folded.
+        prop_assume!(fold(&part) == part);
+        let hits = index(&["Unrelated", &name]).search(&part, &[0], |_| true, 50);
+        prop_assert!(hits.iter().any(|h| h.doc == 1 && h.tier != Tier::Typo), "{part:?} in {name:?}: {hits:?}");
+    }
+
+    #[test]
+    fn one_edit_in_a_long_word_still_finds_it(word in "[a-z]{5,10}", at in any::<prop::sample::Index>(), c in "[a-z]", edit in 0..3u8) {
+        let mut chars: Vec<char> = word.chars().collect();
+        let i = at.index(chars.len());
+        let c = c.chars().next().unwrap_or('x');
+        match edit {
+            0 => chars[i] = c,
+            1 => { chars.remove(i); }
+            _ => chars.insert(i, c),
+        }
+        let query: String = chars.into_iter().collect();
+        prop_assume!(query.chars().count() >= MIN_TYPO_WORD_CHARS);
+        let name = format!("Old {word} Cask");
+        prop_assert!(!index(&[&name]).search(&query, &[0], |_| true, 10).is_empty(), "{query:?} in {name:?}");
+    }
+}

@@ -1,0 +1,81 @@
+//! Prices of items under the pricing rules, and product rankings.
+//!
+//! The arithmetic lives in `tapster_pricing` (computed once per version, in [`Catalog::prices`]);
+//! this module decides which items are products and orders them for `/v1/rankings/products`.
+
+use tapster_domain::{FoodType, Item};
+use tapster_pricing::{Aging, Breakdown, Copper, IngredientChoice, Quality};
+
+use crate::Catalog;
+
+/// The price of one serving of a product under each ingredient choice, plain (aging `none`,
+/// quality `common`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServingPrices {
+    pub cheapest: Copper,
+    pub expensive: Copper,
+}
+
+/// What a product ranking takes: which products, priced how, and how many rows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RankingQuery {
+    /// Only products served this way.
+    pub food_type: Option<FoodType>,
+    pub ingredients: IngredientChoice,
+    /// Any level but `none` ranks only the products that can be aged.
+    pub aging: Aging,
+    pub quality: Quality,
+    /// At most this many rows.
+    pub limit: u32,
+}
+
+/// Whether the tavern sells `item` as a product: it can be sold and has a food type.
+pub fn is_product(item: &Item) -> bool {
+    item.can_be_sold && item.food_type.is_some()
+}
+
+impl Catalog {
+    /// The plain price of one serving of `item` under each choice; `None` unless it is a product.
+    pub fn price_per_serving(&self, item: &Item) -> Option<ServingPrices> {
+        if !is_product(item) {
+            return None;
+        }
+        let plain = |choice| self.prices.per_serving(item.id, choice, Aging::None, Quality::Common).ok();
+        Some(ServingPrices {
+            cheapest: plain(IngredientChoice::Cheapest)?.per_serving,
+            expensive: plain(IngredientChoice::Expensive)?.per_serving,
+        })
+    }
+
+    /// The price of one serving of any item (a raw ingredient too), with every step that made it.
+    /// Aging an item that cannot be aged is [`tapster_pricing::Error::CannotAge`].
+    pub fn price(
+        &self,
+        item: &Item,
+        ingredients: IngredientChoice,
+        aging: Aging,
+        quality: Quality,
+    ) -> tapster_pricing::Result<Breakdown> {
+        self.prices.per_serving(item.id, ingredients, aging, quality)
+    }
+
+    /// The listed products that `query` ranks, each with its price per serving: highest first,
+    /// ties by id, at most `query.limit` of them.
+    pub fn product_ranking(&self, query: &RankingQuery) -> Vec<(&Item, Copper)> {
+        let mut rows: Vec<(&Item, Copper)> = self
+            .data
+            .items
+            .iter()
+            .filter(|item| is_product(item) && !item.unlisted)
+            .filter(|item| query.food_type.is_none_or(|f| item.food_type == Some(f)))
+            .filter_map(|item| {
+                // Products that cannot take the aging asked for are left out (`CannotAge`).
+                let price = self.prices.per_serving(item.id, query.ingredients, query.aging, query.quality);
+                price.ok().map(|b| (item, b.per_serving))
+            })
+            .collect();
+        rows.sort_by(|(a, pa), (b, pb)| pb.cmp(pa).then(a.id.cmp(&b.id)));
+        rows.truncate(query.limit as usize);
+        rows
+    }
+}
