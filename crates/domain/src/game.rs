@@ -139,6 +139,29 @@ impl std::fmt::Display for RecordType {
 }
 
 impl GameData {
+    /// A version with no records and no texts yet, to be filled.
+    pub fn new(manifest: Manifest) -> Self {
+        Self {
+            manifest,
+            items: Vec::new(),
+            recipes: Vec::new(),
+            ingredient_groups: Vec::new(),
+            crafting_stations: Vec::new(),
+            crops: Vec::new(),
+            shops: Vec::new(),
+            shopkeepers: Vec::new(),
+            fish: Vec::new(),
+            quests: Vec::new(),
+            perks: Vec::new(),
+            spells: Vec::new(),
+            talents: Vec::new(),
+            reputation: Vec::new(),
+            missions: Vec::new(),
+            letters: Vec::new(),
+            texts: BTreeMap::new(),
+        }
+    }
+
     /// Every localisation key a record refers to, each once, in key order.
     pub fn text_keys(&self) -> std::collections::BTreeSet<&TextKey> {
         use crate::ProgressionRecord;

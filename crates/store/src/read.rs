@@ -185,25 +185,7 @@ fn load(conn: &Connection) -> Result<Vec<Catalog>> {
 }
 
 fn records(conn: &Connection, version_id: i64, manifest: Manifest) -> Result<GameData> {
-    let mut data = GameData {
-        manifest,
-        items: Vec::new(),
-        recipes: Vec::new(),
-        ingredient_groups: Vec::new(),
-        crafting_stations: Vec::new(),
-        crops: Vec::new(),
-        shops: Vec::new(),
-        shopkeepers: Vec::new(),
-        fish: Vec::new(),
-        quests: Vec::new(),
-        perks: Vec::new(),
-        spells: Vec::new(),
-        talents: Vec::new(),
-        reputation: Vec::new(),
-        missions: Vec::new(),
-        letters: Vec::new(),
-        texts: BTreeMap::new(),
-    };
+    let mut data = GameData::new(manifest);
     // Ordered by id (or key) within each type, so that every list starts in a stable order.
     let mut stmt =
         conn.prepare("SELECT type, body FROM records WHERE version_id = ?1 ORDER BY type, id, record_key")?;

@@ -1,7 +1,7 @@
 //! `/v1/items` and `/v1/items/{key}`.
 
 use tapster_domain::ItemKind;
-use tapster_store::{ItemFilter, ItemOrder};
+use tapster_store::{Catalog, ItemFilter, ItemOrder};
 
 use super::{Ctx, data_value};
 use crate::envelope::Localizer;
@@ -118,11 +118,7 @@ pub(super) fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 
 /// `GET /v1/items/{key}`.
 pub(super) fn detail(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let key = ctx.path_key()?;
-    let catalog = ctx.catalog()?;
-    let item = catalog
-        .item(&key)
-        .ok_or_else(|| ApiError::NotFound(format!("there is no item {key} in {}", catalog.info.name)))?;
+    let (catalog, item) = ctx.record("item", Catalog::item)?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let detail = ItemDetail::new(&mut loc, item, ctx.query.names("expand").unwrap_or_default());
     ctx.render(loc, data_value(detail)?)

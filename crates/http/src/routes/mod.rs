@@ -152,6 +152,22 @@ impl Ctx<'_> {
             .map_err(|e| ApiError::invalid("key", format!("{e} (given {:?})", self.segment("key"))))
     }
 
+    /// The catalog the query asks for and the record its `{key}` path parameter names, found by
+    /// `find`: a malformed key is a `422`, an unknown one a `404` naming what was asked
+    /// (`there is no item 42 in v0.7.0.0.1`).
+    pub(crate) fn record<'s, T: 's>(
+        &'s self,
+        noun: &str,
+        find: impl FnOnce(&'s Catalog, &RecordKey) -> Option<&'s T>,
+    ) -> Result<(&'s Catalog, &'s T), ApiError> {
+        let key = self.path_key()?;
+        let catalog = self.catalog()?;
+        let record = find(catalog, &key).ok_or_else(|| {
+            ApiError::NotFound(format!("there is no {noun} {key} in {}", catalog.info.name))
+        })?;
+        Ok((catalog, record))
+    }
+
     /// The `{key}` path parameter of a progression record.
     pub(crate) fn path_progression_key(&self) -> Result<ProgressionKey, ApiError> {
         ProgressionKey::parse(self.segment("key"))

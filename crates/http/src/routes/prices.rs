@@ -2,7 +2,7 @@
 
 use tapster_domain::FoodType;
 use tapster_pricing::{Aging, IngredientChoice, Quality};
-use tapster_store::RankingQuery;
+use tapster_store::{Catalog, RankingQuery};
 
 use super::{Ctx, Endpoint, data_value};
 use crate::envelope::Localizer;
@@ -86,11 +86,7 @@ fn choices(q: &Query) -> (IngredientChoice, Aging, Quality) {
 
 /// `GET /v1/items/{key}/price`.
 fn price(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let key = ctx.path_key()?;
-    let catalog = ctx.catalog()?;
-    let item = catalog
-        .item(&key)
-        .ok_or_else(|| ApiError::NotFound(format!("there is no item {key} in {}", catalog.info.name)))?;
+    let (catalog, item) = ctx.record("item", Catalog::item)?;
     let (ingredients, aging, quality) = choices(&ctx.query);
     let breakdown = catalog.price(item, ingredients, aging, quality).map_err(|e| match e {
         tapster_pricing::Error::CannotAge { .. } => ApiError::invalid(

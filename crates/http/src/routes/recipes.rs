@@ -1,7 +1,7 @@
 //! `/v1/recipes`, `/v1/recipes/{key}`, `/v1/ingredient-groups/{key}` and `/v1/crafters`.
 
 use tapster_domain::{ItemKind, Unlock};
-use tapster_store::{RecipeFilter, RecipeOrder};
+use tapster_store::{Catalog, RecipeFilter, RecipeOrder};
 
 use super::items::known;
 use super::{Ctx, Endpoint, data_value};
@@ -143,11 +143,7 @@ fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 
 /// `GET /v1/recipes/{key}`.
 fn detail(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let key = ctx.path_key()?;
-    let catalog = ctx.catalog()?;
-    let recipe = catalog
-        .recipe(&key)
-        .ok_or_else(|| ApiError::NotFound(format!("there is no recipe {key} in {}", catalog.info.name)))?;
+    let (catalog, recipe) = ctx.record("recipe", Catalog::recipe)?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let detail = RecipeDetail::new(&mut loc, recipe);
     ctx.render(loc, data_value(detail)?)
@@ -155,11 +151,7 @@ fn detail(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 
 /// `GET /v1/ingredient-groups/{key}`.
 fn group(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let key = ctx.path_key()?;
-    let catalog = ctx.catalog()?;
-    let group = catalog.group(&key).ok_or_else(|| {
-        ApiError::NotFound(format!("there is no ingredient group {key} in {}", catalog.info.name))
-    })?;
+    let (catalog, group) = ctx.record("ingredient group", Catalog::group)?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let view = IngredientGroupView::new(&mut loc, group);
     ctx.render(loc, data_value(view)?)

@@ -1,7 +1,6 @@
 //! Relations between records: ingredient trees, what an item is used in, where it comes from.
 //! `/v1/recipes/{key}/tree`, `/v1/items/{key}/used-in` and `/v1/items/{key}/sources`.
 
-use tapster_domain::Item;
 use tapster_pricing::IngredientChoice;
 
 use super::{Ctx, Endpoint, data_value};
@@ -11,6 +10,7 @@ use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, VERSION};
 use crate::response::Reply;
 use crate::views::relations::{SourcesView, TreeItemNode, TreeNode, UsedIn};
+use tapster_store::Catalog;
 
 const TREE_PARAMS: &[Param] = &[
     Param {
@@ -52,11 +52,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
 
 /// `GET /v1/recipes/{key}/tree`.
 fn tree(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let key = ctx.path_key()?;
-    let catalog = ctx.catalog()?;
-    let recipe = catalog
-        .recipe(&key)
-        .ok_or_else(|| ApiError::NotFound(format!("there is no recipe {key} in {}", catalog.info.name)))?;
+    let (catalog, recipe) = ctx.record("recipe", Catalog::recipe)?;
     let choice = ctx.query.text("ingredients").and_then(IngredientChoice::parse).unwrap_or_default();
     let tree = catalog.ingredient_tree(recipe, choice);
     let mut loc = Localizer::new(catalog, ctx.query.lang());
@@ -66,7 +62,7 @@ fn tree(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 
 /// `GET /v1/items/{key}/used-in`.
 fn used_in(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let (catalog, item) = item(ctx)?;
+    let (catalog, item) = ctx.record("item", Catalog::item)?;
     let page = catalog.used_in(item.id, ctx.query.window());
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let data: Vec<UsedIn> = page
@@ -80,19 +76,9 @@ fn used_in(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 
 /// `GET /v1/items/{key}/sources`.
 fn sources(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let (catalog, item) = item(ctx)?;
+    let (catalog, item) = ctx.record("item", Catalog::item)?;
     let sources = catalog.sources(item.id);
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let view = SourcesView::new(&mut loc, item.id, &sources);
     ctx.render(loc, data_value(view)?)
-}
-
-/// The catalog the query asks for and the item the path names in it.
-fn item<'a>(ctx: &'a Ctx<'_>) -> Result<(&'a tapster_store::Catalog, &'a Item), ApiError> {
-    let key = ctx.path_key()?;
-    let catalog = ctx.catalog()?;
-    let item = catalog
-        .item(&key)
-        .ok_or_else(|| ApiError::NotFound(format!("there is no item {key} in {}", catalog.info.name)))?;
-    Ok((catalog, item))
 }

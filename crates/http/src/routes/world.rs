@@ -2,7 +2,7 @@
 //! `/v1/crops`, `/v1/crops/{key}`, `/v1/shops`, `/v1/shops/{key}`, `/v1/npcs` and `/v1/fish`.
 
 use tapster_domain::{Bait, Season, Water};
-use tapster_store::{CropFilter, CropOrder, FishFilter};
+use tapster_store::{Catalog, CropFilter, CropOrder, FishFilter};
 
 use super::{Ctx, Endpoint, data_value};
 use crate::envelope::Localizer;
@@ -132,11 +132,7 @@ fn crops(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 
 /// `GET /v1/crops/{key}`.
 fn crop(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let key = ctx.path_key()?;
-    let catalog = ctx.catalog()?;
-    let crop = catalog
-        .crop(&key)
-        .ok_or_else(|| ApiError::NotFound(format!("there is no crop {key} in {}", catalog.info.name)))?;
+    let (catalog, crop) = ctx.record("crop", Catalog::crop)?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let view = Crop::new(&mut loc, crop, "/data");
     ctx.render(loc, data_value(view)?)
@@ -158,11 +154,7 @@ fn shops(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 
 /// `GET /v1/shops/{key}`.
 fn shop(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let key = ctx.path_key()?;
-    let catalog = ctx.catalog()?;
-    let shop = catalog
-        .shop(&key)
-        .ok_or_else(|| ApiError::NotFound(format!("there is no shop {key} in {}", catalog.info.name)))?;
+    let (catalog, shop) = ctx.record("shop", Catalog::shop)?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let view = ShopDetail::new(&mut loc, shop);
     ctx.render(loc, data_value(view)?)

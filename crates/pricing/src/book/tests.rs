@@ -54,25 +54,19 @@ fn brewery(barley: u64, malt: u64, bright: u64, dusk: u64, wort: u64, ale: u64) 
         // A second current recipe with a higher id: the lower id is the item's recipe.
         recipe(103, ALE, 1, json!([{"item": DUSK_HOPS, "amount": 9}]), None),
     ]);
-    GameData {
-        manifest: serde_json::from_value(json!({"format": 1, "game_version": "v1.0.0.0.0", "build_id": 1, "released": "2026-01-01"})).unwrap(),
-        items: serde_json::from_value(items).unwrap(),
-        recipes: serde_json::from_value(recipes).unwrap(),
-        ingredient_groups: serde_json::from_value(json!([{"id": ANY_HOPS, "slug": "any-hops", "name_key": "g", "members": [BRIGHT_HOPS, DUSK_HOPS]}])).unwrap(),
-        crafting_stations: Vec::new(),
-        crops: Vec::new(),
-        shops: Vec::new(),
-        shopkeepers: Vec::new(),
-        fish: Vec::new(),
-        quests: Vec::new(),
-        perks: Vec::new(),
-        spells: Vec::new(),
-        talents: Vec::new(),
-        reputation: Vec::new(),
-        missions: Vec::new(),
-        letters: Vec::new(),
-        texts: Default::default(),
-    }
+    let mut data = GameData::new(
+        serde_json::from_value(
+            json!({"format": 1, "game_version": "v1.0.0.0.0", "build_id": 1, "released": "2026-01-01"}),
+        )
+        .unwrap(),
+    );
+    data.items = serde_json::from_value(items).unwrap();
+    data.recipes = serde_json::from_value(recipes).unwrap();
+    data.ingredient_groups = serde_json::from_value(
+        json!([{"id": ANY_HOPS, "slug": "any-hops", "name_key": "g", "members": [BRIGHT_HOPS, DUSK_HOPS]}]),
+    )
+    .unwrap();
+    data
 }
 
 #[test]
