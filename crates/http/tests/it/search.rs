@@ -200,3 +200,40 @@ fn a_version_can_be_chosen() {
     let latest = bundled_get("/v1/search?q=barley").json();
     assert_eq!(latest["meta"]["game_version"], "v0.7.0.0.1");
 }
+
+#[test]
+fn every_language_finds_its_own_names_whole_and_in_part() {
+    let languages = bundled_get("/v1/languages").json();
+    let codes: Vec<&str> =
+        languages["data"].as_array().unwrap().iter().map(|l| l["code"].as_str().unwrap()).collect();
+    assert_eq!(codes.len(), 27);
+    for code in codes {
+        // A drink whose name this language translates (not an English stand-in).
+        let page = bundled_get(&format!("/v1/items?kind=drink&limit=100&lang={code}")).json();
+        let fallbacks: Vec<&str> =
+            page["meta"]["lang_fallback"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+        let (index, item) = page["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .find(|(i, _)| !fallbacks.contains(&format!("/data/{i}/name").as_str()))
+            .unwrap_or_else(|| panic!("{code} translates no drink"));
+        let name = item["name"].as_str().unwrap();
+        let id = item["id"].as_i64().unwrap();
+        let found = |q: &str| {
+            let query: String = form_urlencoded::byte_serialize(q.as_bytes()).collect();
+            let body = bundled_get(&format!("/v1/search?q={query}&lang={code}&type=item&limit=50")).json();
+            body["data"].as_array().unwrap().iter().any(|h| h["id"] == id)
+        };
+        assert!(found(name), "{code}: {name:?} (#{index}) does not find itself");
+        // The middle of the name, as a person half-remembering it would type it.
+        let chars: Vec<char> = name.chars().collect();
+        if chars.len() >= 6 {
+            let part: String = chars[chars.len() / 3..chars.len() / 3 + 3].iter().collect();
+            if part.trim().chars().count() >= 2 {
+                assert!(found(part.trim()), "{code}: {:?} does not find {name:?}", part.trim());
+            }
+        }
+    }
+}
