@@ -1,9 +1,9 @@
-//! Entity tags and conditional requests (RFC 9110 sections 8.8.3 and 13.1.2): a strong tag derived
-//! from the body bytes, so it changes exactly when the body does, and `If-None-Match` with its list
-//! of tags, weak comparison and `*`.
+//! Entity tags, conditional requests and content codings (RFC 9110 sections 8.8.3, 13.1.2 and
+//! 12.5.3): a strong tag derived from the body bytes, so it changes exactly when the body does;
+//! `If-None-Match` with its list of tags, weak comparison and `*`; and whether `Accept-Encoding` takes gzip.
 
 use hyper::HeaderMap;
-use hyper::header::IF_NONE_MATCH;
+use hyper::header::{ACCEPT_ENCODING, IF_NONE_MATCH};
 use sha2::{Digest, Sha256};
 
 /// The strong entity tag of a body: 128 bits of its SHA-256, in hex, quoted.
@@ -29,6 +29,29 @@ pub(crate) fn none_match(headers: &HeaderMap, current: &str) -> bool {
         }
         tags(value).any(|tag| opaque(tag) == current)
     })
+}
+
+/// Whether the client takes a gzip body: `gzip` (or `x-gzip`, or `*`) with a non-zero quality, and
+/// not refused by an explicit `gzip;q=0`.
+pub(crate) fn accepts_gzip(headers: &HeaderMap) -> bool {
+    let mut named = None;
+    let mut any = None;
+    for value in headers.get_all(ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()) {
+        for coding in value.split(',') {
+            let mut parts = coding.split(';');
+            let name = parts.next().unwrap_or_default().trim();
+            let quality = parts
+                .filter_map(|p| p.trim().strip_prefix("q=").or_else(|| p.trim().strip_prefix("Q=")))
+                .find_map(|q| q.trim().parse::<f32>().ok())
+                .unwrap_or(1.0);
+            if name.eq_ignore_ascii_case("gzip") || name.eq_ignore_ascii_case("x-gzip") {
+                named = Some(quality > 0.0);
+            } else if name == "*" {
+                any = Some(quality > 0.0);
+            }
+        }
+    }
+    named.or(any).unwrap_or(false)
 }
 
 /// The entity tags of a comma-separated list, respecting quotes (a tag may contain a comma).
@@ -93,6 +116,29 @@ mod tests {
         ];
         for (values, expected) in cases {
             assert_eq!(matches(values, current), *expected, "{values:?}");
+        }
+    }
+
+    #[test]
+    fn accept_encoding_decides_gzip() {
+        let cases = [
+            ("", false),
+            ("gzip", true),
+            ("br, gzip;q=0.5", true),
+            ("GZIP", true),
+            ("x-gzip", true),
+            ("identity", false),
+            ("*", true),
+            ("gzip;q=0", false),
+            ("*, gzip;q=0", false),
+            ("deflate, *;q=0", false),
+        ];
+        for (value, expected) in cases {
+            let mut headers = HeaderMap::new();
+            if !value.is_empty() {
+                headers.insert(ACCEPT_ENCODING, HeaderValue::from_str(value).unwrap());
+            }
+            assert_eq!(accepts_gzip(&headers), expected, "{value:?}");
         }
     }
 

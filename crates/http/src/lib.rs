@@ -1,6 +1,7 @@
 //! The `/v1` HTTP interface: routing, typed parameters, the response envelope, and problem+json
 //! errors. This crate is the only one that knows the wire format; it turns store answers into JSON.
 
+mod cache;
 mod conditional;
 mod envelope;
 mod error;
@@ -13,4 +14,4 @@ mod server;
 mod views;
 
 pub use gate::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal};
-pub use server::{App, serve};
+pub use server::{App, DEFAULT_CACHE_BUDGET, serve};

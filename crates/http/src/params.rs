@@ -109,6 +109,8 @@ enum Value {
 #[derive(Debug)]
 pub(crate) struct Query {
     values: Vec<(&'static str, Value)>,
+    /// Each given parameter's value as decoded from the request, for the cache key.
+    given: Vec<(&'static str, String)>,
     params: &'static [Param],
 }
 
@@ -119,6 +121,7 @@ impl Query {
             form_urlencoded::parse(raw.unwrap_or_default().as_bytes()).collect();
         let mut errors = Vec::new();
         let mut values = Vec::new();
+        let mut given = Vec::new();
         for (i, (name, value)) in pairs.iter().enumerate() {
             let Some(param) = params.iter().find(|p| p.name == name) else {
                 let takes = if params.is_empty() {
@@ -142,7 +145,10 @@ impl Query {
                 continue;
             }
             match check(param.rule, value) {
-                Ok(checked) => values.push((param.name, checked)),
+                Ok(checked) => {
+                    values.push((param.name, checked));
+                    given.push((param.name, value.to_string()));
+                }
                 Err(detail) => {
                     errors.push(InvalidParam::new(param.name, format!("{detail} (given {value:?})")))
                 }
@@ -153,7 +159,17 @@ impl Query {
                 errors.push(InvalidParam::new(param.name, "is required"));
             }
         }
-        if errors.is_empty() { Ok(Self { values, params }) } else { Err(ApiError::Validation(errors)) }
+        if errors.is_empty() { Ok(Self { values, given, params }) } else { Err(ApiError::Validation(errors)) }
+    }
+
+    /// The value of `name` as the request gave it (decoded), if it did.
+    pub(crate) fn given(&self, name: &str) -> Option<&str> {
+        self.given.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// The parameters this query was checked against.
+    pub(crate) fn params(&self) -> &'static [Param] {
+        self.params
     }
 
     fn value(&self, name: &str) -> Option<&Value> {

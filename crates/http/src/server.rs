@@ -11,7 +11,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{
-    CACHE_CONTROL, CONTENT_TYPE, ETAG, HeaderName, HeaderValue, RETRY_AFTER, VARY, WWW_AUTHENTICATE,
+    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER,
+    VARY, WWW_AUTHENTICATE,
 };
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -21,7 +22,8 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tapster_store::Store;
 use tokio::net::TcpListener;
 
-use crate::conditional::{etag, none_match};
+use crate::cache::{Rendered, ResponseCache};
+use crate::conditional::{accepts_gzip, none_match};
 use crate::error::ApiError;
 use crate::gate::{Credentials, Gate, Quota, Refusal};
 use crate::response::{Body, Reply, problem};
@@ -32,16 +34,27 @@ const MAX_AGE: &str = "private, max-age=300";
 const RATE_LIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 const RATE_LIMIT: HeaderName = HeaderName::from_static("ratelimit");
 
-/// Everything a request may read: the game-data store, and the gate that admits `/v1` requests.
+/// The response cache's memory budget unless told otherwise.
+pub const DEFAULT_CACHE_BUDGET: usize = 64 * 1024 * 1024;
+
+/// Everything a request may read: the game-data store, the gate that admits `/v1` requests, and the
+/// cache of answers already rendered from this store.
 #[derive(Debug)]
 pub struct App {
     pub(crate) store: Store,
     gate: Box<dyn Gate>,
+    cache: ResponseCache,
 }
 
 impl App {
     pub fn new(store: Store, gate: impl Gate) -> Self {
-        Self { store, gate: Box::new(gate) }
+        Self { store, gate: Box::new(gate), cache: ResponseCache::new(DEFAULT_CACHE_BUDGET) }
+    }
+
+    /// Sets the response cache's memory budget in bytes; 0 renders every answer afresh.
+    pub fn with_cache_budget(mut self, bytes: usize) -> Self {
+        self.cache = ResponseCache::new(bytes);
+        self
     }
 
     /// Answers one request from `peer`, whole. Answers come from memory in microseconds, so they are
@@ -55,36 +68,66 @@ impl App {
         let uri = request.uri();
         let path = uri.path();
         if !path.starts_with("/v1/") && path != "/v1" {
-            return self.answer(route(self, request.method(), path, uri.query()), path);
+            let answer = route(self, request.method(), path, uri.query()).and_then(|routed| routed.answer());
+            return answer.unwrap_or_else(|error| failed(&error, path));
         }
         let credentials = Credentials::from_headers(request.headers());
         let admission = match self.gate.admit(peer, &credentials) {
             Ok(admission) => admission,
             Err(refusal) => return refused(&refusal, path),
         };
-        let mut response = self.answer(route(self, request.method(), path, uri.query()), path);
-        if response.status == StatusCode::OK {
-            let tag = etag(&response.body);
-            response.headers.insert(ETAG, header(&tag));
-            response.headers.insert(CACHE_CONTROL, HeaderValue::from_static(MAX_AGE));
-            if none_match(request.headers(), &tag) && matches!(*request.method(), Method::GET | Method::HEAD)
-            {
-                response = not_modified(response);
-            }
-        }
+        let mut response = match self.rendered(request.method(), path, uri.query()) {
+            Ok(rendered) => data_reply(request, &rendered),
+            Err(error) => failed(&error, path),
+        };
         rate_limit_headers(&mut response, &admission.quota);
         response
     }
 
-    fn answer(&self, result: Result<Reply, ApiError>, path: &str) -> Reply {
-        result.unwrap_or_else(|error| {
-            if let ApiError::Internal(cause) = &error {
-                // Only the log sees the cause; the client gets a generic problem.
-                log_internal(path, cause.as_ref());
-            }
-            problem(&error, path)
-        })
+    /// The rendered answer to a `/v1` request: from the cache when it holds it, else rendered now
+    /// (and kept, when the request has a canonical form).
+    fn rendered(&self, method: &Method, path: &str, query: Option<&str>) -> Result<Arc<Rendered>, ApiError> {
+        let routed = route(self, method, path, query)?;
+        let key = if self.cache.enabled() { routed.cache_key() } else { None };
+        if let Some(hit) = key.as_deref().and_then(|key| self.cache.get(key)) {
+            return Ok(hit);
+        }
+        let reply = routed.answer()?;
+        let content_type =
+            reply.headers.get(CONTENT_TYPE).cloned().unwrap_or(HeaderValue::from_static("application/json"));
+        let rendered = Arc::new(Rendered::new(content_type, reply.body));
+        if let Some(key) = key {
+            self.cache.insert(&key, Arc::clone(&rendered));
+        }
+        Ok(rendered)
     }
+}
+
+/// A `200` data answer in the encoding the client takes, or `304` when it already holds it.
+fn data_reply<B>(request: &Request<B>, rendered: &Rendered) -> Reply {
+    let (body, tag, gzipped) = match &rendered.gzip {
+        Some((zipped, tag)) if accepts_gzip(request.headers()) => (zipped.clone(), tag.as_str(), true),
+        _ => (rendered.body.clone(), rendered.etag.as_str(), false),
+    };
+    let mut headers = HeaderMap::new();
+    headers.insert(ETAG, header(tag));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static(MAX_AGE));
+    if none_match(request.headers(), tag) && matches!(*request.method(), Method::GET | Method::HEAD) {
+        return Reply { status: StatusCode::NOT_MODIFIED, headers, body: Bytes::new() };
+    }
+    headers.insert(CONTENT_TYPE, rendered.content_type.clone());
+    if gzipped {
+        headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    }
+    Reply { status: StatusCode::OK, headers, body }
+}
+
+/// The problem+json answer for `error`; an internal cause goes to the log only.
+fn failed(error: &ApiError, path: &str) -> Reply {
+    if let ApiError::Internal(cause) = error {
+        log_internal(path, cause.as_ref());
+    }
+    problem(error, path)
 }
 
 fn refused(refusal: &Refusal, path: &str) -> Reply {
@@ -117,12 +160,6 @@ fn rate_limit_headers(response: &mut Reply, quota: &Quota) {
         headers.insert(RATE_LIMIT, header(&state));
     }
     headers.insert(VARY, HeaderValue::from_static("Authorization, Accept-Encoding"));
-}
-
-/// A `304`: no body, and the headers a cache needs to refresh what it holds (RFC 9110 15.4.5).
-fn not_modified(mut full: Reply) -> Reply {
-    full.headers.remove(CONTENT_TYPE);
-    Reply { status: StatusCode::NOT_MODIFIED, headers: full.headers, body: Bytes::new() }
 }
 
 /// Header values built here are ASCII by construction (quoted hex, policy names, numbers).

@@ -35,6 +35,9 @@ enum Command {
         /// Dataset imported when the data dir holds no game data yet.
         #[arg(long, env = "TAPSTER_FIXTURES", default_value = BUNDLED_FIXTURES)]
         fixtures: PathBuf,
+        /// Memory budget of the response cache in MiB; 0 renders every answer afresh.
+        #[arg(long, env = "TAPSTER_CACHE_MIB", default_value_t = tapster_http::DEFAULT_CACHE_BUDGET / (1024 * 1024))]
+        cache_mib: usize,
     },
     /// Import game versions (a version folder, or a folder of them) atomically: a refused import
     /// leaves the served data exactly as it was.
@@ -136,7 +139,7 @@ enum AddressesCommand {
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Command::Serve { addr, data, fixtures } => serve(addr, &data.path, &fixtures),
+        Command::Serve { addr, data, fixtures, cache_mib } => serve(addr, &data.path, &fixtures, cache_mib),
         Command::Import { dir, data } => import(&dir, &data.path),
         Command::Keys(command) => keys(command),
         Command::Accounts(AccountsCommand::Suspend { email, data }) => {
@@ -200,11 +203,12 @@ fn import(dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn serve(addr: SocketAddr, data_dir: &Path, fixtures: &Path) -> anyhow::Result<()> {
+fn serve(addr: SocketAddr, data_dir: &Path, fixtures: &Path, cache_mib: usize) -> anyhow::Result<()> {
     if let Err(tapster_store::Error::NoData(_)) = tapster_store::Store::open(data_dir) {
         eprintln!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
     }
-    let service = open_service(data_dir, fixtures)?;
+    let mut service = open_service(data_dir, fixtures)?;
+    service.cache_budget = cache_mib.saturating_mul(1024 * 1024);
     if let Some(created) = &service.first_key {
         eprintln!(
             "created the account {} with this API key; it is shown only now:\n\n    {}\n\ntry: curl -H 'Authorization: Bearer {}' http://{addr}/v1/versions\n",

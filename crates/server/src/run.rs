@@ -26,6 +26,8 @@ pub struct Service {
     accounts: Accounts,
     /// The key created for a data dir that had none, to be shown once.
     pub first_key: Option<NewKey>,
+    /// Memory budget of the response cache, in bytes; 0 renders every answer afresh.
+    pub cache_budget: usize,
 }
 
 /// Opens the data dir for serving. On a data dir without game data, imports `fixtures` first; on one
@@ -43,7 +45,13 @@ pub fn open_service(data_dir: &Path, fixtures: &Path) -> anyhow::Result<Service>
     let first_key = Admin::open(data_dir)?.first_key()?;
     let accounts = Accounts::open(data_dir)?;
     let access = Access::load(accounts.clone(), InProcess::default()).context("loading keys and usage")?;
-    Ok(Service { store, access: Arc::new(access), accounts, first_key })
+    Ok(Service {
+        store,
+        access: Arc::new(access),
+        accounts,
+        first_key,
+        cache_budget: tapster_http::DEFAULT_CACHE_BUDGET,
+    })
 }
 
 impl Service {
@@ -69,7 +77,8 @@ impl Service {
                 }
             })
         };
-        let app = tapster_http::App::new(self.store, Arc::clone(&self.access));
+        let app =
+            tapster_http::App::new(self.store, Arc::clone(&self.access)).with_cache_budget(self.cache_budget);
         let served = tapster_http::serve(listener, app, shutdown, SHUTDOWN_GRACE).await;
         stop.store(true, Ordering::Relaxed);
         let _ = upkeep.join();

@@ -194,8 +194,52 @@ impl Ctx<'_> {
     }
 }
 
-/// Finds the endpoint for `path`, checks the method and the query, and runs the handler.
-pub(crate) fn route(app: &App, method: &Method, path: &str, query: Option<&str>) -> Result<Reply, ApiError> {
+/// A request matched to its endpoint with its query checked: ready to answer, and to name its answer.
+#[derive(Debug)]
+pub(crate) struct Routed<'a> {
+    endpoint: &'static Endpoint,
+    ctx: Ctx<'a>,
+}
+
+impl Routed<'_> {
+    pub(crate) fn answer(&self) -> Result<Reply, ApiError> {
+        (self.endpoint.handler)(&self.ctx)
+    }
+
+    /// The canonical form of the request, under which its answer is cached: the path, then every
+    /// parameter the endpoint takes in the order it declares them, with its decoded value, defaults
+    /// filled in (`lang=en`, `limit`, `offset=0`) and `version` resolved to the concrete version.
+    /// `None` when the query names no published version: that answer is an error, never cached.
+    pub(crate) fn cache_key(&self) -> Option<String> {
+        let query = &self.ctx.query;
+        let mut key = String::with_capacity(self.ctx.path.len() + 64);
+        key.push_str(self.ctx.path);
+        key.push('?');
+        for param in query.params() {
+            let value = match (param.name, param.rule, query.given(param.name)) {
+                ("version", _, _) => self.ctx.catalog().ok()?.info.name.to_string(),
+                (_, _, Some(value)) => value.to_owned(),
+                ("lang", _, None) => tapster_i18n::Language::SOURCE.code().to_owned(),
+                (_, crate::params::Rule::Limit { default, .. }, None) => default.to_string(),
+                ("offset", _, None) => "0".to_owned(),
+                (_, _, None) => continue,
+            };
+            key.push_str(param.name);
+            key.push('=');
+            key.extend(form_urlencoded::byte_serialize(value.as_bytes()));
+            key.push('&');
+        }
+        Some(key)
+    }
+}
+
+/// Finds the endpoint for `path`, and checks the method and the query.
+pub(crate) fn route<'a>(
+    app: &'a App,
+    method: &Method,
+    path: &'a str,
+    query: Option<&'a str>,
+) -> Result<Routed<'a>, ApiError> {
     let segments: Vec<&str> = path.split('/').skip(1).collect();
     let (endpoint, bound) = endpoints()
         .find_map(|endpoint| bind(endpoint.path, &segments).map(|bound| (endpoint, bound)))
@@ -209,7 +253,7 @@ pub(crate) fn route(app: &App, method: &Method, path: &str, query: Option<&str>)
     }
     let ctx =
         Ctx { app, path, raw_query: query, query: Query::parse(query, endpoint.params)?, segments: bound };
-    (endpoint.handler)(&ctx)
+    Ok(Routed { endpoint, ctx })
 }
 
 /// Matches path segments against a template, binding `{name}` segments (percent-decoded).

@@ -87,3 +87,91 @@ fn if_none_match_answers_304_without_a_body() {
     );
     assert_eq!(answer.status, StatusCode::OK);
 }
+
+/// A broad sample of requests: every area, several languages, versions and parameter sets.
+const SAMPLE: &[&str] = &[
+    "/v1/versions",
+    "/v1/versions/v0.6.4.2.1",
+    "/v1/versions/latest/changes?limit=100&lang=de",
+    "/v1/languages?lang=ja",
+    "/v1/items?limit=100&lang=fr&sort=-price,name",
+    "/v1/items?kind=drink&can_be_aged=true&version=v0.6.5.0.3&lang=ko",
+    "/v1/items?ids=1000,3002,4104&fields=id,name,price_per_serving",
+    "/v1/items/pale-ale?expand=recipes,shops,groups&lang=th",
+    "/v1/items/pale-ale/price?ingredients=expensive&aging=grand_reserve&quality=superior&lang=es",
+    "/v1/items/barley/used-in?lang=pl",
+    "/v1/items/barley/sources?lang=zh-CN",
+    "/v1/recipes?group=brewing&lang=de&limit=20",
+    "/v1/recipes/pale-ale/tree?ingredients=expensive&lang=ru",
+    "/v1/ingredient-groups/any-malt?lang=it",
+    "/v1/crafters?lang=uk",
+    "/v1/crops?season=winter&sort=name&lang=ja",
+    "/v1/crops/barley?version=v0.6.4.2.1",
+    "/v1/shops?lang=nl",
+    "/v1/shops/hollins-general-store?lang=sv",
+    "/v1/npcs?lang=el",
+    "/v1/fish?water=MineWater&lang=vi",
+    "/v1/quests?limit=10&lang=cs",
+    "/v1/quests/Daily.Bread?lang=hu",
+    "/v1/reputation?lang=bg",
+    "/v1/letters?lang=ca",
+    "/v1/search?q=ale&lang=fi",
+    "/v1/search?q=びーる&lang=ja",
+    "/v1/rankings/products?food_type=drink&aging=aged&limit=10&lang=nb",
+];
+
+#[test]
+fn the_cache_never_changes_an_answer() {
+    for path in SAMPLE {
+        let fresh = crate::bundled_request(false, path, &[]);
+        assert_eq!(fresh.status, StatusCode::OK, "{path}: {:?}", fresh.body);
+        // The first request on the cached server renders and keeps; the second comes from the cache.
+        for round in ["miss", "hit"] {
+            let cached = crate::bundled_request(true, path, &[]);
+            assert_eq!(cached.body, fresh.body, "{path} ({round})");
+            assert_eq!(cached.headers["etag"], fresh.headers["etag"], "{path} ({round})");
+            assert_eq!(cached.headers["content-type"], fresh.headers["content-type"], "{path} ({round})");
+        }
+    }
+}
+
+#[test]
+fn equivalent_requests_share_one_answer() {
+    // Defaults filled in, parameters in another order, `latest` resolved: one canonical request.
+    let variants = [
+        "/v1/items?kind=food&limit=50",
+        "/v1/items?kind=food",
+        "/v1/items?lang=en&kind=food&offset=0",
+        "/v1/items?kind=food&version=latest",
+        "/v1/items?version=v0.7.0.0.1&kind=food",
+    ];
+    let first = crate::bundled_request(true, variants[0], &[]);
+    for path in variants {
+        let answer = crate::bundled_request(true, path, &[]);
+        assert_eq!(answer.headers["etag"], first.headers["etag"], "{path}");
+    }
+}
+
+#[test]
+fn gzip_is_served_to_clients_that_take_it_with_its_own_tag() {
+    let path = "/v1/items?limit=100";
+    for cached in [true, false] {
+        let plain = crate::bundled_request(cached, path, &[]);
+        let zipped = crate::bundled_request(cached, path, &[("accept-encoding", "gzip, br")]);
+        assert!(plain.headers.get("content-encoding").is_none());
+        assert_eq!(zipped.headers["content-encoding"], "gzip");
+        assert_eq!(zipped.headers["vary"], "Authorization, Accept-Encoding");
+        let mut decoded = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&zipped.body[..]), &mut decoded)
+            .unwrap();
+        assert_eq!(decoded, plain.body);
+        assert_ne!(zipped.headers["etag"], plain.headers["etag"]);
+        let tag = zipped.headers["etag"].to_str().unwrap().to_owned();
+        let again =
+            crate::bundled_request(cached, path, &[("accept-encoding", "gzip"), ("if-none-match", &tag)]);
+        assert_eq!(again.status, StatusCode::NOT_MODIFIED);
+        // Small bodies are not worth compressing.
+        let small = crate::bundled_request(cached, "/v1/versions/latest", &[("accept-encoding", "gzip")]);
+        assert!(small.headers.get("content-encoding").is_none());
+    }
+}

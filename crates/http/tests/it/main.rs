@@ -79,27 +79,46 @@ struct Server {
 /// The server on the store's small hand-written dataset.
 fn server() -> &'static Server {
     static SERVER: OnceLock<Server> = OnceLock::new();
-    SERVER.get_or_init(|| start(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/mini")))
+    SERVER.get_or_init(|| {
+        let data_dir = imported(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/mini"));
+        start(&data_dir, tapster_http::DEFAULT_CACHE_BUDGET)
+    })
 }
 
 /// The server on the bundled dataset (three versions, 27 languages, real scale).
 fn bundled() -> &'static Server {
     static SERVER: OnceLock<Server> = OnceLock::new();
-    SERVER.get_or_init(|| start(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")))
+    SERVER.get_or_init(|| start(bundled_data_dir(), tapster_http::DEFAULT_CACHE_BUDGET))
 }
 
-fn start(dataset: &Path) -> Server {
+/// A second server on the same bundled data, without a response cache: every answer rendered afresh.
+fn bundled_uncached() -> &'static Server {
+    static SERVER: OnceLock<Server> = OnceLock::new();
+    SERVER.get_or_init(|| start(bundled_data_dir(), 0))
+}
+
+fn bundled_data_dir() -> &'static Path {
+    static DATA_DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
+    DATA_DIR.get_or_init(|| imported(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")))
+}
+
+/// A data dir holding `dataset`, imported; it outlives the test process's servers.
+fn imported(dataset: &Path) -> std::path::PathBuf {
+    let data_dir = tempfile::TempDir::new().unwrap().keep();
+    tapster_store::import(&data_dir, dataset).unwrap();
+    data_dir
+}
+
+fn start(data_dir: &Path, cache_budget: usize) -> Server {
     {
-        let data_dir = tempfile::TempDir::new().unwrap().keep();
-        tapster_store::import(&data_dir, dataset).unwrap();
-        let store = Store::open(&data_dir).unwrap();
+        let store = Store::open(data_dir).unwrap();
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let addr = listener.local_addr().unwrap();
         runtime.spawn(tapster_http::serve(
             listener,
-            App::new(store, OneKey),
+            App::new(store, OneKey).with_cache_budget(cache_budget),
             std::future::pending(),
             Duration::ZERO,
         ));
@@ -138,6 +157,14 @@ fn request_with(method: Method, path: &str, headers: &[(&str, &str)]) -> Answer 
 fn bundled_get(path: &str) -> Answer {
     let authorization = format!("Bearer {}", key().expose());
     send(bundled(), Method::GET, path, &[("authorization", &authorization)])
+}
+
+/// `GET` with the key and any further headers, on the bundled dataset, from the cached or the uncached server.
+fn bundled_request(cached: bool, path: &str, headers: &[(&str, &str)]) -> Answer {
+    let authorization = format!("Bearer {}", key().expose());
+    let mut all = vec![("authorization", authorization.as_str())];
+    all.extend_from_slice(headers);
+    send(if cached { bundled() } else { bundled_uncached() }, Method::GET, path, &all)
 }
 
 fn send(server: &Server, method: Method, path: &str, headers: &[(&str, &str)]) -> Answer {

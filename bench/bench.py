@@ -1,0 +1,437 @@
+#!/usr/bin/env python3
+"""Helpers of bench/run (Python 3.11 standard library only).
+
+Subcommands (bench/run calls them; all talk to 127.0.0.1 only):
+
+  fetch BASE KEY OUT          fetch every scenario once from tapster, write its body and headers to
+                              OUT/scenarios/ and an nginx config serving the same bytes to OUT/nginx.conf
+  uris BASE KEY OUT FIXTURES  write OUT/mix.txt (the latency mix) and OUT/sweep-*.txt (the RSS sweep)
+  deepest BASE KEY OUT        find the recipe with the deepest tree (latest version), write its path
+  wait BASE T0_NS TIMEOUT_S   poll BASE/healthz until 200; print milliseconds since T0_NS
+  rss PID                     print VmRSS and VmHWM of PID in KiB
+  cpu PID                     print utime+stime of PID in clock ticks
+  report OUT                  read everything bench/run wrote to OUT and print the table
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import statistics
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+# name, path, send If-None-Match, ratio target
+SCENARIOS = [
+    ("item", "/v1/items/pale-ale", False, 1.0),
+    ("item-304", "/v1/items/pale-ale", True, 1.0),
+    ("list", "/v1/items?limit=100", False, 0.8),
+    ("search", "/v1/search?q=ale", False, 0.8),
+    ("tree", "/v1/recipes/pale-ale/tree", False, 0.8),
+]
+
+# Response headers nginx does not copy: it makes these itself (or they describe the connection).
+NOT_COPIED = {"date", "content-length", "connection", "keep-alive", "transfer-encoding", "server", "content-type"}
+
+
+def get(base: str, key: str, path: str, extra: dict[str, str] | None = None):
+    u = urllib.parse.urlsplit(base)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    headers = {"Authorization": f"Bearer {key}", "User-Agent": "tapster-bench"}
+    headers.update(extra or {})
+    conn.request("GET", path, headers=headers)
+    resp = conn.getresponse()
+    body = resp.read()
+    conn.close()
+    return resp.status, resp.getheaders(), body
+
+
+def nginx_str(s: str) -> str:
+    if "'" in s:
+        raise SystemExit(f"cannot quote {s!r} for nginx")
+    return "'" + s + "'"
+
+
+def cmd_fetch(base: str, key: str, out: str) -> None:
+    out_p = Path(out)
+    sc = out_p / "scenarios"
+    sc.mkdir(parents=True, exist_ok=True)
+    locations: dict[str, list[str]] = {}
+    maps = []
+    for name, path, inm, _ in SCENARIOS:
+        status, headers, body = get(base, key, path)
+        if status != 200:
+            raise SystemExit(f"{path}: status {status}: {body[:300]!r}")
+        etag = dict((k.lower(), v) for k, v in headers).get("etag")
+        if not etag:
+            raise SystemExit(f"{path}: no ETag")
+        (sc / f"{name}.body").write_bytes(body)
+        (sc / f"{name}.headers.json").write_text(json.dumps(headers, indent=1))
+        (sc / f"{name}.etag").write_text(etag)
+        if inm:
+            s304, h304, b304 = get(base, key, path, {"If-None-Match": etag})
+            if s304 != 304:
+                raise SystemExit(f"{path} with If-None-Match: status {s304}, not 304")
+            (sc / f"{name}.304-headers.json").write_text(json.dumps(h304, indent=1))
+        loc_path = urllib.parse.urlsplit(path).path
+        if loc_path in locations:
+            continue
+        var = "$inm_" + re.sub(r"[^a-z0-9]", "_", name)
+        maps.append(f"    map $http_if_none_match {var} {{ default 0; {nginx_str(etag)} 1; }}\n")
+        ctype = dict((k.lower(), v) for k, v in headers)["content-type"]
+        lines = [
+            f"        location = {loc_path} {{\n",
+            f"            alias {(sc / f'{name}.body').resolve()};\n",
+            "            types { }\n",
+            f"            default_type {nginx_str(ctype)};\n",
+        ]
+        for k, v in headers:
+            if k.lower() in NOT_COPIED:
+                continue
+            lines.append(f"            add_header {k} {nginx_str(v)} always;\n")
+        lines.append(f"            if ({var}) {{ return 304; }}\n")
+        lines.append("        }\n")
+        locations[loc_path] = lines
+    port = int(os.environ.get("NGINX_PORT", "18081"))
+    conf = f"""# Written by bench/bench.py: nginx serving the exact bytes and headers tapster answered.
+worker_processes 1;
+daemon off;
+pid {out_p.resolve()}/nginx.pid;
+error_log {out_p.resolve()}/nginx-error.log warn;
+events {{ worker_connections 1024; multi_accept on; }}
+http {{
+    access_log off;
+    server_tokens off;
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_timeout 65;
+    keepalive_requests 100000000;
+    open_file_cache max=64 inactive=600s;
+    open_file_cache_valid 600s;
+    etag off;
+    client_body_temp_path {out_p.resolve()}/nginx-tmp/body;
+    proxy_temp_path {out_p.resolve()}/nginx-tmp/proxy;
+    fastcgi_temp_path {out_p.resolve()}/nginx-tmp/fastcgi;
+    uwsgi_temp_path {out_p.resolve()}/nginx-tmp/uwsgi;
+    scgi_temp_path {out_p.resolve()}/nginx-tmp/scgi;
+{''.join(maps)}    server {{
+        listen 127.0.0.1:{port} backlog=4096;
+        # nginx would send Last-Modified for a file; tapster does not: drop it.
+        add_header Last-Modified "";
+{''.join(''.join(l) for l in locations.values())}    }}
+}}
+"""
+    (out_p / "nginx-tmp").mkdir(exist_ok=True)
+    (out_p / "nginx.conf").write_text(conf)
+
+
+def evenly(xs: list, n: int) -> list:
+    if len(xs) <= n:
+        return list(xs)
+    return [xs[i * len(xs) // n] for i in range(n)]
+
+
+def cmd_uris(base: str, key: str, out: str, fixtures: str) -> None:
+    out_p = Path(out)
+    status, _, body = get(base, key, "/v1/versions")
+    versions = [v["name"] if "name" in v else v["game_version"] for v in json.loads(body)["data"]]
+    q = urllib.parse.quote
+    # --- the latency mix: hot routes a client would ask for, in several languages -----------------
+    fx = Path(fixtures) / sorted(p.name for p in Path(fixtures).iterdir() if p.name.startswith("v"))[-1]
+    items = [i for i in json.loads((fx / "items.json").read_text()) if not i.get("unlisted")]
+    langs_all = [l["code"] for l in json.loads(get(base, key, "/v1/languages")[2])["data"]]
+    mix = [
+        "/v1/items/pale-ale",
+        "/v1/items?limit=100",
+        "/v1/search?q=ale",
+        "/v1/recipes/pale-ale/tree",
+        "/v1/items/pale-ale?lang=de",
+        "/v1/items?limit=50&offset=50&kind=food&lang=de",
+        "/v1/search?q=biere&lang=fr",
+        "/v1/recipes/pale-ale",
+        "/v1/items/pale-ale/price?ingredients=expensive&aging=aged",
+        "/v1/items/pale-ale/sources",
+        "/v1/items/pale-ale/used-in",
+        "/v1/rankings/products?food_type=drink&limit=10",
+        "/v1/versions",
+        "/v1/languages?lang=ja",
+        "/v1/shops",
+        "/v1/crops?season=spring&sort=name",
+    ]
+    for i, it in enumerate(evenly(items, 24)):
+        mix.append(f"/v1/items/{it['slug']}?lang={langs_all[i % len(langs_all)]}")
+    (out_p / "mix.txt").write_text("".join(base + p + "\n" for p in mix))
+    # --- the RSS sweep: a sample of every single-record route, x every version x every language ---
+    per_version = []
+    for v in versions:
+        fxv = Path(fixtures) / v
+        load = lambda f: json.loads((fxv / f).read_text())  # noqa: E731
+        its = [i for i in load("items.json") if not i.get("unlisted")]
+        sellable = [i for i in its if i.get("can_be_sold")]
+        recs = load("recipes.json")
+        paths = [f"/v1/versions/{v}"]
+        paths += [f"/v1/items/{i['slug']}" for i in evenly(its, 60)]
+        paths += [f"/v1/items/{i['slug']}/sources" for i in evenly(its[7:], 10)]
+        paths += [f"/v1/items/{i['slug']}/used-in" for i in evenly(its[3:], 10)]
+        paths += [f"/v1/items/{i['slug']}/price" for i in evenly(sellable, 10)]
+        paths += [f"/v1/recipes/{r['slug']}" for r in evenly(recs, 40)]
+        paths += [f"/v1/recipes/{r['slug']}/tree" for r in evenly(recs[5:], 10)]
+        paths += [f"/v1/crops/{c['slug']}" for c in evenly(load("crops.json"), 20)]
+        paths += [f"/v1/shops/{s['slug']}" for s in load("shops.json")]
+        paths += [f"/v1/ingredient-groups/{g['slug']}" for g in load("ingredient_groups.json")]
+        for kind in ("quests", "perks", "spells", "talents", "reputation", "missions", "letters"):
+            paths += [f"/v1/{kind}/{q(r['key'], safe='')}" for r in evenly(load(f"{kind}.json"), 10)]
+        # check each path once (English) so that the sweep only asks for records that exist
+        ok = []
+        for p in paths:
+            sep = "&" if "?" in p else "?"
+            s, _, _ = get(base, key, f"{p}{sep}version={v}")
+            if s == 200:
+                ok.append(p)
+        if len(ok) < len(paths):
+            print(f"note: {len(paths) - len(ok)} of {len(paths)} sampled paths of {v} are not 200; left out", file=sys.stderr)
+        langs = [l["code"] for l in json.loads(get(base, key, f"/v1/languages?version={v}")[2])["data"]]
+        per_version.append((v, ok, langs))
+    urls = []
+    for v, ok, langs in per_version:
+        for lang in langs:
+            for p in ok:
+                sep = "&" if "?" in p else "?"
+                urls.append(f"{base}{p}{sep}version={v}&lang={lang}")
+    parts = int(os.environ.get("SWEEP_PARTS", "4"))
+    for i in range(parts):
+        (out_p / f"sweep-{i}.txt").write_text("".join(u + "\n" for u in urls[i::parts]))
+    (out_p / "sweep-summary.json").write_text(json.dumps({
+        "versions": len(per_version),
+        "languages": sorted({len(l) for _, _, l in per_version}),
+        "paths_per_version": [len(ok) for _, ok, _ in per_version],
+        "requests": len(urls),
+    }))
+    print(len(urls))
+
+
+def depth(node) -> int:
+    if isinstance(node, dict):
+        kids = [depth(v) for k, v in node.items() if isinstance(v, (dict, list))]
+        own = 1 if node.get("kind") == "item" else 0
+        return own + max(kids, default=0)
+    if isinstance(node, list):
+        return max((depth(x) for x in node), default=0)
+    return 0
+
+
+def cmd_deepest(base: str, key: str, out: str) -> None:
+    """The recipe whose tree nests deepest (ties: the biggest answer), found by asking for all."""
+    best = None
+    offset = 0
+    slugs = []
+    while True:
+        s, _, body = get(base, key, f"/v1/recipes?limit=100&offset={offset}")
+        doc = json.loads(body)
+        slugs += [r["slug"] for r in doc["data"]]
+        if not doc.get("pagination", {}).get("next"):
+            break
+        offset += 100
+    for slug in slugs:
+        s, _, body = get(base, key, f"/v1/recipes/{slug}/tree")
+        if s != 200:
+            continue
+        d = depth(json.loads(body)["data"])
+        cand = (d, len(body), slug)
+        if best is None or cand > best:
+            best = cand
+    (Path(out) / "deepest.json").write_text(json.dumps({"slug": best[2], "depth": best[0], "bytes": best[1]}))
+    print(f"/v1/recipes/{best[2]}/tree")
+
+
+def cmd_wait(base: str, t0_ns: str, timeout: str) -> None:
+    u = urllib.parse.urlsplit(base)
+    deadline = time.monotonic() + float(timeout)
+    while time.monotonic() < deadline:
+        try:
+            conn = http.client.HTTPConnection(u.hostname, u.port, timeout=2)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                print(f"{(time.time_ns() - int(t0_ns)) / 1e6:.1f}")
+                return
+        except (OSError, http.client.HTTPException):
+            pass
+        time.sleep(0.002)
+    raise SystemExit(f"{base}/healthz did not answer 200 within {timeout} s")
+
+
+def cmd_rss(pid: str) -> None:
+    st = Path(f"/proc/{pid}/status").read_text()
+    rss = re.search(r"VmRSS:\s+(\d+)", st).group(1)
+    hwm = re.search(r"VmHWM:\s+(\d+)", st).group(1)
+    print(rss, hwm)
+
+
+def cmd_cpu(pid: str) -> None:
+    f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    print(int(f[11]) + int(f[12]))
+
+
+# ---------------------------------------------------------------- report -------------------------
+
+UNIT = {"us": 1e-3, "ms": 1.0, "s": 1e3}
+
+
+def parse_wrk(text: str) -> dict:
+    r = {}
+    m = re.search(r"Requests/sec:\s+([\d.]+)", text)
+    r["rps"] = float(m.group(1)) if m else None
+    m = re.search(r"(\d+) requests in", text)
+    r["requests"] = int(m.group(1)) if m else 0
+    m = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    r["bad"] = int(m.group(1)) if m else 0
+    m = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
+    r["sock"] = sum(map(int, m.groups())) if m else 0
+    for pct in ("50", "99"):
+        m = re.search(rf"^\s+{pct}%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
+        r[f"p{pct}_ms"] = float(m.group(1)) * UNIT[m.group(2)] if m else None
+    return r
+
+
+def read(p: Path) -> str:
+    return p.read_text() if p.exists() else ""
+
+
+def pctl(sorted_xs: list[float], p: float) -> float:
+    if not sorted_xs:
+        return float("nan")
+    k = min(len(sorted_xs) - 1, max(0, int(round(p / 100 * len(sorted_xs) + 0.5)) - 1))
+    return sorted_xs[k]
+
+
+def cmd_report(out: str) -> None:
+    o = Path(out)
+    rows = []  # (measure, tapster, nginx, value, target, ok)
+
+    def add(measure, value, target, ok, t="", n=""):
+        rows.append((measure, t, n, value, target, ok))
+
+    cpu_hz = os.sysconf("SC_CLK_TCK")
+    # throughput
+    for name, path, inm, target in SCENARIOS:
+        t_runs = sorted(o.glob(f"wrk-tapster-{name}-r*.txt"))
+        n_runs = sorted(o.glob(f"wrk-nginx-{name}-r*.txt"))
+        if not t_runs or not n_runs:
+            continue
+        tp = [parse_wrk(read(p)) for p in t_runs]
+        nx = [parse_wrk(read(p)) for p in n_runs]
+        t_best = max(r["rps"] or 0 for r in tp)
+        n_best = max(r["rps"] or 0 for r in nx)
+        bad = sum(r["bad"] + r["sock"] for r in tp + nx)
+        ratio = t_best / n_best if n_best else 0.0
+
+        def cpu_us(server):
+            vals = []
+            for p in sorted(o.glob(f"cpu-{server}-{name}-r*.txt")):
+                ticks, reqs = map(float, p.read_text().split())
+                if reqs:
+                    vals.append(ticks / cpu_hz / reqs * 1e6)
+            return min(vals) if vals else None
+
+        tc, nc = cpu_us("tapster"), cpu_us("nginx")
+        cpu_note = f" (CPU/req {tc:.1f} vs {nc:.1f} us)" if tc and nc else ""
+        label = f"throughput {name}: {'304 ' if inm else ''}{path}"
+        add(label, f"{ratio:.2f}{cpu_note}" + (f", {bad} errors" if bad else ""), f">= {target}",
+            ratio >= target and bad == 0, f"{t_best:,.0f}/s", f"{n_best:,.0f}/s")
+    # latency at a fixed rate
+    lat = o / "latency.log"
+    if lat.exists():
+        durs = []
+        statuses = {}
+        starts = []
+        for line in lat.read_text().splitlines():
+            f = line.split("\t")
+            if len(f) < 3:
+                continue
+            starts.append(int(f[0]))
+            st = int(f[1])
+            statuses[st] = statuses.get(st, 0) + 1
+            if st >= 0:
+                durs.append(int(f[2]) / 1000.0)
+        durs.sort()
+        summ = read(o / "latency-h2load.txt")
+        errs = sum(c for s, c in statuses.items() if not (200 <= s < 400))
+        m = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored, (\d+) timeout", summ)
+        if m:
+            total, started, done, succ, failed, errored, tmo = map(int, m.groups())
+            errs = max(errs, failed + errored + tmo)
+        span = (max(starts) - min(starts)) / 1e6 if len(starts) > 1 else 0
+        rate = len(starts) / span if span else 0
+        target_rate = float(read(o / "latency-rate.txt") or 0)
+        p50, p99, p999 = pctl(durs, 50), pctl(durs, 99), pctl(durs, 99.9)
+        achieved_ok = rate >= 0.98 * target_rate
+        add(f"latency at {target_rate:,.0f}/s, mix: p50", f"{p50:.2f} ms", "", True)
+        add("  p99", f"{p99:.2f} ms", "< 2 ms", p99 < 2.0)
+        add("  p99.9", f"{p999:.2f} ms", "< 5 ms", p999 < 5.0)
+        add("  errors / rate achieved", f"{errs} / {rate:,.0f}/s ({len(starts)} req)", "0 / rate",
+            errs == 0 and achieved_ok)
+    # uncached
+    skip = read(o / "uncached-skipped.txt").strip()
+    if skip:
+        add("uncached (--cache-mib 0)", "skipped: " + skip, "", None)
+    else:
+        deep = read(o / "deepest-path.txt").strip()
+        for p in sorted(o.glob("wrk-uncached-*.txt")):
+            name = p.stem.removeprefix("wrk-uncached-")
+            r = parse_wrk(read(p))
+            limit = 5.0 if name.startswith("tree") else 1.0
+            what = {"tree-deepest": f"tree-deepest {deep}"}.get(name, name)
+            v = r["p50_ms"]
+            bad = r["bad"] + r["sock"]
+            add(f"uncached median {what}", (f"{v:.3f} ms" if v is not None else "?") + (f", {bad} errors" if bad else ""),
+                f"< {limit:g} ms", v is not None and v < limit and bad == 0)
+    # memory
+    rs = read(o / "rss.txt").split()
+    if len(rs) >= 4:
+        start_rss, _, after_rss, hwm = map(int, rs[:4])
+        end = read(o / "rss-end.txt").split()
+        if end:
+            hwm = max(hwm, int(end[1]))
+        summ = json.loads(read(o / "sweep-summary.json") or "{}")
+        sweep_bad = read(o / "sweep-bad.txt").strip() or "0"
+        add("RSS after start", f"{start_rss / 1024:.0f} MiB", "< 300 MiB", start_rss / 1024 < 300)
+        add(f"RSS after sweep ({summ.get('requests', '?')} single-record answers, {sweep_bad} non-200)",
+            f"{after_rss / 1024:.0f} MiB (peak of run {hwm / 1024:.0f})", "< 300 MiB", hwm / 1024 < 300)
+    st = [float(x) for x in read(o / "startup.txt").split()]
+    if st:
+        med = statistics.median(st)
+        add("start-up to /healthz 200 (median of " + str(len(st)) + ")",
+            f"{med:.0f} ms ({', '.join(f'{x:.0f}' for x in st)})", "< 2000 ms", med < 2000)
+
+    head = ("measure", "tapster", "nginx", "result", "target", "met")
+    table = [head] + [(m, t, n, v, tg, {True: "yes", False: "NO", None: "-"}[ok]) for m, t, n, v, tg, ok in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    fmt = "| " + " | ".join("{:<%d}" % w for w in widths) + " |"
+    print(fmt.format(*head))
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in table[1:]:
+        print(fmt.format(*r))
+    missed = [r for r in rows if r[5] is False]
+    print(f"\n{len(rows) - len(missed) - sum(1 for r in rows if r[5] is None)} met, {len(missed)} not met")
+
+
+def main() -> None:
+    cmd, *args = sys.argv[1:]
+    {
+        "fetch": cmd_fetch,
+        "uris": cmd_uris,
+        "deepest": cmd_deepest,
+        "wait": cmd_wait,
+        "rss": cmd_rss,
+        "cpu": cmd_cpu,
+        "report": cmd_report,
+    }[cmd](*args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+//! The response cache. Game data changes only when a version is imported, so the answer to a request
+//! depends only on the request: once rendered, a `200` is kept under the canonical form of its request
+//! (see `routes::Routed::cache_key`) with its entity tag and its gzip form, and served again without
+//! rendering, hashing or compressing. The key check and the rate limit still run on every request; a
+//! cache belongs to one `App`, so serving other data means a new `App` and an empty cache.
+//!
+//! The cache holds at most its budget of bytes (bodies, their gzip forms and keys); when full, the
+//! entries that were stored first leave first.
+
+use std::collections::{HashMap, VecDeque};
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use hyper::header::HeaderValue;
+
+use crate::conditional::etag;
+
+/// Bodies at least this long are also kept gzipped, for clients that accept it.
+pub(crate) const GZIP_FROM: usize = 1024;
+
+/// A rendered answer, ready to send in either encoding.
+#[derive(Debug)]
+pub(crate) struct Rendered {
+    pub(crate) content_type: HeaderValue,
+    pub(crate) body: Bytes,
+    /// Strong entity tag of `body`.
+    pub(crate) etag: String,
+    /// `body` gzipped, and its own entity tag, for bodies of [`GZIP_FROM`] bytes or more.
+    pub(crate) gzip: Option<(Bytes, String)>,
+}
+
+impl Rendered {
+    pub(crate) fn new(content_type: HeaderValue, body: Bytes) -> Self {
+        let tag = etag(&body);
+        let gzip = (body.len() >= GZIP_FROM).then(|| gzip(&body)).flatten().map(|zipped| {
+            // The gzip form is another representation, so it has its own strong tag (RFC 9110 8.8.3).
+            let zipped_tag = format!("{}-gzip\"", tag.trim_end_matches('"'));
+            (zipped, zipped_tag)
+        });
+        Self { content_type, body, etag: tag, gzip }
+    }
+
+    fn size(&self) -> usize {
+        self.body.len() + self.etag.len() + self.gzip.as_ref().map_or(0, |(z, t)| z.len() + t.len())
+    }
+}
+
+fn gzip(body: &[u8]) -> Option<Bytes> {
+    let mut encoder =
+        flate2::write::GzEncoder::new(Vec::with_capacity(body.len() / 4), flate2::Compression::default());
+    encoder.write_all(body).ok()?;
+    encoder.finish().ok().map(Bytes::from)
+}
+
+/// Rendered answers by canonical request, within a memory budget.
+#[derive(Debug)]
+pub(crate) struct ResponseCache {
+    budget: usize,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    entries: HashMap<Arc<str>, Arc<Rendered>>,
+    /// Keys in the order they were stored, oldest first.
+    order: VecDeque<Arc<str>>,
+    used: usize,
+}
+
+impl ResponseCache {
+    /// A cache of at most `budget` bytes; a budget of 0 keeps nothing.
+    pub(crate) fn new(budget: usize) -> Self {
+        Self { budget, inner: Mutex::default() }
+    }
+
+    pub(crate) fn enabled(&self) -> bool {
+        self.budget > 0
+    }
+
+    pub(crate) fn get(&self, key: &str) -> Option<Arc<Rendered>> {
+        self.lock().entries.get(key).cloned()
+    }
+
+    /// Keeps `rendered` under `key`, making room by dropping the oldest entries; an answer bigger than
+    /// an eighth of the budget is not kept, so that one answer cannot empty the cache.
+    pub(crate) fn insert(&self, key: &str, rendered: Arc<Rendered>) {
+        let size = rendered.size() + key.len();
+        if size > self.budget / 8 {
+            return;
+        }
+        let mut inner = self.lock();
+        if inner.entries.contains_key(key) {
+            return;
+        }
+        while inner.used + size > self.budget {
+            let Some(oldest) = inner.order.pop_front() else { break };
+            if let Some(gone) = inner.entries.remove(&oldest) {
+                inner.used -= gone.size() + oldest.len();
+            }
+        }
+        let key: Arc<str> = key.into();
+        inner.order.push_back(Arc::clone(&key));
+        inner.entries.insert(key, rendered);
+        inner.used += size;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rendered(len: usize) -> Arc<Rendered> {
+        Arc::new(Rendered::new(HeaderValue::from_static("application/json"), Bytes::from(vec![b'x'; len])))
+    }
+
+    #[test]
+    fn keeps_within_its_budget_dropping_the_oldest_first() {
+        let cache = ResponseCache::new(8_000);
+        for key in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"] {
+            cache.insert(key, rendered(900));
+        }
+        let inner = cache.lock();
+        assert!(inner.used <= 8_000, "{}", inner.used);
+        drop(inner);
+        assert!(cache.get("j").is_some());
+        assert!(cache.get("a").is_none(), "the oldest entry should have left");
+        // Bigger than an eighth of the budget: not kept.
+        cache.insert("big", rendered(1_200));
+        assert!(cache.get("big").is_none());
+        assert!(!ResponseCache::new(0).enabled());
+    }
+
+    #[test]
+    fn long_bodies_carry_a_gzip_form_with_its_own_tag() {
+        let long = rendered(GZIP_FROM);
+        let (zipped, tag) = long.gzip.as_ref().unwrap();
+        assert!(zipped.len() < long.body.len());
+        assert!(tag.ends_with("-gzip\"") && tag.starts_with(long.etag.trim_end_matches('"')));
+        let mut decoded = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&zipped[..]), &mut decoded).unwrap();
+        assert_eq!(decoded, long.body);
+        assert!(rendered(GZIP_FROM - 1).gzip.is_none());
+    }
+}
