@@ -1,9 +1,10 @@
 //! What typical requests cost inside the process, endpoint by endpoint, on the bundled dataset: no
-//! socket, no response cache, just routing, the gate, the catalog and rendering.
+//! socket, just routing, the gate, the catalog and rendering, once with the response cache and once
+//! without it (every answer rendered afresh).
 //!
 //! Run with `cargo bench -p tapster-http --bench requests`. The machine is shared and noisy, so each
-//! figure is a median over many batches and is also given as a ratio to `/healthz`, the cheapest route
-//! through the same stack, measured in the same run.
+//! figure is a median over many batches and is also given as a ratio to the first row (`/healthz`
+//! from the cached app, the cheapest route through the same stack), measured in the same run.
 
 #![allow(clippy::print_stdout, reason = "a benchmark reports on the console")]
 
@@ -66,35 +67,48 @@ fn main() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
     tapster_store::import(data_dir.path(), &fixtures).expect("the bundled dataset imports");
     let store = tapster_store::Store::open(data_dir.path()).expect("the store opens");
-    let app = App::new(store, Open);
+    let cached = App::new(store.clone(), Open);
+    let uncached = App::new(store, Open).with_cache_budget(0);
     let key = ApiKey::generate(|| 7);
     let authorization = format!("Bearer {}", key.expose());
     let peer = IpAddr::V4(Ipv4Addr::LOCALHOST);
 
     let mut reference = None;
-    println!("{:<60} {:>9} {:>8} {:>9}", "request (median of batches)", "µs/req", "ratio", "bytes");
+    println!(
+        "{:<60} {:>10} {:>8} {:>10} {:>8} {:>9}",
+        "request (median of batches)", "cached µs", "ratio", "fresh µs", "ratio", "bytes"
+    );
     for path in REQUESTS {
         let request =
             Request::get(*path).header("authorization", &authorization).body(()).expect("a request");
-        let response = app.handle(&request, peer);
+        let response = uncached.handle(&request, peer);
         assert!(response.status().is_success(), "{path} answered {}", response.status());
         let size = hyper::body::Body::size_hint(response.body()).exact().unwrap_or_default();
-        let mut batches: Vec<Duration> = (0..BATCHES)
-            .map(|_| {
-                let start = Instant::now();
-                for _ in 0..BATCH {
-                    std::hint::black_box(app.handle(&request, peer));
-                }
-                start.elapsed() / BATCH
-            })
-            .collect();
-        batches.sort();
-        let median = batches[BATCHES / 2];
-        let reference = *reference.get_or_insert(median);
+        let hit = median(|| cached.handle(&request, peer));
+        let fresh = median(|| uncached.handle(&request, peer));
+        let reference = *reference.get_or_insert(hit);
+        let ratio = |d: Duration| d.as_secs_f64() / reference.as_secs_f64();
         println!(
-            "{path:<60} {:>9.1} {:>7.1}x {size:>9}",
-            median.as_secs_f64() * 1e6,
-            median.as_secs_f64() / reference.as_secs_f64()
+            "{path:<60} {:>10.1} {:>7.1}x {:>10.1} {:>7.1}x {size:>9}",
+            hit.as_secs_f64() * 1e6,
+            ratio(hit),
+            fresh.as_secs_f64() * 1e6,
+            ratio(fresh)
         );
     }
+}
+
+/// The median over batches of the time one call of `answer` takes.
+fn median<T>(mut answer: impl FnMut() -> T) -> Duration {
+    let mut batches: Vec<Duration> = (0..BATCHES)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..BATCH {
+                std::hint::black_box(answer());
+            }
+            start.elapsed() / BATCH
+        })
+        .collect();
+    batches.sort();
+    batches[BATCHES / 2]
 }

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
 use hyper::header::HeaderValue;
@@ -26,23 +26,31 @@ pub(crate) struct Rendered {
     pub(crate) body: Bytes,
     /// Strong entity tag of `body`.
     pub(crate) etag: String,
-    /// `body` gzipped, and its own entity tag, for bodies of [`GZIP_FROM`] bytes or more.
-    pub(crate) gzip: Option<(Bytes, String)>,
+    /// `body` gzipped and its own entity tag, made the first time a client takes it (or when the
+    /// answer enters the cache), for bodies of [`GZIP_FROM`] bytes or more.
+    zipped: OnceLock<Option<(Bytes, String)>>,
 }
 
 impl Rendered {
     pub(crate) fn new(content_type: HeaderValue, body: Bytes) -> Self {
-        let tag = etag(&body);
-        let gzip = (body.len() >= GZIP_FROM).then(|| gzip(&body)).flatten().map(|zipped| {
-            // The gzip form is another representation, so it has its own strong tag (RFC 9110 8.8.3).
-            let zipped_tag = format!("{}-gzip\"", tag.trim_end_matches('"'));
-            (zipped, zipped_tag)
-        });
-        Self { content_type, body, etag: tag, gzip }
+        let etag = etag(&body);
+        Self { content_type, body, etag, zipped: OnceLock::new() }
     }
 
+    /// The gzip form and its tag; `None` for bodies too short to be worth compressing.
+    pub(crate) fn gzip(&self) -> Option<&(Bytes, String)> {
+        self.zipped
+            .get_or_init(|| {
+                let zipped = (self.body.len() >= GZIP_FROM).then(|| gzip(&self.body)).flatten()?;
+                // The gzip form is another representation, so it has its own strong tag (RFC 9110 8.8.3).
+                Some((zipped, format!("{}-gzip\"", self.etag.trim_end_matches('"'))))
+            })
+            .as_ref()
+    }
+
+    /// Bytes the answer holds once its gzip form is made.
     fn size(&self) -> usize {
-        self.body.len() + self.etag.len() + self.gzip.as_ref().map_or(0, |(z, t)| z.len() + t.len())
+        self.body.len() + self.etag.len() + self.gzip().map_or(0, |(z, t)| z.len() + t.len())
     }
 }
 
@@ -138,12 +146,12 @@ mod tests {
     #[test]
     fn long_bodies_carry_a_gzip_form_with_its_own_tag() {
         let long = rendered(GZIP_FROM);
-        let (zipped, tag) = long.gzip.as_ref().unwrap();
+        let (zipped, tag) = long.gzip().unwrap();
         assert!(zipped.len() < long.body.len());
         assert!(tag.ends_with("-gzip\"") && tag.starts_with(long.etag.trim_end_matches('"')));
         let mut decoded = Vec::new();
         std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&zipped[..]), &mut decoded).unwrap();
         assert_eq!(decoded, long.body);
-        assert!(rendered(GZIP_FROM - 1).gzip.is_none());
+        assert!(rendered(GZIP_FROM - 1).gzip().is_none());
     }
 }

@@ -8,8 +8,8 @@ use tapster_i18n::Language;
 use tapster_store::Catalog;
 
 #[derive(Debug, Serialize)]
-pub(crate) struct Envelope {
-    pub(crate) data: Value,
+pub(crate) struct Envelope<T> {
+    pub(crate) data: Data<T>,
     pub(crate) meta: Meta,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) pagination: Option<Pagination>,
@@ -24,6 +24,14 @@ pub(crate) struct Meta {
     /// JSON Pointers (RFC 6901), in document order, to each text served in English because the
     /// requested language lacks it.
     pub(crate) lang_fallback: Vec<String>,
+}
+
+/// The records, as the view types render them, or reduced to the `fields` asked for.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub(crate) enum Data<T> {
+    Whole(T),
+    Fields(Value),
 }
 
 /// Where a page sits in its list, with links to its neighbours (path and query, `null` at the ends).
@@ -92,34 +100,20 @@ impl<'a> Localizer<'a> {
     }
 
     /// The envelope around `data`, keeping only the `fields` asked for (and the fallbacks inside them).
-    pub(crate) fn envelope(
+    /// Without `fields`, the views are serialized as they are, with no intermediate JSON tree.
+    pub(crate) fn envelope<T: Serialize>(
         self,
-        mut data: Value,
+        data: T,
         fields: Option<&[&str]>,
         pagination: Option<Pagination>,
-    ) -> Envelope {
+    ) -> Result<Envelope<T>, serde_json::Error> {
         let mut fallbacks = self.fallbacks;
-        if let Some(fields) = fields {
-            let keep = |record: &mut Value| {
-                if let Value::Object(map) = record {
-                    map.retain(|name, _| fields.contains(&name.as_str()));
-                }
-            };
-            let list = data.is_array();
-            match &mut data {
-                Value::Array(records) => records.iter_mut().for_each(keep),
-                record => keep(record),
-            }
-            fallbacks.retain(|pointer| {
-                let mut segments = pointer.split('/').skip(2);
-                if list {
-                    segments.next();
-                }
-                segments.next().is_some_and(|field| fields.contains(&field))
-            });
-        }
+        let data = match fields {
+            None => Data::Whole(data),
+            Some(fields) => Data::Fields(select(serde_json::to_value(data)?, fields, &mut fallbacks)),
+        };
         fallbacks.sort_by(|a, b| document_order(a, b));
-        Envelope {
+        Ok(Envelope {
             data,
             meta: Meta {
                 game_version: self.catalog.info.name.to_string(),
@@ -128,8 +122,30 @@ impl<'a> Localizer<'a> {
                 lang_fallback: fallbacks,
             },
             pagination,
-        }
+        })
     }
+}
+
+/// Keeps only `fields` of the record (or of each record of a list), and the fallbacks inside them.
+fn select(mut data: Value, fields: &[&str], fallbacks: &mut Vec<String>) -> Value {
+    let keep = |record: &mut Value| {
+        if let Value::Object(map) = record {
+            map.retain(|name, _| fields.contains(&name.as_str()));
+        }
+    };
+    let list = data.is_array();
+    match &mut data {
+        Value::Array(records) => records.iter_mut().for_each(keep),
+        record => keep(record),
+    }
+    fallbacks.retain(|pointer| {
+        let mut segments = pointer.split('/').skip(2);
+        if list {
+            segments.next();
+        }
+        segments.next().is_some_and(|field| fields.contains(&field))
+    });
+    data
 }
 
 /// Orders pointers as their targets appear in the document: segment by segment, array indexes as numbers.

@@ -105,9 +105,10 @@ impl App {
 
 /// A `200` data answer in the encoding the client takes, or `304` when it already holds it.
 fn data_reply<B>(request: &Request<B>, rendered: &Rendered) -> Reply {
-    let (body, tag, gzipped) = match &rendered.gzip {
-        Some((zipped, tag)) if accepts_gzip(request.headers()) => (zipped.clone(), tag.as_str(), true),
-        _ => (rendered.body.clone(), rendered.etag.as_str(), false),
+    let zipped = if accepts_gzip(request.headers()) { rendered.gzip() } else { None };
+    let (body, tag, gzipped) = match zipped {
+        Some((zipped, tag)) => (zipped.clone(), tag.as_str(), true),
+        None => (rendered.body.clone(), rendered.etag.as_str(), false),
     };
     let mut headers = HeaderMap::new();
     headers.insert(ETAG, header(tag));

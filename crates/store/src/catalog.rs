@@ -3,6 +3,7 @@
 //! appeared, what changed). Built once when the store opens; requests only read it.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
 
 use tapster_domain::{
     CraftingStation, Crop, GameData, GameVersion, IngredientGroup, Item, Recipe, RecordId, RecordKey,
@@ -63,6 +64,9 @@ pub struct Catalog {
     pub prices: tapster_pricing::PriceBook,
     /// The names of items and recipes in every language, indexed for search at load.
     pub(crate) search: crate::query::NameIndex,
+    /// Per language, every text folded for sorting by name (English where the language lacks it),
+    /// by text row; made the first time a list is sorted by name in that language.
+    sort_names: Vec<OnceLock<Vec<Box<str>>>>,
     /// The version each record first appeared in, by type and record key.
     pub(crate) introduced: HashMap<(RecordType, String), GameVersion>,
     /// The changes from each earlier version (by name) to this one.
@@ -120,8 +124,11 @@ impl Texts {
         table[row] = Some(text.into());
     }
 
-    fn get(&self, key: &str, language: Language) -> Option<&str> {
-        let row = *self.keys.get(key)? as usize;
+    pub(crate) fn get(&self, key: &str, language: Language) -> Option<&str> {
+        self.at(*self.keys.get(key)? as usize, language)
+    }
+
+    fn at(&self, row: usize, language: Language) -> Option<&str> {
         self.tables.get(language.index())?.get(row)?.as_deref()
     }
 }
@@ -137,6 +144,7 @@ impl Catalog {
             shops: Index::new(data.shops.iter().map(|r| (r.id, r.slug.as_str()))),
             shopkeepers: Index::new(data.shopkeepers.iter().map(|r| (r.id, r.slug.as_str()))),
             vocabulary: crate::Vocabulary::new(&data),
+            sort_names: Language::ALL.iter().map(|_| OnceLock::new()).collect(),
             prices: tapster_pricing::PriceBook::new(&data),
             search: crate::query::NameIndex::new(&data, |key, language| texts.get(key, language)),
             info,
@@ -146,6 +154,21 @@ impl Catalog {
             introduced: HashMap::new(),
             changes: HashMap::new(),
         }
+    }
+
+    /// The form of a name that sorts as a person expects: case and accents do not count.
+    pub(crate) fn sort_name(&self, key: &TextKey, lang: Language) -> &str {
+        let Some(&row) = self.texts.keys.get(key.as_str()) else { return "" };
+        let folded = self.sort_names[lang.index()].get_or_init(|| {
+            (0..self.texts.keys.len())
+                .map(|row| {
+                    let text =
+                        translate(lang, |language| self.texts.at(row, language)).map_or("", |t| t.text);
+                    tapster_search::fold(text).into_boxed_str()
+                })
+                .collect()
+        });
+        folded.get(row as usize).map_or("", |name| name)
     }
 
     /// The text of `key` in `lang`, or in English when `lang` lacks it.

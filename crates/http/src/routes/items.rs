@@ -3,7 +3,7 @@
 use tapster_domain::ItemKind;
 use tapster_store::{Catalog, ItemFilter, ItemOrder};
 
-use super::{Ctx, data_value};
+use super::Ctx;
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, VERSION};
@@ -121,7 +121,7 @@ pub(super) fn detail(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let (catalog, item) = ctx.record("item", Catalog::item)?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let detail = ItemDetail::new(&mut loc, item, ctx.query.names("expand").unwrap_or_default());
-    ctx.render(loc, data_value(detail)?)
+    ctx.render(loc, detail)
 }
 
 /// A data-defined value the version must know: an unknown one is a `422` listing those it knows.

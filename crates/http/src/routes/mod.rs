@@ -176,8 +176,8 @@ impl Ctx<'_> {
 
     /// Renders `data` in the envelope, with the `fields` the query asked for.
     pub(crate) fn render(&self, localizer: Localizer<'_>, data: impl Serialize) -> Result<Reply, ApiError> {
-        let data = serde_json::to_value(data).map_err(|e| ApiError::Internal(Box::new(e)))?;
-        json(&localizer.envelope(data, self.query.names("fields"), None))
+        let envelope = localizer.envelope(data, self.query.names("fields"), None);
+        json(&envelope.map_err(|e| ApiError::Internal(Box::new(e)))?)
     }
 
     /// Renders one page of a list of `total` records.
@@ -187,10 +187,10 @@ impl Ctx<'_> {
         data: impl Serialize,
         total: u64,
     ) -> Result<Reply, ApiError> {
-        let data = serde_json::to_value(data).map_err(|e| ApiError::Internal(Box::new(e)))?;
         let pagination =
             Pagination::new(self.path, self.raw_query, self.query.limit(), self.query.offset(), total);
-        json(&localizer.envelope(data, self.query.names("fields"), Some(pagination)))
+        let envelope = localizer.envelope(data, self.query.names("fields"), Some(pagination));
+        json(&envelope.map_err(|e| ApiError::Internal(Box::new(e)))?)
     }
 }
 
@@ -303,11 +303,6 @@ pub(crate) fn resolve<'a>(app: &'a App, selector: &VersionSelector) -> Result<&'
             published.join(", ")
         ))
     })
-}
-
-/// A view as a JSON value, ready for the envelope.
-pub(crate) fn data_value(view: impl Serialize) -> Result<serde_json::Value, ApiError> {
-    serde_json::to_value(view).map_err(|e| ApiError::Internal(Box::new(e)))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use tapster_domain::FoodType;
 use tapster_pricing::{Aging, IngredientChoice, Quality};
 use tapster_store::{Catalog, RankingQuery};
 
-use super::{Ctx, Endpoint, data_value};
+use super::{Ctx, Endpoint};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
@@ -102,7 +102,7 @@ fn price(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     })?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let view = ItemPrice::new(&mut loc, item, &breakdown);
-    ctx.render(loc, data_value(view)?)
+    ctx.render(loc, view)
 }
 
 /// `GET /v1/rankings/products`.

@@ -3,7 +3,7 @@
 
 use tapster_domain::{Letter, Mission, Perk, Quest, ReputationMilestone, Spell, Talent};
 
-use super::{Ctx, Endpoint, data_value};
+use super::{Ctx, Endpoint};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
@@ -70,5 +70,5 @@ fn detail<R: Documented>(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     })?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let detail = DocumentDetail::new(&mut loc, record);
-    ctx.render(loc, data_value(detail)?)
+    ctx.render(loc, detail)
 }

@@ -4,7 +4,7 @@ use tapster_domain::{ItemKind, Unlock};
 use tapster_store::{Catalog, RecipeFilter, RecipeOrder};
 
 use super::items::known;
-use super::{Ctx, Endpoint, data_value};
+use super::{Ctx, Endpoint};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
@@ -146,7 +146,7 @@ fn detail(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let (catalog, recipe) = ctx.record("recipe", Catalog::recipe)?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let detail = RecipeDetail::new(&mut loc, recipe);
-    ctx.render(loc, data_value(detail)?)
+    ctx.render(loc, detail)
 }
 
 /// `GET /v1/ingredient-groups/{key}`.
@@ -154,7 +154,7 @@ fn group(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let (catalog, group) = ctx.record("ingredient group", Catalog::group)?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let view = IngredientGroupView::new(&mut loc, group);
-    ctx.render(loc, data_value(view)?)
+    ctx.render(loc, view)
 }
 
 /// `GET /v1/crafters`.

@@ -3,7 +3,7 @@
 
 use tapster_pricing::IngredientChoice;
 
-use super::{Ctx, Endpoint, data_value};
+use super::{Ctx, Endpoint};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
@@ -57,7 +57,7 @@ fn tree(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let tree = catalog.ingredient_tree(recipe, choice);
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let view = TreeNode::Item(TreeItemNode::new(&mut loc, &tree, "/data"));
-    ctx.render(loc, data_value(view)?)
+    ctx.render(loc, view)
 }
 
 /// `GET /v1/items/{key}/used-in`.
@@ -80,5 +80,5 @@ fn sources(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let sources = catalog.sources(item.id);
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let view = SourcesView::new(&mut loc, item.id, &sources);
-    ctx.render(loc, data_value(view)?)
+    ctx.render(loc, view)
 }

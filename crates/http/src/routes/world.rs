@@ -4,7 +4,7 @@
 use tapster_domain::{Bait, Season, Water};
 use tapster_store::{Catalog, CropFilter, CropOrder, FishFilter};
 
-use super::{Ctx, Endpoint, data_value};
+use super::{Ctx, Endpoint};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
@@ -135,7 +135,7 @@ fn crop(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let (catalog, crop) = ctx.record("crop", Catalog::crop)?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let view = Crop::new(&mut loc, crop, "/data");
-    ctx.render(loc, data_value(view)?)
+    ctx.render(loc, view)
 }
 
 /// `GET /v1/shops`.
@@ -157,7 +157,7 @@ fn shop(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let (catalog, shop) = ctx.record("shop", Catalog::shop)?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let view = ShopDetail::new(&mut loc, shop);
-    ctx.render(loc, data_value(view)?)
+    ctx.render(loc, view)
 }
 
 /// `GET /v1/npcs`.

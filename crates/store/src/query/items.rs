@@ -75,7 +75,7 @@ impl Catalog {
             None => self.data.items.iter().filter(passes).collect(),
         };
         if !sort.is_empty() {
-            let names: HashMap<ItemId, String> = if sort.iter().any(|s| s.key == ItemOrder::Name) {
+            let names: HashMap<ItemId, &str> = if sort.iter().any(|s| s.key == ItemOrder::Name) {
                 records.iter().map(|item| (item.id, self.sort_name(&item.name_key, lang))).collect()
             } else {
                 HashMap::new()
@@ -86,7 +86,7 @@ impl Catalog {
                 |item| item.id,
                 |key, a, b| match key {
                     ItemOrder::Id => a.id.cmp(&b.id),
-                    ItemOrder::Name => names[&a.id].cmp(&names[&b.id]),
+                    ItemOrder::Name => names[&a.id].cmp(names[&b.id]),
                     ItemOrder::Price => a.base_price.cmp(&b.base_price),
                 },
             );

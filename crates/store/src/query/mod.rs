@@ -21,10 +21,6 @@ pub use world::*;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
-use tapster_i18n::Language;
-
-use crate::Catalog;
-
 /// One page of a list, and how many records the whole list has.
 #[derive(Debug)]
 pub struct Page<'a, T> {
@@ -69,13 +65,6 @@ impl Vocabulary {
             vocabulary.page_names.insert(recipe.page_name.to_string());
         }
         vocabulary
-    }
-}
-
-impl Catalog {
-    /// The form of a name that sorts as a person expects: case and accents do not count.
-    pub(crate) fn sort_name(&self, key: &tapster_domain::TextKey, lang: Language) -> String {
-        self.text(key, lang).map(|t| tapster_search::fold(t.text)).unwrap_or_default()
     }
 }
 

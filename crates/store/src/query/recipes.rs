@@ -68,7 +68,7 @@ impl Catalog {
             None => self.data.recipes.iter().filter(passes).collect(),
         };
         if !sort.is_empty() {
-            let names: HashMap<RecordId, String> = if sort.iter().any(|s| s.key == RecipeOrder::Name) {
+            let names: HashMap<RecordId, &str> = if sort.iter().any(|s| s.key == RecipeOrder::Name) {
                 records.iter().map(|recipe| (recipe.id, self.sort_name(&recipe.name_key, lang))).collect()
             } else {
                 HashMap::new()

@@ -54,7 +54,7 @@ impl Catalog {
                 && filter.reusable.is_none_or(|reusable| crop.reusable == reusable)
         };
         let mut records: Vec<&Crop> = self.data.crops.iter().filter(passes).collect();
-        let names: HashMap<RecordId, String> = if sort.iter().any(|s| s.key == CropOrder::Name) {
+        let names: HashMap<RecordId, &str> = if sort.iter().any(|s| s.key == CropOrder::Name) {
             records.iter().map(|crop| (crop.id, self.sort_name(&crop.name_key, lang))).collect()
         } else {
             HashMap::new()
@@ -65,7 +65,7 @@ impl Catalog {
             |crop| crop.id,
             |key, a, b| match key {
                 CropOrder::Id => a.id.cmp(&b.id),
-                CropOrder::Name => names[&a.id].cmp(&names[&b.id]),
+                CropOrder::Name => names[&a.id].cmp(names[&b.id]),
                 CropOrder::Days => a.days_to_grow.cmp(&b.days_to_grow),
             },
         );
