@@ -2,7 +2,7 @@
 //! modified record which fields. Computed at import for every pair of an earlier and a later
 //! version, from the stored record bodies and English texts, so that serving only reads them.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rusqlite::{Transaction, params};
 use serde_json::Value;
@@ -95,43 +95,24 @@ fn diff(
     new: &Snapshot,
     new_texts: &HashMap<String, String>,
 ) -> Vec<Change> {
+    let names: BTreeSet<&(RecordType, Name)> = old.keys().chain(new.keys()).collect();
     let mut changes = Vec::new();
-    let mut old_iter = old.iter().peekable();
-    let mut new_iter = new.iter().peekable();
-    loop {
-        let order = match (old_iter.peek(), new_iter.peek()) {
-            (None, None) => break,
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (Some((a, _)), Some((b, _))) => a.cmp(b),
-        };
-        match order {
-            std::cmp::Ordering::Less => {
-                let ((kind, _), (key, _)) = old_iter.next().expect("peeked");
-                changes.push(Change {
-                    kind: *kind,
-                    record_key: key.clone(),
-                    change: "removed",
-                    fields: Vec::new(),
-                });
+    for name in names {
+        let kind = name.0;
+        match (old.get(name), new.get(name)) {
+            (Some((key, _)), None) => {
+                changes.push(Change { kind, record_key: key.clone(), change: "removed", fields: Vec::new() })
             }
-            std::cmp::Ordering::Greater => {
-                let ((kind, _), (key, _)) = new_iter.next().expect("peeked");
-                changes.push(Change {
-                    kind: *kind,
-                    record_key: key.clone(),
-                    change: "added",
-                    fields: Vec::new(),
-                });
+            (None, Some((key, _))) => {
+                changes.push(Change { kind, record_key: key.clone(), change: "added", fields: Vec::new() })
             }
-            std::cmp::Ordering::Equal => {
-                let ((kind, _), (key, before)) = old_iter.next().expect("peeked");
-                let (_, (_, after)) = new_iter.next().expect("peeked");
+            (Some((key, before)), Some((_, after))) => {
                 let fields = changed_fields(before, old_texts, after, new_texts);
                 if !fields.is_empty() {
-                    changes.push(Change { kind: *kind, record_key: key.clone(), change: "modified", fields });
+                    changes.push(Change { kind, record_key: key.clone(), change: "modified", fields });
                 }
             }
+            (None, None) => {}
         }
     }
     changes
