@@ -92,6 +92,15 @@ impl<'a> Localizer<'a> {
         }
     }
 
+    /// One view per record of a list answer, each made knowing its pointer (`/data/3`).
+    pub(crate) fn list<R, V>(
+        &mut self,
+        records: impl IntoIterator<Item = R>,
+        view: impl Fn(&mut Self, R, &str) -> V,
+    ) -> Vec<V> {
+        records.into_iter().enumerate().map(|(i, record)| view(self, record, &format!("/data/{i}"))).collect()
+    }
+
     /// Notes a fallback the caller resolved itself.
     pub(crate) fn note(&mut self, served: Language, pointer: impl FnOnce() -> String) {
         if served != self.lang {

@@ -107,12 +107,7 @@ pub(super) fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     });
     let page = catalog.items(&filter, &sort, q.lang(), q.window());
     let mut loc = Localizer::new(catalog, q.lang());
-    let data: Vec<ItemSummary> = page
-        .records
-        .iter()
-        .enumerate()
-        .map(|(i, item)| ItemSummary::new(&mut loc, item, &format!("/data/{i}")))
-        .collect();
+    let data = loc.list(page.records.iter().copied(), ItemSummary::new);
     ctx.render_page(loc, data, page.total)
 }
 

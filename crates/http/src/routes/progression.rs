@@ -52,12 +52,7 @@ fn list<R: Documented>(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let q = &ctx.query;
     let page = catalog.progression_page::<R>(q.window());
     let mut loc = Localizer::new(catalog, q.lang());
-    let data: Vec<Document> = page
-        .records
-        .iter()
-        .enumerate()
-        .map(|(i, r)| Document::new(&mut loc, *r, &format!("/data/{i}")))
-        .collect();
+    let data = loc.list(page.records.iter().copied(), Document::new);
     ctx.render_page(loc, data, page.total)
 }
 

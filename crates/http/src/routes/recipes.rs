@@ -132,12 +132,7 @@ fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     });
     let page = catalog.recipe_list(&filter, &sort, q.lang(), q.window());
     let mut loc = Localizer::new(catalog, q.lang());
-    let data: Vec<RecipeSummary> = page
-        .records
-        .iter()
-        .enumerate()
-        .map(|(i, recipe)| RecipeSummary::new(&mut loc, recipe, &format!("/data/{i}")))
-        .collect();
+    let data = loc.list(page.records.iter().copied(), RecipeSummary::new);
     ctx.render_page(loc, data, page.total)
 }
 
@@ -161,12 +156,6 @@ fn group(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 fn crafters(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog()?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
-    let data: Vec<CraftingStationView> = catalog
-        .data
-        .crafting_stations
-        .iter()
-        .enumerate()
-        .map(|(i, station)| CraftingStationView::new(&mut loc, station, &format!("/data/{i}")))
-        .collect();
+    let data = loc.list(catalog.data.crafting_stations.iter(), CraftingStationView::new);
     ctx.render(loc, data)
 }

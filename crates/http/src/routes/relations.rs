@@ -65,12 +65,7 @@ fn used_in(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let (catalog, item) = ctx.record("item", Catalog::item)?;
     let page = catalog.used_in(item.id, ctx.query.window());
     let mut loc = Localizer::new(catalog, ctx.query.lang());
-    let data: Vec<UsedIn> = page
-        .uses
-        .iter()
-        .enumerate()
-        .map(|(i, used)| UsedIn::new(&mut loc, used, &format!("/data/{i}")))
-        .collect();
+    let data = loc.list(page.uses.iter(), UsedIn::new);
     ctx.render_page(loc, data, page.total)
 }
 

@@ -54,10 +54,6 @@ fn search(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     };
     let hits = catalog.search(q.text("q").unwrap_or_default(), kind, q.lang(), q.limit());
     let mut loc = Localizer::new(catalog, q.lang());
-    let data: Vec<SearchResult> = hits
-        .iter()
-        .enumerate()
-        .map(|(i, hit)| SearchResult::new(&mut loc, hit, &format!("/data/{i}")))
-        .collect();
+    let data = loc.list(hits.iter(), SearchResult::new);
     ctx.render(loc, data)
 }

@@ -121,12 +121,7 @@ fn crops(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     });
     let page = catalog.crops(filter, &sort, q.lang(), ctx.query.window());
     let mut loc = Localizer::new(catalog, q.lang());
-    let data: Vec<Crop> = page
-        .records
-        .iter()
-        .enumerate()
-        .map(|(i, crop)| Crop::new(&mut loc, crop, &format!("/data/{i}")))
-        .collect();
+    let data = loc.list(page.records.iter().copied(), Crop::new);
     ctx.render_page(loc, data, page.total)
 }
 
@@ -142,13 +137,7 @@ fn crop(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 fn shops(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog()?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
-    let data: Vec<ShopSummary> = catalog
-        .data
-        .shops
-        .iter()
-        .enumerate()
-        .map(|(i, shop)| ShopSummary::new(&mut loc, shop, &format!("/data/{i}")))
-        .collect();
+    let data = loc.list(catalog.data.shops.iter(), ShopSummary::new);
     ctx.render(loc, data)
 }
 
@@ -164,13 +153,7 @@ fn shop(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 fn npcs(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog()?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
-    let data: Vec<Npc> = catalog
-        .data
-        .shopkeepers
-        .iter()
-        .enumerate()
-        .map(|(i, npc)| Npc::new(&mut loc, npc, &format!("/data/{i}")))
-        .collect();
+    let data = loc.list(catalog.data.shopkeepers.iter(), Npc::new);
     ctx.render(loc, data)
 }
 
@@ -186,11 +169,6 @@ fn fish(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     };
     let page = catalog.fish(filter, ctx.query.window());
     let mut loc = Localizer::new(catalog, q.lang());
-    let data: Vec<Fish> = page
-        .records
-        .iter()
-        .enumerate()
-        .map(|(i, fish)| Fish::new(&mut loc, fish, &format!("/data/{i}")))
-        .collect();
+    let data = loc.list(page.records.iter().copied(), Fish::new);
     ctx.render_page(loc, data, page.total)
 }
