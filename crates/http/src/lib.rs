@@ -1,6 +1,7 @@
 //! The `/v1` HTTP interface: routing, typed parameters, the response envelope, and problem+json
 //! errors. This crate is the only one that knows the wire format; it turns store answers into JSON.
 
+mod app;
 mod cache;
 mod conditional;
 mod envelope;
@@ -10,8 +11,9 @@ mod openapi;
 mod params;
 mod response;
 mod routes;
-mod server;
+mod serve;
 mod views;
 
+pub use app::{App, DEFAULT_CACHE_BUDGET};
 pub use gate::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal};
-pub use server::{App, DEFAULT_CACHE_BUDGET, serve};
+pub use serve::serve;

@@ -77,8 +77,9 @@ impl Service {
                 }
             })
         };
-        let app =
-            tapster_http::App::new(self.store, Arc::clone(&self.access)).with_cache_budget(self.cache_budget);
+        let app = Arc::new(
+            tapster_http::App::new(self.store, Arc::clone(&self.access)).with_cache_budget(self.cache_budget),
+        );
         let served = tapster_http::serve(listener, app, shutdown, SHUTDOWN_GRACE).await;
         stop.store(true, Ordering::Relaxed);
         let _ = upkeep.join();

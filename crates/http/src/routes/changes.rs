@@ -62,13 +62,13 @@ const PARAMS: &[Param] = &[
 
 /// `GET /v1/versions/{version}/changes`.
 fn changes(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let catalog = resolve(ctx.app, &ctx.path_version()?)?;
+    let catalog = resolve(ctx.store, &ctx.path_version()?)?;
     let q = &ctx.query;
     let earlier = match ctx.query.version_of("from") {
-        Some(selector) => Some(resolve(ctx.app, &selector)?),
+        Some(selector) => Some(resolve(ctx.store, &selector)?),
         None => {
             let previous = catalog.info.previous.clone();
-            previous.and_then(|name| ctx.app.store.resolve(&VersionSelector::Exact(name)))
+            previous.and_then(|name| ctx.store.resolve(&VersionSelector::Exact(name)))
         }
     };
     let mut loc = Localizer::new(catalog, q.lang());

@@ -42,7 +42,7 @@ fn openapi(_ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 
 /// `GET /changelog.rss`.
 fn changelog(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let store = &ctx.app.store;
+    let store = &ctx.store;
     let previous = |name: &GameVersion| store.resolve(&VersionSelector::Exact(name.clone()));
     let feed = feed(store.versions().map(|c| (c, c.info.previous.as_ref().and_then(previous))));
     Ok(reply("application/rss+xml; charset=utf-8", feed.into()))

@@ -10,7 +10,7 @@ use crate::views::{GameVersionView, Health, LanguageView};
 
 /// `GET /healthz`: answers once game data is loaded, which is before the server listens.
 pub(super) fn health(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let store = &ctx.app.store;
+    let store = &ctx.store;
     json(&Health {
         status: "ok",
         latest: store.latest().info.name.to_string(),
@@ -20,14 +20,14 @@ pub(super) fn health(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 
 /// `GET /v1/versions`: every published version, newest first.
 pub(super) fn versions(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let store = &ctx.app.store;
+    let store = &ctx.store;
     let data: Vec<GameVersionView> = store.versions().map(|c| GameVersionView::from(&c.info)).collect();
     ctx.render(Localizer::new(store.latest(), Language::SOURCE), data)
 }
 
 /// `GET /v1/versions/{version}`.
 pub(super) fn version(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let catalog = resolve(ctx.app, &ctx.path_version()?)?;
+    let catalog = resolve(ctx.store, &ctx.path_version()?)?;
     ctx.render(Localizer::new(catalog, Language::SOURCE), GameVersionView::from(&catalog.info))
 }
 

@@ -17,14 +17,13 @@ use hyper::Method;
 use schemars::{Schema, SchemaGenerator};
 use serde::Serialize;
 use tapster_domain::{ProgressionKey, RecordKey, VersionSelector};
-use tapster_store::Catalog;
+use tapster_store::{Catalog, Store};
 
 use crate::envelope::{Localizer, Pagination};
 use crate::error::ApiError;
 use crate::openapi::schema;
 use crate::params::{LANG, Param, Query, VERSION};
 use crate::response::{Reply, json};
-use crate::server::App;
 use crate::views::{GameVersionView, Health, ItemDetail, ItemSummary, LanguageView};
 
 /// One endpoint: its path template (`{name}` marks a path parameter), what it takes, who answers,
@@ -120,10 +119,10 @@ pub(crate) fn endpoints() -> impl Iterator<Item = &'static Endpoint> {
     .flatten()
 }
 
-/// What a handler gets: the app, the request's path and checked query, and its path parameters.
+/// What a handler gets: the published game data, the request's path and checked query, and its path parameters.
 #[derive(Debug)]
 pub(crate) struct Ctx<'a> {
-    pub(crate) app: &'a App,
+    pub(crate) store: &'a Store,
     pub(crate) path: &'a str,
     pub(crate) raw_query: Option<&'a str>,
     pub(crate) query: Query,
@@ -137,7 +136,7 @@ impl Ctx<'_> {
 
     /// The catalog of the version the query asks for.
     pub(crate) fn catalog(&self) -> Result<&Catalog, ApiError> {
-        resolve(self.app, &self.query.version())
+        resolve(self.store, &self.query.version())
     }
 
     /// The `{version}` path parameter, checked.
@@ -235,7 +234,7 @@ impl Routed<'_> {
 
 /// Finds the endpoint for `path`, and checks the method and the query.
 pub(crate) fn route<'a>(
-    app: &'a App,
+    store: &'a Store,
     method: &Method,
     path: &'a str,
     query: Option<&'a str>,
@@ -252,7 +251,7 @@ pub(crate) fn route<'a>(
         return Err(ApiError::MethodNotAllowed { method: method.to_string() });
     }
     let ctx =
-        Ctx { app, path, raw_query: query, query: Query::parse(query, endpoint.params)?, segments: bound };
+        Ctx { store, path, raw_query: query, query: Query::parse(query, endpoint.params)?, segments: bound };
     Ok(Routed { endpoint, ctx })
 }
 
@@ -291,9 +290,9 @@ fn percent_decode(segment: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-pub(crate) fn resolve<'a>(app: &'a App, selector: &VersionSelector) -> Result<&'a Catalog, ApiError> {
-    app.store.resolve(selector).ok_or_else(|| {
-        let published: Vec<&str> = app.store.versions().map(|v| v.info.name.as_str()).collect();
+pub(crate) fn resolve<'a>(store: &'a Store, selector: &VersionSelector) -> Result<&'a Catalog, ApiError> {
+    store.resolve(selector).ok_or_else(|| {
+        let published: Vec<&str> = store.versions().map(|v| v.info.name.as_str()).collect();
         let asked = match selector {
             VersionSelector::Latest => "latest",
             VersionSelector::Exact(name) => name.as_str(),

@@ -16,7 +16,7 @@ mod world;
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -72,6 +72,7 @@ impl Gate for OneKey {
 /// A running server, shared by every test of this binary; it lives as long as the process.
 struct Server {
     addr: SocketAddr,
+    app: Arc<App>,
     runtime: tokio::runtime::Runtime,
     client: Client<HttpConnector, Empty<Bytes>>,
 }
@@ -116,14 +117,15 @@ fn start(data_dir: &Path, cache_budget: usize) -> Server {
             tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let addr = listener.local_addr().unwrap();
+        let app = Arc::new(App::new(store, OneKey).with_cache_budget(cache_budget));
         runtime.spawn(tapster_http::serve(
             listener,
-            App::new(store, OneKey).with_cache_budget(cache_budget),
+            Arc::clone(&app),
             std::future::pending(),
             Duration::ZERO,
         ));
         let client = Client::builder(TokioExecutor::new()).build_http();
-        Server { addr, runtime, client }
+        Server { addr, app, runtime, client }
     }
 }
 

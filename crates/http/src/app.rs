@@ -1,26 +1,21 @@
-//! Accepting connections, and the path of every request: public routes answer directly; `/v1`
-//! requests pass the gate (key, address, rate limits) first, and their answers carry the rate-limit
-//! and caching headers, or become `304` when the client already holds them.
+//! The path of every request: public routes answer directly; `/v1` requests pass the gate (key,
+//! address, rate limits) first, and their answers carry the rate-limit and caching headers, or become
+//! `304` when the client already holds them.
+//!
+//! The game data an `App` answers from can be replaced while it serves ([`App::publish`]): each
+//! request reads one published data set from start to end, together with the response cache made
+//! from that set alone, so no request ever mixes two sets and no answer outlives the data it came from.
 
-use std::convert::Infallible;
-use std::future::Future;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
-use std::time::Duration;
+use std::net::IpAddr;
+use std::sync::{Arc, RwLock};
 
 use bytes::Bytes;
-use hyper::body::Incoming;
 use hyper::header::{
     CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER,
     VARY, WWW_AUTHENTICATE,
 };
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
-use hyper_util::server::graceful::GracefulShutdown;
 use tapster_store::Store;
-use tokio::net::TcpListener;
 
 use crate::cache::{Rendered, ResponseCache};
 use crate::conditional::{accepts_gzip, none_match};
@@ -37,24 +32,54 @@ const RATE_LIMIT: HeaderName = HeaderName::from_static("ratelimit");
 /// The response cache's memory budget unless told otherwise.
 pub const DEFAULT_CACHE_BUDGET: usize = 64 * 1024 * 1024;
 
-/// Everything a request may read: the game-data store, the gate that admits `/v1` requests, and the
-/// cache of answers already rendered from this store.
+/// Everything a request may read: the published game data with the answers already rendered from
+/// it, and the gate that admits `/v1` requests.
 #[derive(Debug)]
 pub struct App {
-    pub(crate) store: Store,
+    published: RwLock<Arc<Published>>,
     gate: Box<dyn Gate>,
+    cache_budget: usize,
+}
+
+/// One game-data set and the cache of answers rendered from it: they are replaced together.
+#[derive(Debug)]
+struct Published {
+    store: Store,
     cache: ResponseCache,
 }
 
 impl App {
     pub fn new(store: Store, gate: impl Gate) -> Self {
-        Self { store, gate: Box::new(gate), cache: ResponseCache::new(DEFAULT_CACHE_BUDGET) }
+        let cache = ResponseCache::new(DEFAULT_CACHE_BUDGET);
+        Self {
+            published: RwLock::new(Arc::new(Published { store, cache })),
+            gate: Box::new(gate),
+            cache_budget: DEFAULT_CACHE_BUDGET,
+        }
     }
 
     /// Sets the response cache's memory budget in bytes; 0 renders every answer afresh.
     pub fn with_cache_budget(mut self, bytes: usize) -> Self {
-        self.cache = ResponseCache::new(bytes);
+        self.cache_budget = bytes;
+        let store = self.store();
+        self.published = RwLock::new(Arc::new(Published { store, cache: ResponseCache::new(bytes) }));
         self
+    }
+
+    /// The game data being served now.
+    pub fn store(&self) -> Store {
+        self.current().store.clone()
+    }
+
+    /// Serves `store` from now on, with an empty response cache. Requests already under way finish
+    /// on the data they started with.
+    pub fn publish(&self, store: Store) {
+        let published = Arc::new(Published { store, cache: ResponseCache::new(self.cache_budget) });
+        *self.published.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = published;
+    }
+
+    fn current(&self) -> Arc<Published> {
+        Arc::clone(&self.published.read().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
 
     /// Answers one request from `peer`, whole. Answers come from memory in microseconds, so they are
@@ -67,8 +92,10 @@ impl App {
     fn reply<B>(&self, request: &Request<B>, peer: IpAddr) -> Reply {
         let uri = request.uri();
         let path = uri.path();
+        let published = self.current();
         if !path.starts_with("/v1/") && path != "/v1" {
-            let answer = route(self, request.method(), path, uri.query()).and_then(|routed| routed.answer());
+            let answer = route(&published.store, request.method(), path, uri.query())
+                .and_then(|routed| routed.answer());
             return answer.unwrap_or_else(|error| failed(&error, path));
         }
         let credentials = Credentials::from_headers(request.headers());
@@ -76,18 +103,20 @@ impl App {
             Ok(admission) => admission,
             Err(refusal) => return refused(&refusal, path),
         };
-        let mut response = match self.rendered(request.method(), path, uri.query()) {
+        let mut response = match published.rendered(request.method(), path, uri.query()) {
             Ok(rendered) => data_reply(request, &rendered),
             Err(error) => failed(&error, path),
         };
         rate_limit_headers(&mut response, &admission.quota);
         response
     }
+}
 
+impl Published {
     /// The rendered answer to a `/v1` request: from the cache when it holds it, else rendered now
     /// (and kept, when the request has a canonical form).
     fn rendered(&self, method: &Method, path: &str, query: Option<&str>) -> Result<Arc<Rendered>, ApiError> {
-        let routed = route(self, method, path, query)?;
+        let routed = route(&self.store, method, path, query)?;
         let key = if self.cache.enabled() { routed.cache_key() } else { None };
         if let Some(hit) = key.as_deref().and_then(|key| self.cache.get(key)) {
             return Ok(hit);
@@ -171,44 +200,4 @@ fn header(value: &str) -> HeaderValue {
 #[allow(clippy::print_stderr, reason = "structured logging arrives with the hardening issue")]
 fn log_internal(path: &str, cause: &dyn std::error::Error) {
     eprintln!("error: {path}: {cause}");
-}
-
-/// Serves `app` on `listener` until `shutdown` completes, then lets requests in flight finish
-/// (for at most `grace`).
-pub async fn serve(
-    listener: TcpListener,
-    app: App,
-    shutdown: impl Future<Output = ()>,
-    grace: Duration,
-) -> std::io::Result<()> {
-    let app = Arc::new(app);
-    let graceful = GracefulShutdown::new();
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                let (stream, peer) = match accepted {
-                    Ok(accepted) => accepted,
-                    // Out of descriptors or a connection reset before accept: wait a little and go on.
-                    Err(_) => {
-                        tokio::time::sleep(Duration::from_millis(10)).await;
-                        continue;
-                    }
-                };
-                let _ = stream.set_nodelay(true);
-                let app = Arc::clone(&app);
-                let peer: SocketAddr = peer;
-                let service = service_fn(move |request: Request<Incoming>| {
-                    let response = app.handle(&request, peer.ip());
-                    async move { Ok::<_, Infallible>(response) }
-                });
-                let connection = graceful.watch(http1::Builder::new().serve_connection(TokioIo::new(stream), service));
-                tokio::spawn(connection);
-            }
-            () = &mut shutdown => break,
-        }
-    }
-    drop(listener);
-    let _ = tokio::time::timeout(grace, graceful.shutdown()).await;
-    Ok(())
 }
