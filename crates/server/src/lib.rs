@@ -1,10 +1,11 @@
 //! The tapster server: key checks and rate limits (`access`, `limiter`), the administrative commands
 //! on accounts, keys and addresses (`admin`), and the wiring of store, gate and HTTP interface into a
-//! running service (`run`). The binary in `main.rs` is only its command line.
+//! running service (`run`), which publishes newly imported game data while it serves (`reload`). The binary in `main.rs` is only its command line.
 
 mod access;
 mod admin;
 mod limiter;
+mod reload;
 mod run;
 
 pub use access::Access;

@@ -1,10 +1,11 @@
 //! Wiring: open the game data (importing the bundled dataset into an empty data dir), the accounts
-//! and the gate, then serve until shutdown while a background thread reloads access changes and
-//! writes usage back.
+//! and the gate, then serve until shutdown while a background thread reloads access changes,
+//! publishes newly imported game data and writes usage back.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -14,6 +15,7 @@ use tokio::net::TcpListener;
 use crate::access::{Access, FLUSH_EVERY, RELOAD_EVERY};
 use crate::admin::{Admin, NewKey};
 use crate::limiter::InProcess;
+use crate::reload::{Reload, Reloader};
 
 /// How long requests in flight may take to finish once shutdown begins.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -21,6 +23,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// Everything a running server needs, opened and checked.
 #[derive(Debug)]
 pub struct Service {
+    data_dir: PathBuf,
     pub store: Store,
     access: Arc<Access>,
     accounts: Accounts,
@@ -46,6 +49,7 @@ pub fn open_service(data_dir: &Path, fixtures: &Path) -> anyhow::Result<Service>
     let accounts = Accounts::open(data_dir)?;
     let access = Access::load(accounts.clone(), InProcess::default()).context("loading keys and usage")?;
     Ok(Service {
+        data_dir: data_dir.to_owned(),
         store,
         access: Arc::new(access),
         accounts,
@@ -57,35 +61,56 @@ pub fn open_service(data_dir: &Path, fixtures: &Path) -> anyhow::Result<Service>
 impl Service {
     /// Serves on `listener` until `shutdown` completes, then writes the last usage counts.
     pub async fn run(self, listener: TcpListener, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let upkeep = {
-            let (access, stop) = (Arc::clone(&self.access), Arc::clone(&stop));
-            let mut watcher = self.accounts.watcher().context("watching the accounts database")?;
-            std::thread::spawn(move || {
-                let mut flushed = Instant::now();
-                while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(RELOAD_EVERY);
-                    match watcher.changed() {
-                        Ok(true) => report(access.reload(), "reloading keys"),
-                        Ok(false) => {}
-                        Err(e) => report(Err(e), "watching the accounts database"),
-                    }
-                    if flushed.elapsed() >= FLUSH_EVERY {
-                        report(access.flush(), "recording usage");
-                        flushed = Instant::now();
-                    }
-                }
-            })
-        };
+        let mut reloader = Reloader::new(&self.data_dir, &self.store);
         let app = Arc::new(
             tapster_http::App::new(self.store, Arc::clone(&self.access)).with_cache_budget(self.cache_budget),
         );
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut watcher = self.accounts.watcher().context("watching the accounts database")?;
+        let access = Arc::clone(&self.access);
+        let mut flushed = Instant::now();
+        let keys = every(RELOAD_EVERY, &stop, move || {
+            match watcher.changed() {
+                Ok(true) => report(access.reload(), "reloading keys"),
+                Ok(false) => {}
+                Err(e) => report(Err(e), "watching the accounts database"),
+            }
+            if flushed.elapsed() >= FLUSH_EVERY {
+                report(access.flush(), "recording usage");
+                flushed = Instant::now();
+            }
+        });
+        // Its own thread: reading new game data takes about a second, which key changes must not wait for.
+        let publisher = Arc::clone(&app);
+        let data = every(RELOAD_EVERY, &stop, move || match reloader.poll(&publisher) {
+            Some(Reload::Published(store)) => announce(&store),
+            Some(Reload::Refused(e)) => {
+                report(Err(e), "reading new game data (still serving the data read before)")
+            }
+            None => {}
+        });
         let served = tapster_http::serve(listener, app, shutdown, SHUTDOWN_GRACE).await;
         stop.store(true, Ordering::Relaxed);
-        let _ = upkeep.join();
+        let _ = keys.join();
+        let _ = data.join();
         self.access.flush().context("recording the last usage counts")?;
         served.context("serving")
     }
+}
+
+/// Runs `work` on a thread of its own every `period` until `stop` is set.
+fn every(
+    period: Duration,
+    stop: &Arc<AtomicBool>,
+    mut work: impl FnMut() + Send + 'static,
+) -> JoinHandle<()> {
+    let stop = Arc::clone(stop);
+    std::thread::spawn(move || {
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(period);
+            work();
+        }
+    })
 }
 
 #[allow(clippy::print_stderr, reason = "structured logging arrives with the hardening issue")]
@@ -93,4 +118,13 @@ fn report(result: tapster_store::Result<()>, doing: &str) {
     if let Err(e) = result {
         eprintln!("error: {doing}: {e}");
     }
+}
+
+#[allow(clippy::print_stderr, reason = "structured logging arrives with the hardening issue")]
+fn announce(store: &Store) {
+    eprintln!(
+        "serving new game data: {} versions, latest {}",
+        store.versions().len(),
+        store.latest().info.name
+    );
 }

@@ -24,6 +24,9 @@ pub enum Error {
     NoData(PathBuf),
     #[error("{} was written by another generation of Tapster (schema {found}, this build reads {expected}); import the game data again into a new data dir", path.display())]
     Schema { path: PathBuf, found: i64, expected: i64 },
+    /// SQLite found the database file damaged (say, copied only in part).
+    #[error("{} is damaged: {detail}", path.display())]
+    Damaged { path: PathBuf, detail: String },
     /// A stored record body could not be written or read back as JSON.
     #[error("game-data record encoding: {0}")]
     Json(#[from] serde_json::Error),

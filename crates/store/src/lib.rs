@@ -22,7 +22,7 @@ pub use catalog::{Catalog, Change, LanguageInfo};
 pub use error::{Error, Result};
 pub use import::{ImportReport, ImportedVersion, Outcome, import};
 pub use query::*;
-pub use read::{ChangeSummary, Store, VersionInfo};
+pub use read::{ChangeSummary, FileStamp, Store, VersionInfo};
 pub use source::{SourceVersion, read_dataset};
 
 /// File name of the game-data database inside the data dir.

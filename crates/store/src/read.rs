@@ -1,10 +1,14 @@
 //! Opening the store for serving: every published version is read from the database once, into a
 //! [`Catalog`] in memory, so that answering a request reads no disk at all. The data changes only at
 //! import, a few times a year; a few megabytes of memory per version buy that.
+//!
+//! An import renames a complete new database over the served one, so a server notices new data by
+//! the file's [`FileStamp`] changing, and opens it afresh beside the store it serves.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use rusqlite::{Connection, OpenFlags, params};
 use tapster_domain::{BuildId, GameData, GameVersion, Manifest, RecordType, ReleaseDate, VersionSelector};
@@ -17,7 +21,34 @@ use crate::{Error, GAME_DB, Result, schema};
 #[derive(Debug, Clone)]
 pub struct Store {
     path: PathBuf,
+    stamp: FileStamp,
     versions: Arc<[Arc<Catalog>]>,
+}
+
+/// Which game database file a data dir holds, as the file system tells it: an import puts a new
+/// file in place (another inode), and a copy over the old file changes its length or time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    /// Device and inode, where the platform has them.
+    file: Option<(u64, u64)>,
+}
+
+impl FileStamp {
+    /// The stamp of the game database in `data_dir` as it is now.
+    pub fn of_data_dir(data_dir: &Path) -> Result<Self> {
+        let path = data_dir.join(GAME_DB);
+        let metadata = std::fs::metadata(&path).map_err(Error::io(&path))?;
+        #[cfg(unix)]
+        let file = {
+            use std::os::unix::fs::MetadataExt;
+            Some((metadata.dev(), metadata.ino()))
+        };
+        #[cfg(not(unix))]
+        let file = None;
+        Ok(Self { len: metadata.len(), modified: metadata.modified().ok(), file })
+    }
 }
 
 /// A published game version and what it holds.
@@ -49,11 +80,31 @@ pub struct ChangeSummary {
 impl Store {
     /// Opens the store of `data_dir` and reads every version into memory.
     pub fn open(data_dir: &Path) -> Result<Self> {
+        Self::read(data_dir, false)
+    }
+
+    /// Opens the store like [`Store::open`], after SQLite has checked the whole file's structure:
+    /// for data that appeared under a running server, which must never serve a damaged or
+    /// half-copied file.
+    pub fn open_verified(data_dir: &Path) -> Result<Self> {
+        Self::read(data_dir, true)
+    }
+
+    fn read(data_dir: &Path, verify: bool) -> Result<Self> {
         let path = data_dir.join(GAME_DB);
         if !path.is_file() {
             return Err(Error::NoData(data_dir.to_owned()));
         }
+        // Taken before opening: should the file be replaced meanwhile, the stamp is already stale
+        // and the new file is noticed and read in turn.
+        let stamp = FileStamp::of_data_dir(data_dir)?;
         let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        if verify {
+            let verdict: String = conn.query_row("PRAGMA quick_check(1)", [], |row| row.get(0))?;
+            if verdict != "ok" {
+                return Err(Error::Damaged { path, detail: verdict });
+            }
+        }
         let found = schema::version(&conn)?;
         if found != schema::SCHEMA_VERSION {
             return Err(Error::Schema { path, found, expected: schema::SCHEMA_VERSION });
@@ -75,12 +126,17 @@ impl Store {
                 })
                 .collect();
         }
-        Ok(Self { path, versions: catalogs.into_iter().map(Arc::new).collect() })
+        Ok(Self { path, stamp, versions: catalogs.into_iter().map(Arc::new).collect() })
     }
 
     /// The database file this store was read from.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The stamp the database file had when this store was read from it.
+    pub fn stamp(&self) -> FileStamp {
+        self.stamp
     }
 
     /// Every published version, newest first.

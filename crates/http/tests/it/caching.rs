@@ -175,3 +175,37 @@ fn gzip_is_served_to_clients_that_take_it_with_its_own_tag() {
         assert!(small.headers.get("content-encoding").is_none());
     }
 }
+
+#[test]
+fn new_game_data_replaces_every_cached_answer() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let data_dir = tempfile::TempDir::new().unwrap().keep();
+    for version in ["v0.6.4.2.1", "v0.6.5.0.3"] {
+        tapster_store::import(&data_dir, &fixtures.join(version)).unwrap();
+    }
+    let server = crate::start(&data_dir, tapster_http::DEFAULT_CACHE_BUDGET);
+    let authorization = bearer();
+    let ask = |path: &str| crate::send(&server, Method::GET, path, &[("authorization", &authorization)]);
+    // Twice each, so that the second answer comes from the cache.
+    let before: Vec<_> = SAMPLE.iter().map(|path| (ask(path), ask(path))).collect();
+
+    // Publish the bundled data, which adds v0.7.0.0.1 as the new `latest`.
+    server.app.publish(tapster_store::Store::open(crate::bundled_data_dir()).unwrap());
+
+    let (mut kept, mut changed) = (0, 0);
+    for (path, (old, _)) in SAMPLE.iter().zip(&before) {
+        let fresh = crate::bundled_request(false, path, &[]);
+        for round in ["miss", "hit"] {
+            let now = ask(path);
+            assert_eq!(now.status, fresh.status, "{path} ({round})");
+            assert_eq!(now.body, fresh.body, "{path} ({round}): a stale body");
+            assert_eq!(now.headers.get("etag"), fresh.headers.get("etag"), "{path} ({round}): a stale tag");
+        }
+        // The tag moved exactly where the body did.
+        let same_body = old.status == fresh.status && old.body == fresh.body;
+        assert_eq!(old.headers.get("etag") == fresh.headers.get("etag"), same_body, "{path}");
+        if same_body { kept += 1 } else { changed += 1 }
+    }
+    // The sample holds both kinds: answers pinned to an old version, and `latest` ones that moved.
+    assert!(kept >= 2 && changed >= 10, "kept {kept}, changed {changed}");
+}
