@@ -2,55 +2,10 @@
 //! prints a first key and answers over TCP; `import` refuses a broken dataset and says where; the
 //! key commands print what the contract says.
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 
-use crate::{get, get_with_key};
-
-const TAPSTER: &str = env!("CARGO_BIN_EXE_tapster");
-
-/// A `tapster serve` process, killed when dropped.
-struct Serving {
-    child: Child,
-    addr: SocketAddr,
-    /// The key `serve` created and printed for a data dir without keys.
-    key: String,
-}
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(data_dir: &Path) -> Serving {
-    let mut child = Command::new(TAPSTER)
-        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
-        .arg(data_dir)
-        .env_remove("TAPSTER_FIXTURES")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut lines = stderr.lines();
-    let mut key = None;
-    let addr = loop {
-        let line = lines.next().expect("tapster serve exited before listening").unwrap();
-        if line.trim().starts_with("tap_") {
-            key = Some(line.trim().to_owned());
-        }
-        if let Some((_, addr)) = line.split_once(" on http://") {
-            break addr.trim().parse().unwrap();
-        }
-    };
-    // Keep draining stderr so that the server never blocks on a full pipe.
-    std::thread::spawn(move || lines.for_each(drop));
-    Serving { child, addr, key: key.expect("serve printed no key for a data dir without keys") }
-}
+use crate::{TAPSTER, get, get_with_key, serve};
 
 fn tapster(args: &[&str], data_dir: &Path) -> Output {
     Command::new(TAPSTER).args(args).arg("--data-dir").arg(data_dir).output().unwrap()
@@ -62,7 +17,7 @@ fn serve_on_an_empty_data_dir_imports_the_bundled_dataset_and_answers() {
     let server = serve(data_dir.path());
 
     assert_eq!(get(server.addr, "/v1/versions", &[]).status, 401);
-    let answer = get_with_key(server.addr, "/v1/versions", &server.key);
+    let answer = get_with_key(server.addr, "/v1/versions", server.first_key());
     assert_eq!(answer.status, 200);
     let versions = answer.json();
     let names: Vec<&str> =
@@ -71,14 +26,17 @@ fn serve_on_an_empty_data_dir_imports_the_bundled_dataset_and_answers() {
     assert_eq!(versions["meta"]["game_version"], "v0.7.0.0.1");
 
     for version in names {
-        let answer =
-            get_with_key(server.addr, &format!("/v1/languages?version={version}&lang=fr"), &server.key);
+        let answer = get_with_key(
+            server.addr,
+            &format!("/v1/languages?version={version}&lang=fr"),
+            server.first_key(),
+        );
         assert_eq!(answer.status, 200);
         let languages = answer.json();
         assert_eq!(languages["data"].as_array().unwrap().len(), 27, "{version}");
         assert_eq!(languages["meta"]["game_version"], version);
     }
-    let answer = get_with_key(server.addr, "/v1/languages?version=v0.1.0.0.0", &server.key);
+    let answer = get_with_key(server.addr, "/v1/languages?version=v0.1.0.0.0", server.first_key());
     assert_eq!((answer.status, answer.json()["type"].as_str()), (404, Some("/errors/not-found")));
 
     // The first key is printed once: a second start on the same data dir creates none.

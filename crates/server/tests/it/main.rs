@@ -3,11 +3,13 @@
 
 mod access;
 mod cli;
+mod live;
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
 
@@ -58,4 +60,53 @@ fn get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Answer {
 /// `get` with `Authorization: Bearer <key>`.
 fn get_with_key(addr: SocketAddr, path: &str, key: &str) -> Answer {
     get(addr, path, &[("Authorization", &format!("Bearer {key}"))])
+}
+
+pub(crate) const TAPSTER: &str = env!("CARGO_BIN_EXE_tapster");
+
+/// A `tapster serve` process on a port of its own, killed when dropped.
+struct Serving {
+    child: Child,
+    addr: SocketAddr,
+    /// The key `serve` created and printed for a data dir without keys.
+    key: Option<String>,
+}
+
+impl Serving {
+    fn first_key(&self) -> &str {
+        self.key.as_deref().expect("serve printed no key for a data dir without keys")
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(data_dir: &Path) -> Serving {
+    let mut child = Command::new(TAPSTER)
+        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir)
+        .env_remove("TAPSTER_FIXTURES")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut lines = stderr.lines();
+    let mut key = None;
+    let addr = loop {
+        let line = lines.next().expect("tapster serve exited before listening").unwrap();
+        if line.trim().starts_with("tap_") {
+            key = Some(line.trim().to_owned());
+        }
+        if let Some((_, addr)) = line.split_once(" on http://") {
+            break addr.trim().parse().unwrap();
+        }
+    };
+    // Keep draining stderr so that the server never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    Serving { child, addr, key }
 }
