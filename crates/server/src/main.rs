@@ -47,6 +47,14 @@ enum Command {
         #[command(flatten)]
         data: DataDir,
     },
+    /// Copy the accounts and game databases into a new directory, consistently, even while `serve`
+    /// runs; restore by copying them into an empty data dir.
+    Backup {
+        /// The directory to write `accounts.sqlite` and `game.sqlite` into; existing files are never overwritten.
+        dest: PathBuf,
+        #[command(flatten)]
+        data: DataDir,
+    },
     /// Create, list, revoke and suspend API keys.
     #[command(subcommand)]
     Keys(KeysCommand),
@@ -141,6 +149,14 @@ fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Serve { addr, data, fixtures, cache_mib } => serve(addr, &data.path, &fixtures, cache_mib),
         Command::Import { dir, data } => import(&dir, &data.path),
+        Command::Backup { dest, data } => {
+            let written = tapster_store::backup(&data.path, &dest)
+                .with_context(|| format!("backing up {} into {}", data.path.display(), dest.display()))?;
+            for file in written {
+                println!("wrote {}", file.display());
+            }
+            Ok(())
+        }
         Command::Keys(command) => keys(command),
         Command::Accounts(AccountsCommand::Suspend { email, data }) => {
             Admin::open(&data.path)?.suspend_account(&email, true)?;

@@ -5,6 +5,7 @@
 //! The store knows SQL and the data format; it knows nothing of HTTP or of the wire format.
 
 mod accounts;
+mod backup;
 mod catalog;
 mod diff;
 mod error;
@@ -18,6 +19,7 @@ pub use accounts::{
     ACCOUNTS_DB, AccessSnapshot, Accounts, KeyAccess, KeyAction, KeyHash, KeyRecord, KeySelector, Usage,
     Watcher, hash_key,
 };
+pub use backup::backup;
 pub use catalog::{Catalog, Change, LanguageInfo};
 pub use error::{Error, Result};
 pub use import::{ImportReport, ImportedVersion, Outcome, import};

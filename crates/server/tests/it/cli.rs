@@ -138,3 +138,30 @@ fn key_commands_print_what_the_contract_says_and_never_a_whole_key() {
     let suspended = tapster(&["accounts", "suspend", "nobody@example.org"], data_dir.path());
     assert!(String::from_utf8_lossy(&suspended.stderr).contains("there is no account nobody@example.org"));
 }
+
+#[test]
+fn backup_copies_both_databases_while_the_server_runs_and_never_overwrites() {
+    let data_dir = tempfile::TempDir::new().unwrap();
+    assert!(tapster(&["import", crate::mini().to_str().unwrap()], data_dir.path()).status.success());
+    let server = serve(data_dir.path());
+    let key = server.first_key().to_owned();
+    assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200);
+
+    let dest = tempfile::TempDir::new().unwrap();
+    let backup_dir = dest.path().join("nightly");
+    let backup_arg = backup_dir.to_str().unwrap();
+    let written = tapster(&["backup", backup_arg], data_dir.path());
+    assert!(written.status.success(), "{}", String::from_utf8_lossy(&written.stderr));
+    drop(server);
+
+    // The copy is a data dir of its own: the same key works against it.
+    let restored = serve(&backup_dir);
+    assert!(restored.key.is_none(), "the backup lost the keys");
+    let versions = get_with_key(restored.addr, "/v1/versions", &key);
+    assert_eq!(versions.status, 200, "{}", versions.body);
+    assert_eq!(versions.json()["data"].as_array().unwrap().len(), 2);
+
+    let again = tapster(&["backup", backup_arg], data_dir.path());
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists already"));
+}
