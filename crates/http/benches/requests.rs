@@ -78,7 +78,11 @@ fn main() {
         "{:<60} {:>10} {:>8} {:>10} {:>8} {:>9}",
         "request (median of batches)", "cached µs", "ratio", "fresh µs", "ratio", "bytes"
     );
-    for path in REQUESTS {
+    // `cargo bench -p tapster-http --bench requests -- sort=name` measures only the requests that
+    // contain it (and `/healthz`, the reference).
+    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let wanted = |path: &&&str| *path == &"/healthz" || only.iter().all(|part| path.contains(part.as_str()));
+    for path in REQUESTS.iter().filter(wanted) {
         let request =
             Request::get(*path).header("authorization", &authorization).body(()).expect("a request");
         let response = uncached.handle(&request, peer);

@@ -64,9 +64,10 @@ pub struct Catalog {
     pub prices: tapster_pricing::PriceBook,
     /// The names of items and recipes in every language, indexed for search at load.
     pub(crate) search: crate::query::NameIndex,
-    /// Per language, every text folded for sorting by name (English where the language lacks it),
-    /// by text row; made the first time a list is sorted by name in that language.
-    sort_names: Vec<OnceLock<Vec<Box<str>>>>,
+    /// Per language, the place of every text (by text row) in name order, case and accents not
+    /// counting, English where the language lacks it; equal names share a place. Made the first time
+    /// a list is sorted by name in that language, so that sorting compares numbers, not strings.
+    name_ranks: Vec<OnceLock<Vec<u32>>>,
     /// The version each record first appeared in, by type and record key.
     pub(crate) introduced: HashMap<(RecordType, String), GameVersion>,
     /// The changes from each earlier version (by name) to this one.
@@ -144,7 +145,7 @@ impl Catalog {
             shops: Index::new(data.shops.iter().map(|r| (r.id, r.slug.as_str()))),
             shopkeepers: Index::new(data.shopkeepers.iter().map(|r| (r.id, r.slug.as_str()))),
             vocabulary: crate::Vocabulary::new(&data),
-            sort_names: Language::ALL.iter().map(|_| OnceLock::new()).collect(),
+            name_ranks: Language::ALL.iter().map(|_| OnceLock::new()).collect(),
             prices: tapster_pricing::PriceBook::new(&data),
             search: crate::query::NameIndex::new(&data, |key, language| texts.get(key, language)),
             info,
@@ -156,19 +157,32 @@ impl Catalog {
         }
     }
 
-    /// The form of a name that sorts as a person expects: case and accents do not count.
-    pub(crate) fn sort_name(&self, key: &TextKey, lang: Language) -> &str {
-        let Some(&row) = self.texts.keys.get(key.as_str()) else { return "" };
-        let folded = self.sort_names[lang.index()].get_or_init(|| {
-            (0..self.texts.keys.len())
+    /// Where the text `key` comes in name order in `lang`, as a person expects it: case and accents
+    /// do not count. Texts with the same folded name share a place; a missing text comes first.
+    pub(crate) fn name_rank(&self, key: &TextKey, lang: Language) -> u32 {
+        let Some(&row) = self.texts.keys.get(key.as_str()) else { return 0 };
+        let ranks = self.name_ranks[lang.index()].get_or_init(|| {
+            let folded: Vec<String> = (0..self.texts.keys.len())
                 .map(|row| {
                     let text =
                         translate(lang, |language| self.texts.at(row, language)).map_or("", |t| t.text);
-                    tapster_search::fold(text).into_boxed_str()
+                    tapster_search::fold(text)
                 })
-                .collect()
+                .collect();
+            let mut rows: Vec<usize> = (0..folded.len()).collect();
+            rows.sort_by(|&a, &b| folded[a].cmp(&folded[b]));
+            let mut ranks = vec![0; folded.len()];
+            let mut rank = 0;
+            for (i, &row) in rows.iter().enumerate() {
+                if i > 0 && folded[row] != folded[rows[i - 1]] {
+                    rank += 1;
+                }
+                // Place 0 is kept for texts that are missing altogether.
+                ranks[row] = rank + u32::from(!folded[rows[0]].is_empty());
+            }
+            ranks
         });
-        folded.get(row as usize).map_or("", |name| name)
+        ranks.get(row as usize).copied().unwrap_or(0)
     }
 
     /// The text of `key` in `lang`, or in English when `lang` lacks it.

@@ -1,6 +1,6 @@
 //! Items: filters, sort orders and pages of `/v1/items`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use tapster_domain::{Item, ItemId, ItemKind, RecordId};
 use tapster_i18n::Language;
@@ -75,18 +75,15 @@ impl Catalog {
             None => self.data.items.iter().filter(passes).collect(),
         };
         if !sort.is_empty() {
-            let names: HashMap<ItemId, &str> = if sort.iter().any(|s| s.key == ItemOrder::Name) {
-                records.iter().map(|item| (item.id, self.sort_name(&item.name_key, lang))).collect()
-            } else {
-                HashMap::new()
-            };
             sort_by(
                 &mut records,
                 sort,
                 |item| item.id,
+                |key| key == ItemOrder::Name,
+                |item| self.name_rank(&item.name_key, lang),
                 |key, a, b| match key {
                     ItemOrder::Id => a.id.cmp(&b.id),
-                    ItemOrder::Name => names[&a.id].cmp(names[&b.id]),
+                    ItemOrder::Name => std::cmp::Ordering::Equal, // ordered by name in `sort_by`
                     ItemOrder::Price => a.base_price.cmp(&b.base_price),
                 },
             );

@@ -69,21 +69,30 @@ impl Vocabulary {
 }
 
 /// Sorts by each key in turn, then by id, so that the order is total and pages are stable.
+/// Keys for which `by_name` holds order by `name_rank` (see `Catalog::name_rank`), which is looked
+/// up once per record rather than once per comparison; `compare` decides the other keys.
 pub(crate) fn sort_by<T, K: Copy>(
-    records: &mut [&T],
+    records: &mut Vec<&T>,
     sort: &[Sort<K>],
     id: impl Fn(&T) -> i64,
+    by_name: impl Fn(K) -> bool,
+    name_rank: impl Fn(&T) -> u32,
     compare: impl Fn(K, &T, &T) -> Ordering,
 ) {
-    records.sort_by(|a, b| {
+    let named = sort.iter().any(|s| by_name(s.key));
+    let mut keyed: Vec<(u32, &T)> =
+        records.iter().map(|record| (if named { name_rank(record) } else { 0 }, *record)).collect();
+    keyed.sort_by(|(name_a, a), (name_b, b)| {
         sort.iter()
             .map(|s| {
-                let order = compare(s.key, a, b);
+                let order = if by_name(s.key) { name_a.cmp(name_b) } else { compare(s.key, a, b) };
                 if s.descending { order.reverse() } else { order }
             })
             .find(|o| o.is_ne())
             .unwrap_or_else(|| id(a).cmp(&id(b)))
     });
+    records.clear();
+    records.extend(keyed.into_iter().map(|(_, record)| record));
 }
 
 /// The slice of `records` that `window` asks for.

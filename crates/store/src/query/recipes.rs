@@ -1,7 +1,7 @@
 //! Recipes, ingredient groups and crafting stations: filters, sort orders and pages of `/v1/recipes`,
 //! and the relations their details show (what a recipe replaced, who uses a group, what a station makes).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use tapster_domain::{Input, ItemKind, ProgressionRecord, Recipe, RecordId, TextKey, Unlock};
 use tapster_i18n::Language;
@@ -68,18 +68,15 @@ impl Catalog {
             None => self.data.recipes.iter().filter(passes).collect(),
         };
         if !sort.is_empty() {
-            let names: HashMap<RecordId, &str> = if sort.iter().any(|s| s.key == RecipeOrder::Name) {
-                records.iter().map(|recipe| (recipe.id, self.sort_name(&recipe.name_key, lang))).collect()
-            } else {
-                HashMap::new()
-            };
             sort_by(
                 &mut records,
                 sort,
                 |recipe| recipe.id,
+                |key| key == RecipeOrder::Name,
+                |recipe| self.name_rank(&recipe.name_key, lang),
                 |key, a, b| match key {
                     RecipeOrder::Id => a.id.cmp(&b.id),
-                    RecipeOrder::Name => names.get(&a.id).cmp(&names.get(&b.id)),
+                    RecipeOrder::Name => std::cmp::Ordering::Equal, // ordered by name in `sort_by`
                     RecipeOrder::Time => a.craft_minutes.cmp(&b.craft_minutes),
                 },
             );

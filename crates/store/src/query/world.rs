@@ -1,8 +1,6 @@
 //! Crops, shops, shopkeepers and fish: the filters, sort orders and pages of `/v1/crops` and
 //! `/v1/fish`, and the relations the world records show (who sells a seed, which shops a person runs).
 
-use std::collections::HashMap;
-
 use tapster_domain::{Bait, CatalogueEntry, Crop, Fish, ItemId, RecordId, Season, Shop, Water};
 use tapster_i18n::Language;
 
@@ -54,18 +52,15 @@ impl Catalog {
                 && filter.reusable.is_none_or(|reusable| crop.reusable == reusable)
         };
         let mut records: Vec<&Crop> = self.data.crops.iter().filter(passes).collect();
-        let names: HashMap<RecordId, &str> = if sort.iter().any(|s| s.key == CropOrder::Name) {
-            records.iter().map(|crop| (crop.id, self.sort_name(&crop.name_key, lang))).collect()
-        } else {
-            HashMap::new()
-        };
         sort_by(
             &mut records,
             sort,
             |crop| crop.id,
+            |key| key == CropOrder::Name,
+            |crop| self.name_rank(&crop.name_key, lang),
             |key, a, b| match key {
                 CropOrder::Id => a.id.cmp(&b.id),
-                CropOrder::Name => names[&a.id].cmp(names[&b.id]),
+                CropOrder::Name => std::cmp::Ordering::Equal, // ordered by name in `sort_by`
                 CropOrder::Days => a.days_to_grow.cmp(&b.days_to_grow),
             },
         );
