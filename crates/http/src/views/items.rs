@@ -8,47 +8,35 @@ use super::prices::PricePerServing;
 use super::{Price, RecordRef, introduced};
 use crate::envelope::Localizer;
 
+/// The top-level fields of `ItemSummary`, followed by `$extra`: the detail is the summary and more.
+macro_rules! item_fields {
+    ($($extra:literal),*) => {
+        &[
+            "id",
+            "slug",
+            "name",
+            "kind",
+            "category",
+            "tags",
+            "ingredient_type",
+            "food_type",
+            "base_price",
+            "servings",
+            "can_be_sold",
+            "can_be_aged",
+            "unlisted",
+            "introduced_in",
+            "price_per_serving",
+            $($extra),*
+        ]
+    };
+}
+
 /// Top-level fields of `ItemSummary`, for `fields`.
-pub(crate) const ITEM_SUMMARY_FIELDS: &[&str] = &[
-    "id",
-    "slug",
-    "name",
-    "kind",
-    "category",
-    "tags",
-    "ingredient_type",
-    "food_type",
-    "base_price",
-    "servings",
-    "can_be_sold",
-    "can_be_aged",
-    "unlisted",
-    "introduced_in",
-    "price_per_serving",
-];
+pub(crate) const ITEM_SUMMARY_FIELDS: &[&str] = item_fields!();
 
 /// Top-level fields of `ItemDetail`, for `fields`.
-pub(crate) const ITEM_DETAIL_FIELDS: &[&str] = &[
-    "id",
-    "slug",
-    "name",
-    "kind",
-    "category",
-    "tags",
-    "ingredient_type",
-    "food_type",
-    "base_price",
-    "servings",
-    "can_be_sold",
-    "can_be_aged",
-    "unlisted",
-    "introduced_in",
-    "price_per_serving",
-    "description",
-    "recipes",
-    "shops",
-    "groups",
-];
+pub(crate) const ITEM_DETAIL_FIELDS: &[&str] = item_fields!("description", "recipes", "shops", "groups");
 
 /// Relations `expand` can add to an item's detail.
 pub(crate) const ITEM_EXPANSIONS: &[&str] = &["recipes", "shops", "groups"];

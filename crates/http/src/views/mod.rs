@@ -179,3 +179,25 @@ pub(crate) fn introduced(
 ) -> Option<String> {
     catalog.introduced_in(kind, &record_key.to_string()).map(ToString::to_string)
 }
+
+#[cfg(test)]
+mod tests {
+    use schemars::JsonSchema;
+
+    use super::recipes::{RECIPE_SUMMARY_FIELDS, RecipeSummary};
+    use super::*;
+
+    /// The property names of a view's schema, in order.
+    fn properties<T: JsonSchema>() -> Vec<String> {
+        let schema = schemars::schema_for!(T);
+        let properties = schema.get("properties").and_then(|p| p.as_object()).expect("an object schema");
+        properties.keys().cloned().collect()
+    }
+
+    #[test]
+    fn the_fields_lists_name_exactly_the_fields_of_the_views() {
+        assert_eq!(ITEM_SUMMARY_FIELDS, properties::<ItemSummary>());
+        assert_eq!(ITEM_DETAIL_FIELDS, properties::<ItemDetail>());
+        assert_eq!(RECIPE_SUMMARY_FIELDS, properties::<RecipeSummary>());
+    }
+}
