@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::Context;
 use tapster_store::{Accounts, Store};
@@ -14,9 +14,6 @@ use tokio::net::TcpListener;
 use crate::access::{Access, FLUSH_EVERY, RELOAD_EVERY};
 use crate::admin::{Admin, NewKey};
 use crate::limiter::InProcess;
-
-/// How long requests in flight may take to finish once shutdown begins.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// Everything a running server needs, opened and checked.
 #[derive(Debug)]
@@ -55,8 +52,14 @@ pub fn open_service(data_dir: &Path, fixtures: &Path) -> anyhow::Result<Service>
 }
 
 impl Service {
-    /// Serves on `listener` until `shutdown` completes, then writes the last usage counts.
-    pub async fn run(self, listener: TcpListener, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
+    /// Serves on `listener` as `config` says until `shutdown` completes, then writes the last usage
+    /// counts.
+    pub async fn run(
+        self,
+        listener: TcpListener,
+        config: tapster_http::ServeConfig,
+        shutdown: impl Future<Output = ()>,
+    ) -> anyhow::Result<()> {
         let stop = Arc::new(AtomicBool::new(false));
         let upkeep = {
             let (access, stop) = (Arc::clone(&self.access), Arc::clone(&stop));
@@ -80,7 +83,7 @@ impl Service {
         let app = Arc::new(
             tapster_http::App::new(self.store, Arc::clone(&self.access)).with_cache_budget(self.cache_budget),
         );
-        let served = tapster_http::serve(listener, app, shutdown, SHUTDOWN_GRACE).await;
+        let served = tapster_http::serve(listener, app, config, shutdown).await;
         stop.store(true, Ordering::Relaxed);
         let _ = upkeep.join();
         self.access.flush().context("recording the last usage counts")?;

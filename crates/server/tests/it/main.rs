@@ -3,6 +3,7 @@
 
 mod access;
 mod cli;
+mod edge;
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
