@@ -36,6 +36,17 @@ pub(crate) enum ApiError {
     MethodNotAllowed { method: String },
     #[error("the rate limit of this key is reached; retry in {retry_after} second{}", if *retry_after == 1 { "" } else { "s" })]
     RateLimited { retry_after: u64 },
+    /// A request that carries a body (`Content-Length` above 0, `Transfer-Encoding`, HTTP/2 data).
+    #[error("this API only reads; requests must not carry a body")]
+    ContentTooLarge,
+    #[error("the request target is {length} bytes long; at most {limit} are accepted")]
+    UriTooLong { length: usize, limit: usize },
+    #[error("the request's header fields take {size} bytes; at most {limit} are accepted")]
+    HeadersTooLarge { size: usize, limit: usize },
+    /// The service cannot take the request now (too many connections, or the request waited past its
+    /// time budget); the answer carries `Retry-After`.
+    #[error("{reason}; retry in {retry_after} second{}", if *retry_after == 1 { "" } else { "s" })]
+    Unavailable { reason: &'static str, retry_after: u64 },
     /// Something failed inside the service; the cause is logged, never shown.
     #[error("the service failed to answer; try again later")]
     Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -54,6 +65,10 @@ impl ApiError {
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::ContentTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UriTooLong { .. } => StatusCode::URI_TOO_LONG,
+            Self::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            Self::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -67,6 +82,10 @@ impl ApiError {
             Self::NotFound(_) => ("/errors/not-found", "Not found"),
             Self::MethodNotAllowed { .. } => ("/errors/method-not-allowed", "Method not allowed"),
             Self::RateLimited { .. } => ("/errors/rate-limited", "Too many requests"),
+            Self::ContentTooLarge => ("/errors/content-too-large", "Content too large"),
+            Self::UriTooLong { .. } => ("/errors/uri-too-long", "URI too long"),
+            Self::HeadersTooLarge { .. } => ("/errors/headers-too-large", "Request header fields too large"),
+            Self::Unavailable { .. } => ("/errors/unavailable", "Service unavailable"),
             Self::Internal(_) => ("/errors/internal", "Internal error"),
         }
     }

@@ -4,6 +4,8 @@
 mod app;
 mod cache;
 mod conditional;
+mod conn;
+mod edge;
 mod envelope;
 mod error;
 mod gate;
@@ -12,8 +14,10 @@ mod params;
 mod response;
 mod routes;
 mod serve;
+mod tls;
 mod views;
 
 pub use app::{App, DEFAULT_CACHE_BUDGET};
 pub use gate::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal};
-pub use serve::serve;
+pub use serve::{ServeConfig, serve};
+pub use tls::{TlsConfig, TlsError};

@@ -336,12 +336,19 @@ fn problem_responses() -> Value {
         "RateLimit-Policy": { "$ref": "#/components/headers/RateLimit-Policy" },
         "RateLimit": { "$ref": "#/components/headers/RateLimit" },
     });
+    let mut unavailable = problem(
+        "Too many open connections, or the request waited past its time budget (type `/errors/unavailable`); wait `Retry-After` seconds.",
+    );
+    unavailable["headers"] = json!({ "Retry-After": { "$ref": "#/components/headers/Retry-After" } });
     json!({
         "401": problem("No API key, or a malformed, unknown or revoked one (type `/errors/unauthorized`)."),
         "403": problem("The key, its account or the calling address is suspended (type `/errors/forbidden`)."),
         "404": problem("No such record or game version (type `/errors/not-found`); `detail` names what was asked and the version."),
         "422": problem("An invalid parameter (type `/errors/validation`): out of pattern, length or bounds, unknown, repeated, or an unknown value; `errors` names each."),
+        "414": problem("The path and query are longer than the server accepts (type `/errors/uri-too-long`)."),
         "429": limited,
+        "431": problem("The request's header fields are larger than the server accepts (type `/errors/headers-too-large`)."),
+        "503": unavailable,
     })
 }
 
@@ -391,7 +398,11 @@ fn fixed_schemas() -> Vec<(String, Value)> {
                 "properties": {
                     "type": {
                         "type": "string",
-                        "enum": ["/errors/unauthorized", "/errors/forbidden", "/errors/not-found", "/errors/method-not-allowed", "/errors/validation", "/errors/rate-limited", "/errors/internal"],
+                        "enum": [
+                            "/errors/unauthorized", "/errors/forbidden", "/errors/not-found", "/errors/method-not-allowed",
+                            "/errors/validation", "/errors/rate-limited", "/errors/internal", "/errors/content-too-large",
+                            "/errors/uri-too-long", "/errors/headers-too-large", "/errors/unavailable",
+                        ],
                     },
                     "title": { "type": "string" },
                     "status": { "type": "integer" },

@@ -1,31 +1,104 @@
-//! Accepting connections and serving each with the [`App`] until shutdown.
+//! Accepting connections and serving each with the [`App`] until shutdown: plain HTTP or HTTPS
+//! (rustls, HTTP/2 and HTTP/1.1 by ALPN; plain connections may speak either, told apart by the HTTP/2
+//! preface), under the limits of a [`ServeConfig`].
+//!
+//! Each connection runs in its own task, which also watches two things hyper does not: the idle
+//! timeout (nothing moved for that long: the connection is shut down gracefully, and dropped if it
+//! still does not move, which also ends clients that stop reading their answers) and shutdown (stop
+//! accepting, let every connection finish the requests it has, for at most the grace period). HTTP/1.1
+//! connections also have hyper's header read timeout, which runs from the moment hyper waits for a
+//! request head, so an HTTP/1.1 connection waiting for its next request is also closed by it.
+//!
+//! Connections over the maximum are still accepted, up to a small reserve, and every request on them
+//! is answered `503` with `Retry-After` before they are closed, so that clients learn why rather than
+//! hang in the listen queue; past the reserve they are closed at once.
 
 use std::convert::Infallible;
-use std::future::Future;
-use std::net::SocketAddr;
+use std::future::{Future, ready};
+use std::net::IpAddr;
+use std::pin::pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use hyper::Request;
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
-use hyper_util::server::graceful::GracefulShutdown;
-use tokio::net::TcpListener;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use tapster_domain::AddressBlock;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::time::{Instant, MissedTickBehavior};
+use tokio_rustls::TlsAcceptor;
 
 use crate::app::App;
+use crate::conn::{ConnState, Metered};
+use crate::edge::{self, Edge};
+use crate::tls::TlsConfig;
 
-/// Serves `app` on `listener` until `shutdown` completes, then lets requests in flight finish
-/// (for at most `grace`).
+/// Connections accepted past `max_connections` only to be told `503`, at most.
+const OVERFLOW_RESERVE: usize = 256;
+
+/// How the server meets the network: TLS, the limits every client is held to, whose forwarding
+/// headers are believed, and how long shutdown waits. [`Default`] suits a server on the internet.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// Serve HTTPS with this certificate; plain HTTP when `None`.
+    pub tls: Option<TlsConfig>,
+    /// A TLS handshake not done by then is dropped.
+    pub tls_handshake_timeout: Duration,
+    /// An HTTP/1.1 request head not received whole by then closes the connection (this includes the
+    /// wait for the next request on a kept-alive connection).
+    pub header_read_timeout: Duration,
+    /// A connection on which nothing moved for this long is closed.
+    pub keep_alive_idle: Duration,
+    /// Request header fields larger than this in all (names, values, `: ` and line ends) get `431`.
+    pub max_header_bytes: usize,
+    /// A request target (path and query) longer than this gets `414`.
+    pub max_uri_bytes: usize,
+    /// Connections open at once; more are answered `503` and closed.
+    pub max_connections: usize,
+    /// A request that waited longer than this before it could be handled gets `503`.
+    pub request_budget: Duration,
+    /// When the TCP peer is in one of these, the calling address comes from its `Forwarded` or
+    /// `X-Forwarded-For` header.
+    pub trusted_proxies: Vec<AddressBlock>,
+    /// How long requests in flight may take to finish once shutdown begins.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        Self {
+            tls: None,
+            tls_handshake_timeout: Duration::from_secs(10),
+            header_read_timeout: Duration::from_secs(10),
+            keep_alive_idle: Duration::from_secs(10),
+            max_header_bytes: 16 * 1024,
+            max_uri_bytes: 8 * 1024,
+            max_connections: 4096,
+            request_budget: Duration::from_secs(5),
+            trusted_proxies: Vec::new(),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Serves `app` on `listener` until `shutdown` completes, then lets requests in flight finish (for
+/// at most `config.shutdown_grace`) and returns.
 pub async fn serve(
     listener: TcpListener,
     app: Arc<App>,
+    config: ServeConfig,
     shutdown: impl Future<Output = ()>,
-    grace: Duration,
 ) -> std::io::Result<()> {
-    let graceful = GracefulShutdown::new();
-    let mut shutdown = std::pin::pin!(shutdown);
+    let (stop, stopped) = watch::channel(false);
+    let shared = Arc::new(Shared::new(app, &config, stopped));
+    let acceptor = config.tls.as_ref().map(|tls| TlsAcceptor::from(Arc::clone(&tls.0)));
+    let (open, overflow) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let mut shutdown = pin!(shutdown);
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -37,20 +110,167 @@ pub async fn serve(
                         continue;
                     }
                 };
+                let refuse = open.load(Ordering::Relaxed) >= config.max_connections;
+                let Some(counted) = Counted::take(if refuse { &overflow } else { &open }, refuse) else {
+                    continue;
+                };
                 let _ = stream.set_nodelay(true);
-                let app = Arc::clone(&app);
-                let peer: SocketAddr = peer;
-                let service = service_fn(move |request: Request<Incoming>| {
-                    let response = app.handle(&request, peer.ip());
-                    async move { Ok::<_, Infallible>(response) }
+                let (shared, acceptor) = (Arc::clone(&shared), acceptor.clone());
+                tokio::spawn(async move {
+                    shared.connection(stream, peer.ip(), acceptor, refuse).await;
+                    drop(counted);
                 });
-                let connection = graceful.watch(http1::Builder::new().serve_connection(TokioIo::new(stream), service));
-                tokio::spawn(connection);
             }
             () = &mut shutdown => break,
         }
     }
     drop(listener);
-    let _ = tokio::time::timeout(grace, graceful.shutdown()).await;
+    let _ = stop.send(true);
+    // Every connection holds the shared state, and with it a receiver: when the last one is gone,
+    // every connection has finished.
+    drop(shared);
+    let _ = tokio::time::timeout(config.shutdown_grace, stop.closed()).await;
     Ok(())
+}
+
+/// One connection counted against a limit while it lives.
+#[derive(Debug)]
+struct Counted(Arc<AtomicUsize>);
+
+impl Counted {
+    /// Counts one more on `count`, unless it is the overflow reserve and that is full.
+    fn take(count: &Arc<AtomicUsize>, overflow: bool) -> Option<Self> {
+        if overflow && count.load(Ordering::Relaxed) >= OVERFLOW_RESERVE {
+            return None;
+        }
+        count.fetch_add(1, Ordering::Relaxed);
+        Some(Self(Arc::clone(count)))
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// What every connection of one server shares.
+#[derive(Debug)]
+struct Shared {
+    app: Arc<App>,
+    edge: Arc<Edge>,
+    builder: auto::Builder<TokioExecutor>,
+    tls_handshake_timeout: Duration,
+    header_read_timeout: Duration,
+    keep_alive_idle: Duration,
+    stopped: watch::Receiver<bool>,
+}
+
+impl Shared {
+    fn new(app: Arc<App>, config: &ServeConfig, stopped: watch::Receiver<bool>) -> Self {
+        // hyper's own ceilings, far enough above ours that our problem+json answers are what clients see.
+        let ceiling = (config.max_header_bytes.saturating_add(config.max_uri_bytes))
+            .saturating_mul(2)
+            .saturating_add(8 * 1024)
+            .min(400 * 1024);
+        let mut builder = auto::Builder::new(TokioExecutor::new());
+        builder
+            .http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(config.header_read_timeout)
+            .max_buf_size(ceiling.max(8 * 1024));
+        builder
+            .http2()
+            .timer(TokioTimer::new())
+            .max_header_list_size(u32::try_from(ceiling).unwrap_or(u32::MAX));
+        Self {
+            app,
+            edge: Arc::new(Edge {
+                max_uri_bytes: config.max_uri_bytes,
+                max_header_bytes: config.max_header_bytes,
+                budget: config.request_budget,
+                trusted_proxies: config.trusted_proxies.clone(),
+            }),
+            builder,
+            tls_handshake_timeout: config.tls_handshake_timeout,
+            header_read_timeout: config.header_read_timeout,
+            keep_alive_idle: config.keep_alive_idle,
+            stopped,
+        }
+    }
+
+    /// Serves one accepted connection to its end: the TLS handshake if any, then HTTP. A connection
+    /// over the limit (`refuse`) is answered `503` and lives at most the header read timeout.
+    async fn connection(&self, stream: TcpStream, peer: IpAddr, acceptor: Option<TlsAcceptor>, refuse: bool) {
+        let state = ConnState::new();
+        let io = Metered::new(stream, Arc::clone(&state));
+        let served = async {
+            match acceptor {
+                None => self.http(io, peer, state, refuse).await,
+                Some(acceptor) => {
+                    let handshake = tokio::time::timeout(self.tls_handshake_timeout, acceptor.accept(io));
+                    // A failed or slow handshake: nothing to answer in, so the connection just closes.
+                    if let Ok(Ok(tls)) = handshake.await {
+                        self.http(tls, peer, state, refuse).await;
+                    }
+                }
+            }
+        };
+        if refuse {
+            let _ = tokio::time::timeout(self.header_read_timeout, served).await;
+        } else {
+            served.await;
+        }
+    }
+
+    async fn http<I>(&self, io: I, peer: IpAddr, state: Arc<ConnState>, refuse: bool)
+    where
+        I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        let service = {
+            let (app, edge, state) = (Arc::clone(&self.app), Arc::clone(&self.edge), Arc::clone(&state));
+            service_fn(move |request: Request<Incoming>| {
+                let response = if refuse {
+                    edge::too_many_connections(&request)
+                } else {
+                    edge.answer(&app, &request, peer, state.waited())
+                };
+                ready(Ok::<_, Infallible>(response))
+            })
+        };
+        let mut connection = pin!(self.builder.serve_connection(TokioIo::new(io), service));
+        let mut stopped = self.stopped.clone();
+        let mut closing = *stopped.borrow_and_update();
+        if closing {
+            connection.as_mut().graceful_shutdown();
+        }
+        let idle = self.keep_alive_idle;
+        let tick = (idle / 4).max(Duration::from_millis(20));
+        let mut ticks = tokio::time::interval_at(Instant::now() + tick, tick);
+        ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let (mut seen, mut quiet_since) = (state.activity(), Instant::now());
+        loop {
+            tokio::select! {
+                _ = connection.as_mut() => return,
+                _ = stopped.changed(), if !closing => {
+                    closing = true;
+                    connection.as_mut().graceful_shutdown();
+                }
+                _ = ticks.tick() => {
+                    let activity = state.activity();
+                    if activity != seen {
+                        (seen, quiet_since) = (activity, Instant::now());
+                    } else if quiet_since.elapsed() >= idle {
+                        if closing {
+                            // Asked to close and still nothing moves: the client is gone or stalled.
+                            return;
+                        }
+                        closing = true;
+                        quiet_since = Instant::now();
+                        connection.as_mut().graceful_shutdown();
+                    }
+                }
+            }
+        }
+    }
 }

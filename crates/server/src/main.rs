@@ -5,10 +5,12 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use tapster_domain::Limits;
+use tapster_domain::{AddressBlock, Limits};
+use tapster_http::{ServeConfig, TlsConfig, TlsError};
 use tapster_server::{Admin, format_keys, open_service};
 use tapster_store::KeyAction;
 
@@ -38,6 +40,8 @@ enum Command {
         /// Memory budget of the response cache in MiB; 0 renders every answer afresh.
         #[arg(long, env = "TAPSTER_CACHE_MIB", default_value_t = tapster_http::DEFAULT_CACHE_BUDGET / (1024 * 1024))]
         cache_mib: usize,
+        #[command(flatten)]
+        edge: EdgeArgs,
     },
     /// Import game versions (a version folder, or a folder of them) atomically: a refused import
     /// leaves the served data exactly as it was.
@@ -64,6 +68,176 @@ enum Command {
     /// Block or unblock calling addresses (answered with 403).
     #[command(subcommand)]
     Addresses(AddressesCommand),
+}
+
+/// HTTPS, the limits every client is held to, and the proxies in front of the server.
+#[derive(Debug, clap::Args)]
+struct EdgeArgs {
+    /// Serve HTTPS with this PEM certificate chain (leaf first); needs --tls-key.
+    #[arg(long, env = "TAPSTER_TLS_CERT", value_name = "PEM", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, env = "TAPSTER_TLS_KEY", value_name = "PEM", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Seconds a TLS handshake may take.
+    #[arg(
+        long,
+        env = "TAPSTER_TLS_HANDSHAKE_TIMEOUT",
+        value_name = "SECONDS",
+        default_value_t = Seconds(defaults().tls_handshake_timeout)
+    )]
+    tls_handshake_timeout: Seconds,
+    /// Seconds a client has to send a whole request head (on HTTP/1.1 also the longest wait for the
+    /// next one).
+    #[arg(
+        long,
+        env = "TAPSTER_HEADER_TIMEOUT",
+        value_name = "SECONDS",
+        default_value_t = Seconds(defaults().header_read_timeout)
+    )]
+    header_timeout: Seconds,
+    /// Seconds a connection may stay open with nothing moving.
+    #[arg(
+        long,
+        env = "TAPSTER_IDLE_TIMEOUT",
+        value_name = "SECONDS",
+        default_value_t = Seconds(defaults().keep_alive_idle)
+    )]
+    idle_timeout: Seconds,
+    /// Seconds a request may wait before it is handled; later it is answered 503.
+    #[arg(
+        long,
+        env = "TAPSTER_REQUEST_BUDGET",
+        value_name = "SECONDS",
+        default_value_t = Seconds(defaults().request_budget)
+    )]
+    request_budget: Seconds,
+    /// Largest request header block in bytes; larger ones are answered 431.
+    #[arg(
+        long,
+        env = "TAPSTER_MAX_HEADER_BYTES",
+        value_name = "BYTES",
+        default_value_t = defaults().max_header_bytes,
+        value_parser = at_least_one
+    )]
+    max_header_bytes: usize,
+    /// Longest request target (path and query) in bytes; longer ones are answered 414.
+    #[arg(
+        long,
+        env = "TAPSTER_MAX_URI_BYTES",
+        value_name = "BYTES",
+        default_value_t = defaults().max_uri_bytes,
+        value_parser = at_least_one
+    )]
+    max_uri_bytes: usize,
+    /// Connections open at once; more are answered 503 and closed. Keep it under the open-file limit.
+    #[arg(
+        long,
+        env = "TAPSTER_MAX_CONNECTIONS",
+        value_name = "COUNT",
+        default_value_t = defaults().max_connections,
+        value_parser = at_least_one
+    )]
+    max_connections: usize,
+    /// Proxies (addresses or CIDR blocks, comma-separated) whose Forwarded / X-Forwarded-For headers
+    /// give the calling address used for address blocks.
+    #[arg(
+        long,
+        env = "TAPSTER_TRUST_PROXY",
+        value_name = "CIDR",
+        value_delimiter = ',',
+        value_parser = address_block
+    )]
+    trust_proxy: Vec<AddressBlock>,
+    /// Seconds requests in flight may take to finish once shutdown begins.
+    #[arg(
+        long,
+        env = "TAPSTER_SHUTDOWN_GRACE",
+        value_name = "SECONDS",
+        default_value_t = Seconds(defaults().shutdown_grace)
+    )]
+    shutdown_grace: Seconds,
+}
+
+impl EdgeArgs {
+    /// The serving configuration, with the certificate and key read and checked.
+    fn config(self) -> anyhow::Result<ServeConfig> {
+        let tls = match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => Some(tls(cert, key)?),
+            _ => None,
+        };
+        Ok(ServeConfig {
+            tls,
+            tls_handshake_timeout: self.tls_handshake_timeout.0,
+            header_read_timeout: self.header_timeout.0,
+            keep_alive_idle: self.idle_timeout.0,
+            max_header_bytes: self.max_header_bytes,
+            max_uri_bytes: self.max_uri_bytes,
+            max_connections: self.max_connections,
+            request_budget: self.request_budget.0,
+            trusted_proxies: self.trust_proxy,
+            shutdown_grace: self.shutdown_grace.0,
+        })
+    }
+}
+
+fn defaults() -> ServeConfig {
+    ServeConfig::default()
+}
+
+fn tls(cert: &Path, key: &Path) -> anyhow::Result<TlsConfig> {
+    let read = |path: &Path, what: &str| {
+        std::fs::read(path).with_context(|| format!("reading the TLS {what} {}", path.display()))
+    };
+    let (cert_pem, key_pem) = (read(cert, "certificate")?, read(key, "key")?);
+    TlsConfig::from_pem(&cert_pem, &key_pem).map_err(|error| {
+        let (cert, key) = (cert.display(), key.display());
+        match error {
+            TlsError::Certificate(_) | TlsError::NoCertificate => {
+                anyhow::anyhow!("the TLS certificate {cert}: {error}")
+            }
+            TlsError::Key(_) => anyhow::anyhow!("the TLS key {key}: {error}"),
+            TlsError::Rejected(_) => anyhow::anyhow!("the TLS certificate {cert} and key {key}: {error}"),
+        }
+    })
+}
+
+/// A positive number of seconds, whole or decimal (`10`, `0.25`).
+#[derive(Debug, Clone, Copy)]
+struct Seconds(Duration);
+
+impl std::str::FromStr for Seconds {
+    type Err = String;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        value
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|seconds| *seconds > 0.0)
+            .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
+            .map(Self)
+            .ok_or_else(|| format!("`{value}` is not a positive number of seconds"))
+    }
+}
+
+impl std::fmt::Display for Seconds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.as_secs_f64())
+    }
+}
+
+fn at_least_one(value: &str) -> Result<usize, String> {
+    value
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("`{value}` is not a whole number above 0"))
+}
+
+fn address_block(value: &str) -> Result<AddressBlock, String> {
+    AddressBlock::parse(value).map_err(|e| format!("`{value}` is not an address or CIDR block: {e}"))
 }
 
 #[derive(Debug, clap::Args)]
@@ -147,7 +321,9 @@ enum AddressesCommand {
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Command::Serve { addr, data, fixtures, cache_mib } => serve(addr, &data.path, &fixtures, cache_mib),
+        Command::Serve { addr, data, fixtures, cache_mib, edge } => {
+            serve(addr, &data.path, &fixtures, cache_mib, edge.config()?)
+        }
         Command::Import { dir, data } => import(&dir, &data.path),
         Command::Backup { dest, data } => {
             let written = tapster_store::backup(&data.path, &dest)
@@ -219,7 +395,14 @@ fn import(dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn serve(addr: SocketAddr, data_dir: &Path, fixtures: &Path, cache_mib: usize) -> anyhow::Result<()> {
+fn serve(
+    addr: SocketAddr,
+    data_dir: &Path,
+    fixtures: &Path,
+    cache_mib: usize,
+    config: ServeConfig,
+) -> anyhow::Result<()> {
+    let scheme = if config.tls.is_some() { "https" } else { "http" };
     if let Err(tapster_store::Error::NoData(_)) = tapster_store::Store::open(data_dir) {
         eprintln!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
     }
@@ -227,7 +410,7 @@ fn serve(addr: SocketAddr, data_dir: &Path, fixtures: &Path, cache_mib: usize) -
     service.cache_budget = cache_mib.saturating_mul(1024 * 1024);
     if let Some(created) = &service.first_key {
         eprintln!(
-            "created the account {} with this API key; it is shown only now:\n\n    {}\n\ntry: curl -H 'Authorization: Bearer {}' http://{addr}/v1/versions\n",
+            "created the account {} with this API key; it is shown only now:\n\n    {}\n\ntry: curl -H 'Authorization: Bearer {}' {scheme}://{addr}/v1/versions\n",
             created.record.account,
             created.key.expose(),
             created.key.expose()
@@ -239,12 +422,12 @@ fn serve(addr: SocketAddr, data_dir: &Path, fixtures: &Path, cache_mib: usize) -
         let listener =
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
         eprintln!(
-            "tapster serves {} game versions (latest {}) on http://{}",
+            "tapster serves {} game versions (latest {}) on {scheme}://{}",
             service.store.versions().len(),
             service.store.latest().info.name,
             listener.local_addr().context("reading the bound address")?
         );
-        service.run(listener, shutdown_signal()).await
+        service.run(listener, config, shutdown_signal()).await
     })
 }
 

@@ -17,9 +17,6 @@ use crate::admin::{Admin, NewKey};
 use crate::limiter::InProcess;
 use crate::reload::{Reload, Reloader};
 
-/// How long requests in flight may take to finish once shutdown begins.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
-
 /// Everything a running server needs, opened and checked.
 #[derive(Debug)]
 pub struct Service {
@@ -59,8 +56,14 @@ pub fn open_service(data_dir: &Path, fixtures: &Path) -> anyhow::Result<Service>
 }
 
 impl Service {
-    /// Serves on `listener` until `shutdown` completes, then writes the last usage counts.
-    pub async fn run(self, listener: TcpListener, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
+    /// Serves on `listener` as `config` says until `shutdown` completes, then writes the last usage
+    /// counts.
+    pub async fn run(
+        self,
+        listener: TcpListener,
+        config: tapster_http::ServeConfig,
+        shutdown: impl Future<Output = ()>,
+    ) -> anyhow::Result<()> {
         let mut reloader = Reloader::new(&self.data_dir, &self.store);
         let app = Arc::new(
             tapster_http::App::new(self.store, Arc::clone(&self.access)).with_cache_budget(self.cache_budget),
@@ -89,7 +92,7 @@ impl Service {
             }
             None => {}
         });
-        let served = tapster_http::serve(listener, app, shutdown, SHUTDOWN_GRACE).await;
+        let served = tapster_http::serve(listener, app, config, shutdown).await;
         stop.store(true, Ordering::Relaxed);
         let _ = keys.join();
         let _ = data.join();

@@ -3,6 +3,7 @@
 
 mod access;
 mod cli;
+mod edge;
 mod live;
 
 use std::collections::HashMap;
