@@ -36,6 +36,8 @@ pub(crate) enum ApiError {
     MethodNotAllowed { method: String },
     #[error("the rate limit of this key is reached; retry in {retry_after} second{}", if *retry_after == 1 { "" } else { "s" })]
     RateLimited { retry_after: u64 },
+    #[error("too many failed authentications from this address; retry in {retry_after} second{}", if *retry_after == 1 { "" } else { "s" })]
+    TooManyFailures { retry_after: u64 },
     /// Something failed inside the service; the cause is logged, never shown.
     #[error("the service failed to answer; try again later")]
     Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -53,7 +55,7 @@ impl ApiError {
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::RateLimited { .. } | Self::TooManyFailures { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -66,7 +68,9 @@ impl ApiError {
             Self::Forbidden(_) => ("/errors/forbidden", "Forbidden"),
             Self::NotFound(_) => ("/errors/not-found", "Not found"),
             Self::MethodNotAllowed { .. } => ("/errors/method-not-allowed", "Method not allowed"),
-            Self::RateLimited { .. } => ("/errors/rate-limited", "Too many requests"),
+            Self::RateLimited { .. } | Self::TooManyFailures { .. } => {
+                ("/errors/rate-limited", "Too many requests")
+            }
             Self::Internal(_) => ("/errors/internal", "Internal error"),
         }
     }
@@ -106,6 +110,7 @@ impl From<&Refusal> for ApiError {
             }
             Refusal::BlockedAddress => forbidden("requests from this address are blocked"),
             Refusal::RateLimited { retry_after, .. } => Self::RateLimited { retry_after: *retry_after },
+            Refusal::TooManyFailures { retry_after } => Self::TooManyFailures { retry_after: *retry_after },
         }
     }
 }

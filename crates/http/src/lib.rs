@@ -7,6 +7,7 @@ mod conditional;
 mod envelope;
 mod error;
 mod gate;
+mod metrics;
 mod openapi;
 mod params;
 mod response;

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use tapster_domain::Limits;
-use tapster_server::{Admin, format_keys, open_service};
+use tapster_server::{Admin, LogFormat, LogLevel, format_keys, log_subscriber, open_service};
 use tapster_store::KeyAction;
 
 /// The bundled dataset, found beside the sources when `--fixtures` is not given.
@@ -38,6 +38,8 @@ enum Command {
         /// Memory budget of the response cache in MiB; 0 renders every answer afresh.
         #[arg(long, env = "TAPSTER_CACHE_MIB", default_value_t = tapster_http::DEFAULT_CACHE_BUDGET / (1024 * 1024))]
         cache_mib: usize,
+        #[command(flatten)]
+        log: Log,
     },
     /// Import game versions (a version folder, or a folder of them) atomically: a refused import
     /// leaves the served data exactly as it was.
@@ -63,6 +65,18 @@ struct DataDir {
     /// Where Tapster keeps its databases.
     #[arg(long = "data-dir", env = "TAPSTER_DATA_DIR", default_value = "./data", global = true)]
     path: PathBuf,
+}
+
+/// The server's log on stderr: one line per event, one `info` event per request.
+#[derive(Debug, clap::Args)]
+struct Log {
+    /// `text` or `json` (one object per line).
+    #[arg(long = "log-format", env = "TAPSTER_LOG_FORMAT", default_value = "text")]
+    format: LogFormat,
+    /// The events written: a level (`off`, `error`, `warn`, `info`, `debug`, `trace`), optionally with
+    /// levels per target, e.g. `warn,tapster::request=info`. `warn` leaves out the request lines.
+    #[arg(long = "log-level", env = "TAPSTER_LOG", default_value = "info")]
+    level: LogLevel,
 }
 
 #[derive(Debug, Subcommand)]
@@ -139,7 +153,11 @@ enum AddressesCommand {
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Command::Serve { addr, data, fixtures, cache_mib } => serve(addr, &data.path, &fixtures, cache_mib),
+        Command::Serve { addr, data, fixtures, cache_mib, log } => {
+            tracing::subscriber::set_global_default(log_subscriber(log.format, log.level, std::io::stderr))
+                .context("setting up the log")?;
+            serve(addr, &data.path, &fixtures, cache_mib)
+        }
         Command::Import { dir, data } => import(&dir, &data.path),
         Command::Keys(command) => keys(command),
         Command::Accounts(AccountsCommand::Suspend { email, data }) => {
@@ -205,10 +223,11 @@ fn import(dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
 
 fn serve(addr: SocketAddr, data_dir: &Path, fixtures: &Path, cache_mib: usize) -> anyhow::Result<()> {
     if let Err(tapster_store::Error::NoData(_)) = tapster_store::Store::open(data_dir) {
-        eprintln!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
+        tracing::info!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
     }
     let mut service = open_service(data_dir, fixtures)?;
     service.cache_budget = cache_mib.saturating_mul(1024 * 1024);
+    // The console, not the log: the one time a key is shown whole, it must not reach log storage.
     if let Some(created) = &service.first_key {
         eprintln!(
             "created the account {} with this API key; it is shown only now:\n\n    {}\n\ntry: curl -H 'Authorization: Bearer {}' http://{addr}/v1/versions\n",
@@ -222,14 +241,16 @@ fn serve(addr: SocketAddr, data_dir: &Path, fixtures: &Path, cache_mib: usize) -
     runtime.block_on(async {
         let listener =
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
-        eprintln!(
+        tracing::info!(
             "tapster serves {} game versions (latest {}) on http://{}",
             service.store.versions().len(),
             service.store.latest().info.name,
             listener.local_addr().context("reading the bound address")?
         );
         service.run(listener, shutdown_signal()).await
-    })
+    })?;
+    tracing::info!("tapster stopped");
+    Ok(())
 }
 
 /// Completes on SIGINT or SIGTERM.
@@ -242,10 +263,13 @@ async fn shutdown_signal() {
             Err(_) => return interrupt.await.unwrap_or(()),
         };
         tokio::select! {
-            _ = interrupt => {}
-            _ = terminate.recv() => {}
+            _ = interrupt => tracing::info!("interrupted: stopping"),
+            _ = terminate.recv() => tracing::info!("terminated: stopping"),
         }
     }
     #[cfg(not(unix))]
-    let _ = interrupt.await;
+    {
+        let _ = interrupt.await;
+        tracing::info!("interrupted: stopping");
+    }
 }

@@ -88,9 +88,8 @@ impl Service {
     }
 }
 
-#[allow(clippy::print_stderr, reason = "structured logging arrives with the hardening issue")]
 fn report(result: tapster_store::Result<()>, doing: &str) {
     if let Err(e) = result {
-        eprintln!("error: {doing}: {e}");
+        tracing::error!(doing, error = %e, "upkeep failed");
     }
 }

@@ -5,6 +5,8 @@ mod caching;
 mod changes;
 mod errors;
 mod items;
+mod logs;
+mod metrics;
 mod openapi;
 mod prices;
 mod progression;
