@@ -2,12 +2,17 @@
 //! address, rate limits) first, and their answers carry the rate-limit and caching headers, or become
 //! `304` when the client already holds them.
 //!
+//! Every request is counted in the [`Metrics`] served at `GET /metrics` and leaves one `info` event
+//! (target `tapster::request`) with its route, status, duration and the key's public prefix, never
+//! the key or the query.
+//!
 //! The game data an `App` answers from can be replaced while it serves ([`App::publish`]): each
 //! request reads one published data set from start to end, together with the response cache made
 //! from that set alone, so no request ever mixes two sets and no answer outlives the data it came from.
 
 use std::net::IpAddr;
 use std::sync::{Arc, RwLock};
+use std::time::Instant;
 
 use bytes::Bytes;
 use hyper::header::{
@@ -20,9 +25,10 @@ use tapster_store::Store;
 use crate::cache::{Rendered, ResponseCache};
 use crate::conditional::{accepts_gzip, none_match};
 use crate::error::ApiError;
-use crate::gate::{Credentials, Gate, Quota, Refusal};
+use crate::gate::{Admission, Credentials, Gate, Quota, Refusal};
+use crate::metrics::{Lookup, Metrics, Route};
 use crate::response::{Body, Reply, problem};
-use crate::routes::route;
+use crate::routes::{endpoint_index, endpoints, route};
 
 /// How long clients may reuse an answer before revalidating it with its `ETag`.
 const MAX_AGE: &str = "private, max-age=300";
@@ -39,6 +45,15 @@ pub struct App {
     published: RwLock<Arc<Published>>,
     gate: Box<dyn Gate>,
     cache_budget: usize,
+    metrics: Metrics,
+}
+
+/// What the request's log event and the metrics say about it, noted while it is answered.
+#[derive(Debug)]
+struct Noted {
+    route: Route,
+    lookup: Lookup,
+    key_prefix: Option<String>,
 }
 
 /// One game-data set and the cache of answers rendered from it: they are replaced together.
@@ -55,6 +70,7 @@ impl App {
             published: RwLock::new(Arc::new(Published { store, cache })),
             gate: Box::new(gate),
             cache_budget: DEFAULT_CACHE_BUDGET,
+            metrics: Metrics::new(endpoints().map(|endpoint| endpoint.path)),
         }
     }
 
@@ -86,41 +102,118 @@ impl App {
     /// made on the runtime's threads. Public so that the service can be embedded or measured without
     /// a socket.
     pub fn handle<B>(&self, request: &Request<B>, peer: IpAddr) -> Response<Body> {
-        self.reply(request, peer).into_response()
+        let started = Instant::now();
+        let mut noted = Noted { route: self.metrics.unmatched(), lookup: Lookup::Bypass, key_prefix: None };
+        let reply = self.reply(request, peer, &mut noted);
+        self.observe(request, peer, reply.status, started, &noted);
+        reply.into_response()
     }
 
-    fn reply<B>(&self, request: &Request<B>, peer: IpAddr) -> Reply {
+    /// Counts and logs a request that the edge of the server answered itself (a limit, a CORS
+    /// preflight), so that `/metrics` and the log see every request.
+    pub(crate) fn answered_at_edge<B>(
+        &self,
+        request: &Request<B>,
+        peer: IpAddr,
+        status: StatusCode,
+        started: Instant,
+    ) {
+        let noted =
+            Noted { route: self.route_of(request.uri().path()), lookup: Lookup::Bypass, key_prefix: None };
+        self.observe(request, peer, status, started, &noted);
+    }
+
+    fn observe<B>(
+        &self,
+        request: &Request<B>,
+        peer: IpAddr,
+        status: StatusCode,
+        started: Instant,
+        noted: &Noted,
+    ) {
+        let elapsed = started.elapsed();
+        self.metrics.record(noted.route, status, elapsed);
+        tracing::info!(
+            target: "tapster::request",
+            method = %request.method(),
+            path = request.uri().path(),
+            route = self.metrics.label(noted.route),
+            status = status.as_u16(),
+            duration_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
+            key_prefix = noted.key_prefix.as_deref().unwrap_or(""),
+            peer = %peer,
+            cached = noted.lookup == Lookup::Hit,
+            "request"
+        );
+    }
+
+    fn reply<B>(&self, request: &Request<B>, peer: IpAddr, noted: &mut Noted) -> Reply {
         let uri = request.uri();
         let path = uri.path();
         let published = self.current();
-        if !path.starts_with("/v1/") && path != "/v1" {
-            let answer = route(&published.store, request.method(), path, uri.query())
-                .and_then(|routed| routed.answer());
+        if path == "/metrics" {
+            noted.route = self.metrics.metrics_route();
+            let answer = self.metrics.answer(request.method(), uri.query(), &published.store);
             return answer.unwrap_or_else(|error| failed(&error, path));
         }
+        if !path.starts_with("/v1/") && path != "/v1" {
+            let answer = route(&published.store, request.method(), path, uri.query()).and_then(|routed| {
+                noted.route = self.metrics.endpoint(routed.index());
+                routed.answer()
+            });
+            return answer.unwrap_or_else(|error| {
+                noted.route = self.route_of(path);
+                failed(&error, path)
+            });
+        }
         let credentials = Credentials::from_headers(request.headers());
-        let admission = match self.gate.admit(peer, &credentials) {
+        let Admission { key_prefix, quota } = match self.gate.admit(peer, &credentials) {
             Ok(admission) => admission,
-            Err(refusal) => return refused(&refusal, path),
+            Err(refusal) => {
+                self.metrics.refused(&refusal);
+                noted.route = self.route_of(path);
+                return refused(&refusal, path);
+            }
         };
+        noted.key_prefix = Some(key_prefix);
         let mut response = match published.rendered(request.method(), path, uri.query()) {
-            Ok(rendered) => data_reply(request, &rendered),
-            Err(error) => failed(&error, path),
+            Ok((rendered, endpoint, lookup)) => {
+                (noted.route, noted.lookup) = (self.metrics.endpoint(endpoint), lookup);
+                self.metrics.lookup(lookup);
+                data_reply(request, &rendered)
+            }
+            Err(error) => {
+                noted.route = self.route_of(path);
+                failed(&error, path)
+            }
         };
-        rate_limit_headers(&mut response, &admission.quota);
+        rate_limit_headers(&mut response, &quota);
         response
+    }
+
+    /// The route label of a request that was not routed to the end: its endpoint's template when the
+    /// path matches one, else the label all unknown paths share.
+    fn route_of(&self, path: &str) -> Route {
+        endpoint_index(path).map_or(self.metrics.unmatched(), |index| self.metrics.endpoint(index))
     }
 }
 
 impl Published {
     /// The rendered answer to a `/v1` request: from the cache when it holds it, else rendered now
-    /// (and kept, when the request has a canonical form).
-    fn rendered(&self, method: &Method, path: &str, query: Option<&str>) -> Result<Arc<Rendered>, ApiError> {
+    /// (and kept, when the request has a canonical form); with the endpoint's position in the table
+    /// and whether the cache answered.
+    fn rendered(
+        &self,
+        method: &Method,
+        path: &str,
+        query: Option<&str>,
+    ) -> Result<(Arc<Rendered>, usize, Lookup), ApiError> {
         let routed = route(&self.store, method, path, query)?;
         let key = if self.cache.enabled() { routed.cache_key() } else { None };
         if let Some(hit) = key.as_deref().and_then(|key| self.cache.get(key)) {
-            return Ok(hit);
+            return Ok((hit, routed.index(), Lookup::Hit));
         }
+        let lookup = if key.is_some() { Lookup::Miss } else { Lookup::Bypass };
         let reply = routed.answer()?;
         let content_type =
             reply.headers.get(CONTENT_TYPE).cloned().unwrap_or(HeaderValue::from_static("application/json"));
@@ -128,7 +221,7 @@ impl Published {
         if let Some(key) = key {
             self.cache.insert(&key, Arc::clone(&rendered));
         }
-        Ok(rendered)
+        Ok((rendered, routed.index(), lookup))
     }
 }
 
@@ -168,6 +261,9 @@ fn refused(refusal: &Refusal, path: &str) -> Reply {
             headers.insert(RETRY_AFTER, HeaderValue::from(*retry_after));
             rate_limit_headers(&mut response, quota);
         }
+        Refusal::TooManyFailures { retry_after } => {
+            headers.insert(RETRY_AFTER, HeaderValue::from(*retry_after));
+        }
         Refusal::MissingKey => {
             headers.insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"tapster\""));
         }
@@ -197,7 +293,6 @@ fn header(value: &str) -> HeaderValue {
     HeaderValue::from_str(value).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
-#[allow(clippy::print_stderr, reason = "structured logging arrives with the hardening issue")]
 fn log_internal(path: &str, cause: &dyn std::error::Error) {
-    eprintln!("error: {path}: {cause}");
+    tracing::error!(path, cause = %cause, "failed to answer");
 }

@@ -25,7 +25,7 @@
 //! `431`/`414`.
 
 use std::net::IpAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hyper::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
@@ -79,17 +79,23 @@ impl Edge {
         peer: IpAddr,
         waited: Duration,
     ) -> Response<Body> {
-        let mut response = if waited > self.budget {
+        let started = Instant::now();
+        let caller = client_address(peer, request.headers(), &self.trusted_proxies);
+        let screened = if waited > self.budget {
             unavailable("the request waited longer than its time budget", request.uri().path())
         } else {
             match self.screen(request) {
                 Verdict::Pass => {
-                    app.handle(request, client_address(peer, request.headers(), &self.trusted_proxies))
+                    let mut response = app.handle(request, caller);
+                    allow_cross_origin(response.headers_mut());
+                    return response;
                 }
                 Verdict::Preflight => preflight(),
                 Verdict::Refuse(error) => problem(&error, request.uri().path()).into_response(),
             }
         };
+        app.answered_at_edge(request, caller, screened.status(), started);
+        let mut response = screened;
         allow_cross_origin(response.headers_mut());
         response
     }
@@ -160,8 +166,10 @@ fn unavailable(reason: &'static str, path: &str) -> Response<Body> {
 
 /// The answer to every request on a connection accepted over the connection limit; the connection
 /// closes after it.
-pub(crate) fn too_many_connections<B>(request: &Request<B>) -> Response<Body> {
+pub(crate) fn too_many_connections<B>(app: &App, request: &Request<B>, peer: IpAddr) -> Response<Body> {
+    let started = Instant::now();
     let mut response = unavailable("the server has too many open connections", request.uri().path());
+    app.answered_at_edge(request, peer, response.status(), started);
     response.headers_mut().insert(CONNECTION, CLOSE);
     allow_cross_origin(response.headers_mut());
     response

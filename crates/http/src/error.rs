@@ -47,6 +47,8 @@ pub(crate) enum ApiError {
     /// time budget); the answer carries `Retry-After`.
     #[error("{reason}; retry in {retry_after} second{}", if *retry_after == 1 { "" } else { "s" })]
     Unavailable { reason: &'static str, retry_after: u64 },
+    #[error("too many failed authentications from this address; retry in {retry_after} second{}", if *retry_after == 1 { "" } else { "s" })]
+    TooManyFailures { retry_after: u64 },
     /// Something failed inside the service; the cause is logged, never shown.
     #[error("the service failed to answer; try again later")]
     Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -64,7 +66,7 @@ impl ApiError {
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::RateLimited { .. } | Self::TooManyFailures { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::ContentTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UriTooLong { .. } => StatusCode::URI_TOO_LONG,
             Self::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
@@ -81,7 +83,9 @@ impl ApiError {
             Self::Forbidden(_) => ("/errors/forbidden", "Forbidden"),
             Self::NotFound(_) => ("/errors/not-found", "Not found"),
             Self::MethodNotAllowed { .. } => ("/errors/method-not-allowed", "Method not allowed"),
-            Self::RateLimited { .. } => ("/errors/rate-limited", "Too many requests"),
+            Self::RateLimited { .. } | Self::TooManyFailures { .. } => {
+                ("/errors/rate-limited", "Too many requests")
+            }
             Self::ContentTooLarge => ("/errors/content-too-large", "Content too large"),
             Self::UriTooLong { .. } => ("/errors/uri-too-long", "URI too long"),
             Self::HeadersTooLarge { .. } => ("/errors/headers-too-large", "Request header fields too large"),
@@ -125,6 +129,7 @@ impl From<&Refusal> for ApiError {
             }
             Refusal::BlockedAddress => forbidden("requests from this address are blocked"),
             Refusal::RateLimited { retry_after, .. } => Self::RateLimited { retry_after: *retry_after },
+            Refusal::TooManyFailures { retry_after } => Self::TooManyFailures { retry_after: *retry_after },
         }
     }
 }

@@ -89,6 +89,11 @@ pub enum Refusal {
         quota: Quota,
         retry_after: u64,
     },
+    /// The calling address failed authentication too often lately: refused without looking the key
+    /// up, for `retry_after` whole seconds (at least 1).
+    TooManyFailures {
+        retry_after: u64,
+    },
 }
 
 /// The state of each of a key's rate-limit policies, for the `RateLimit` headers.

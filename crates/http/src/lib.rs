@@ -9,6 +9,7 @@ mod edge;
 mod envelope;
 mod error;
 mod gate;
+mod metrics;
 mod openapi;
 mod params;
 mod response;

@@ -231,7 +231,7 @@ impl Shared {
             let (app, edge, state) = (Arc::clone(&self.app), Arc::clone(&self.edge), Arc::clone(&state));
             service_fn(move |request: Request<Incoming>| {
                 let response = if refuse {
-                    edge::too_many_connections(&request)
+                    edge::too_many_connections(&app, &request, peer)
                 } else {
                     edge.answer(&app, &request, peer, state.waited())
                 };

@@ -1,8 +1,12 @@
 //! The gate of the running server: keys and blocked addresses from a snapshot of the accounts
 //! database (reloaded within a quarter of a second of any change an admin command commits), rate
-//! limits from the [`Limiter`], and each key's daily usage, written back in batches.
+//! limits from the [`Limiter`], and each key's daily usage, written back in batches. Failed
+//! authentications are counted per address ([`Failures`]): past their limit, `429` instead of `401`.
+//!
+//! A key whose public prefix belongs to no key is refused before it is hashed and looked up: it
+//! cannot be valid, and a guesser's keys are all of that kind.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -11,6 +15,7 @@ use tapster_domain::{Limits, Timestamp};
 use tapster_http::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal};
 use tapster_store::{AccessSnapshot, Accounts, Usage, hash_key};
 
+use crate::failures::Failures;
 use crate::limiter::{Decision, Limiter, Status};
 
 /// How often the accounts database is checked for changes.
@@ -21,8 +26,9 @@ pub(crate) const FLUSH_EVERY: Duration = Duration::from_secs(5);
 #[derive(Debug)]
 pub struct Access {
     accounts: Accounts,
-    snapshot: RwLock<Arc<AccessSnapshot>>,
+    snapshot: RwLock<Arc<Keys>>,
     limiter: Box<dyn Limiter>,
+    failures: Failures,
     /// Requests counted since the last flush, by key and day.
     pending: Mutex<HashMap<(i64, i64), Usage>>,
 }
@@ -37,20 +43,22 @@ impl Access {
         }
         Ok(Self {
             accounts,
-            snapshot: RwLock::new(Arc::new(snapshot)),
+            snapshot: RwLock::new(Arc::new(Keys::from(snapshot))),
             limiter: Box::new(limiter),
+            failures: Failures::default(),
             pending: Mutex::default(),
         })
     }
 
     /// Replaces the snapshot with the accounts database as it is now.
     pub fn reload(&self) -> tapster_store::Result<()> {
-        let snapshot = Arc::new(self.accounts.snapshot()?);
+        let snapshot = Arc::new(Keys::from(self.accounts.snapshot()?));
         *self.snapshot.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = snapshot;
         Ok(())
     }
 
     /// Writes the requests counted since the last flush; on failure they are kept for the next one.
+    /// Then forgets rate-limit and failure state that holds nothing any more.
     pub fn flush(&self) -> tapster_store::Result<()> {
         let usage: Vec<Usage> = {
             let mut pending = self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -64,6 +72,7 @@ impl Access {
             return Err(error);
         }
         self.limiter.sweep(now());
+        self.failures.sweep(now());
         Ok(())
     }
 
@@ -75,6 +84,29 @@ impl Access {
             last_used: Timestamp(now.as_secs() as i64),
         };
         merge(&mut self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()), usage);
+    }
+
+    /// `refusal`, counted as a failed authentication of `peer`; or, when `peer` has failed too often
+    /// lately, the `429` that takes its place (and counts nothing).
+    fn failed(&self, peer: IpAddr, now: Duration, refusal: Refusal) -> Refusal {
+        match self.failures.fail(peer, now) {
+            Ok(()) => refusal,
+            Err(wait) => Refusal::TooManyFailures { retry_after: whole_seconds(wait).max(1) },
+        }
+    }
+}
+
+/// A snapshot of the accounts database, with the public prefixes of its keys.
+#[derive(Debug)]
+struct Keys {
+    snapshot: AccessSnapshot,
+    prefixes: HashSet<String>,
+}
+
+impl From<AccessSnapshot> for Keys {
+    fn from(snapshot: AccessSnapshot) -> Self {
+        let prefixes = snapshot.keys.values().map(|access| access.prefix.clone()).collect();
+        Self { snapshot, prefixes }
     }
 }
 
@@ -91,18 +123,26 @@ fn merge(pending: &mut HashMap<(i64, i64), Usage>, usage: Usage) {
 
 impl Gate for Access {
     fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Result<Admission, Refusal> {
-        let snapshot = Arc::clone(&self.snapshot.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
-        if snapshot.blocked.iter().any(|block| block.contains(peer)) {
+        let keys = Arc::clone(&self.snapshot.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
+        if keys.snapshot.blocked.iter().any(|block| block.contains(peer)) {
             return Err(Refusal::BlockedAddress);
         }
+        let now = now();
         let key = match credentials {
-            Credentials::Missing => return Err(Refusal::MissingKey),
-            Credentials::Malformed { detail } => return Err(Refusal::MalformedKey { detail }),
+            Credentials::Missing => return Err(self.failed(peer, now, Refusal::MissingKey)),
+            Credentials::Malformed { detail } => {
+                return Err(self.failed(peer, now, Refusal::MalformedKey { detail }));
+            }
             Credentials::Key(key) => key,
         };
-        let Some(access) = snapshot.keys.get(&hash_key(key)) else { return Err(Refusal::UnknownKey) };
+        if !keys.prefixes.contains(key.display_prefix()) {
+            return Err(self.failed(peer, now, Refusal::UnknownKey));
+        }
+        let Some(access) = keys.snapshot.keys.get(&hash_key(key)) else {
+            return Err(self.failed(peer, now, Refusal::UnknownKey));
+        };
         if access.revoked {
-            return Err(Refusal::RevokedKey);
+            return Err(self.failed(peer, now, Refusal::RevokedKey));
         }
         if access.suspended {
             return Err(Refusal::SuspendedKey);
@@ -113,7 +153,6 @@ impl Gate for Access {
         if !access.account_confirmed {
             return Err(Refusal::UnconfirmedAccount);
         }
-        let now = now();
         match self.limiter.check(access.id, access.limits, now) {
             Decision::Allowed(status) => {
                 self.count(access.id, now);

@@ -1,14 +1,18 @@
-//! The tapster server: key checks and rate limits (`access`, `limiter`), the administrative commands
+//! The tapster server: key checks and rate limits (`access`, `limiter`, and `failures`, the limit on
+//! failed authentications per address), where the logs go (`logging`), the administrative commands
 //! on accounts, keys and addresses (`admin`), and the wiring of store, gate and HTTP interface into a
 //! running service (`run`), which publishes newly imported game data while it serves (`reload`). The binary in `main.rs` is only its command line.
 
 mod access;
 mod admin;
+mod failures;
 mod limiter;
+mod logging;
 mod reload;
 mod run;
 
 pub use access::Access;
 pub use admin::{Admin, LOCAL_ACCOUNT, NewKey, format_keys};
 pub use limiter::{Decision, InProcess, Limiter, Remaining, Status};
+pub use logging::{LogFormat, LogLevel, log_subscriber};
 pub use run::{Service, open_service};

@@ -11,7 +11,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use tapster_domain::{AddressBlock, Limits};
 use tapster_http::{ServeConfig, TlsConfig, TlsError};
-use tapster_server::{Admin, format_keys, open_service};
+use tapster_server::{Admin, LogFormat, LogLevel, format_keys, log_subscriber, open_service};
 use tapster_store::KeyAction;
 
 /// The bundled dataset, found beside the sources when `--fixtures` is not given.
@@ -25,6 +25,7 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant, reason = "parsed once per process; boxing would only obscure clap's derive")]
 enum Command {
     /// Serve the API. On a data dir without game data, imports the bundled dataset first; on one
     /// without any key, creates a local account and key and prints the key once.
@@ -42,6 +43,8 @@ enum Command {
         cache_mib: usize,
         #[command(flatten)]
         edge: EdgeArgs,
+        #[command(flatten)]
+        log: Log,
     },
     /// Import game versions (a version folder, or a folder of them) atomically: a refused import
     /// leaves the served data exactly as it was.
@@ -247,6 +250,18 @@ struct DataDir {
     path: PathBuf,
 }
 
+/// The server's log on stderr: one line per event, one `info` event per request.
+#[derive(Debug, clap::Args)]
+struct Log {
+    /// `text` or `json` (one object per line).
+    #[arg(long = "log-format", env = "TAPSTER_LOG_FORMAT", default_value = "text")]
+    format: LogFormat,
+    /// The events written: a level (`off`, `error`, `warn`, `info`, `debug`, `trace`), optionally with
+    /// levels per target, e.g. `warn,tapster::request=info`. `warn` leaves out the request lines.
+    #[arg(long = "log-level", env = "TAPSTER_LOG", default_value = "info")]
+    level: LogLevel,
+}
+
 #[derive(Debug, Subcommand)]
 enum KeysCommand {
     /// Create a key (and its account, if new); prints the key, alone, as the last line.
@@ -321,7 +336,9 @@ enum AddressesCommand {
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Command::Serve { addr, data, fixtures, cache_mib, edge } => {
+        Command::Serve { addr, data, fixtures, cache_mib, edge, log } => {
+            tracing::subscriber::set_global_default(log_subscriber(log.format, log.level, std::io::stderr))
+                .context("setting up the log")?;
             serve(addr, &data.path, &fixtures, cache_mib, edge.config()?)
         }
         Command::Import { dir, data } => import(&dir, &data.path),
@@ -404,10 +421,11 @@ fn serve(
 ) -> anyhow::Result<()> {
     let scheme = if config.tls.is_some() { "https" } else { "http" };
     if let Err(tapster_store::Error::NoData(_)) = tapster_store::Store::open(data_dir) {
-        eprintln!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
+        tracing::info!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
     }
     let mut service = open_service(data_dir, fixtures)?;
     service.cache_budget = cache_mib.saturating_mul(1024 * 1024);
+    // The console, not the log: the one time a key is shown whole, it must not reach log storage.
     if let Some(created) = &service.first_key {
         eprintln!(
             "created the account {} with this API key; it is shown only now:\n\n    {}\n\ntry: curl -H 'Authorization: Bearer {}' {scheme}://{addr}/v1/versions\n",
@@ -421,14 +439,16 @@ fn serve(
     runtime.block_on(async {
         let listener =
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
-        eprintln!(
+        tracing::info!(
             "tapster serves {} game versions (latest {}) on {scheme}://{}",
             service.store.versions().len(),
             service.store.latest().info.name,
             listener.local_addr().context("reading the bound address")?
         );
         service.run(listener, config, shutdown_signal()).await
-    })
+    })?;
+    tracing::info!("tapster stopped");
+    Ok(())
 }
 
 /// Completes on SIGINT or SIGTERM.
@@ -441,10 +461,13 @@ async fn shutdown_signal() {
             Err(_) => return interrupt.await.unwrap_or(()),
         };
         tokio::select! {
-            _ = interrupt => {}
-            _ = terminate.recv() => {}
+            _ = interrupt => tracing::info!("interrupted: stopping"),
+            _ = terminate.recv() => tracing::info!("terminated: stopping"),
         }
     }
     #[cfg(not(unix))]
-    let _ = interrupt.await;
+    {
+        let _ = interrupt.await;
+        tracing::info!("interrupted: stopping");
+    }
 }

@@ -116,18 +116,16 @@ fn every(
     })
 }
 
-#[allow(clippy::print_stderr, reason = "structured logging arrives with the hardening issue")]
 fn report(result: tapster_store::Result<()>, doing: &str) {
     if let Err(e) = result {
-        eprintln!("error: {doing}: {e}");
+        tracing::error!(doing, error = %e, "upkeep failed");
     }
 }
 
-#[allow(clippy::print_stderr, reason = "structured logging arrives with the hardening issue")]
 fn announce(store: &Store) {
-    eprintln!(
-        "serving new game data: {} versions, latest {}",
-        store.versions().len(),
-        store.latest().info.name
+    tracing::info!(
+        versions = store.versions().len(),
+        latest = %store.latest().info.name,
+        "serving new game data"
     );
 }

@@ -197,10 +197,17 @@ impl Ctx<'_> {
 #[derive(Debug)]
 pub(crate) struct Routed<'a> {
     endpoint: &'static Endpoint,
+    /// The endpoint's position in [`endpoints`], which numbers the metrics' route labels.
+    index: usize,
     ctx: Ctx<'a>,
 }
 
 impl Routed<'_> {
+    /// The endpoint's position in [`endpoints`].
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
     pub(crate) fn answer(&self) -> Result<Reply, ApiError> {
         (self.endpoint.handler)(&self.ctx)
     }
@@ -240,8 +247,9 @@ pub(crate) fn route<'a>(
     query: Option<&'a str>,
 ) -> Result<Routed<'a>, ApiError> {
     let segments: Vec<&str> = path.split('/').skip(1).collect();
-    let (endpoint, bound) = endpoints()
-        .find_map(|endpoint| bind(endpoint.path, &segments).map(|bound| (endpoint, bound)))
+    let (index, endpoint, bound) = endpoints()
+        .enumerate()
+        .find_map(|(index, endpoint)| bind(endpoint.path, &segments).map(|bound| (index, endpoint, bound)))
         .ok_or_else(|| {
             ApiError::NotFound(format!(
                 "there is no endpoint at {path}; the endpoints are listed in /openapi.json"
@@ -252,7 +260,14 @@ pub(crate) fn route<'a>(
     }
     let ctx =
         Ctx { store, path, raw_query: query, query: Query::parse(query, endpoint.params)?, segments: bound };
-    Ok(Routed { endpoint, ctx })
+    Ok(Routed { endpoint, index, ctx })
+}
+
+/// The position in [`endpoints`] of the endpoint whose template `path` matches, whatever the method
+/// and query: names the route of a request refused before or while it was routed.
+pub(crate) fn endpoint_index(path: &str) -> Option<usize> {
+    let segments: Vec<&str> = path.split('/').skip(1).collect();
+    endpoints().position(|endpoint| bind(endpoint.path, &segments).is_some())
 }
 
 /// Matches path segments against a template, binding `{name}` segments (percent-decoded).

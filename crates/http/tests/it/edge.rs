@@ -239,6 +239,17 @@ fn a_long_uri_gets_414_problem_json() {
     assert_eq!(problem["instance"], "/v1/items");
     assert_eq!(get(server.addr, &format!("/healthz?{}", "x".repeat(600)), "").status, 414);
     assert_eq!(get(server.addr, "/healthz", "").status, 200);
+
+    // Answered at the edge, and still counted.
+    let metrics = get(server.addr, "/metrics", "");
+    let text = String::from_utf8_lossy(&metrics.body);
+    for series in [
+        r#"tapster_http_requests_total{route="/v1/items",status="414"} 1"#,
+        r#"tapster_http_requests_total{route="/healthz",status="414"} 1"#,
+        r#"tapster_http_requests_total{route="/healthz",status="200"} 1"#,
+    ] {
+        assert!(text.lines().any(|line| line == series), "{series} missing from:\n{text}");
+    }
 }
 
 #[test]

@@ -6,6 +6,8 @@ mod changes;
 mod edge;
 mod errors;
 mod items;
+mod logs;
+mod metrics;
 mod openapi;
 mod prices;
 mod progression;

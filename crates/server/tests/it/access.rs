@@ -228,3 +228,66 @@ fn the_daily_cap_survives_a_restart() {
     let listed = Admin::open(dir.path()).unwrap().list_keys(Some("daily@example.org")).unwrap();
     assert!(listed[0].last_used_at.is_some());
 }
+
+#[test]
+fn too_many_failed_authentications_get_429_while_a_valid_key_from_the_address_passes() {
+    let dir = TempDir::new().unwrap();
+    let admin = Admin::open(dir.path()).unwrap();
+    let good = key(dir.path(), "good@example.org", Limits::DEFAULT);
+    let revoked = key(dir.path(), "good@example.org", Limits::DEFAULT);
+    admin.change_key(&revoked, KeyAction::Revoke).unwrap();
+    let unknown = tapster_domain::ApiKey::generate(|| 42).expose().to_owned();
+    let server = Running::start(dir.path());
+    // Every kind of failure counts: no key, a malformed, an unknown and a revoked one.
+    let failing = |n: usize| match n % 4 {
+        0 => get(server.addr, "/v1/versions", &[]),
+        1 => get_with_key(server.addr, "/v1/versions", "tap_short"),
+        2 => get_with_key(server.addr, "/v1/versions", &unknown),
+        _ => get_with_key(server.addr, "/v1/versions", &revoked),
+    };
+
+    // Twenty fail as unauthorized; the allowance comes back one failure every 3 seconds, so a slow
+    // machine may see a few more before the first 429.
+    let started = Instant::now();
+    let mut unauthorized = 0;
+    let refused = loop {
+        let answer = failing(unauthorized);
+        if answer.status != 401 {
+            break answer;
+        }
+        unauthorized += 1;
+        assert!(unauthorized <= 100, "no refusal after {unauthorized} failures");
+    };
+    let refilled = started.elapsed().as_secs() as usize / 3 + 1;
+    assert!((20..=20 + refilled).contains(&unauthorized), "{unauthorized} failures, {refilled} refilled");
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert_eq!(refused.header("content-type"), "application/problem+json");
+    let problem = refused.json();
+    assert_eq!(problem["type"], "/errors/rate-limited");
+    assert!(
+        problem["detail"].as_str().unwrap().starts_with("too many failed authentications from this address"),
+        "{problem}"
+    );
+    let retry: u64 = refused.header("retry-after").parse().unwrap();
+    assert!((1..=3).contains(&retry), "{retry}");
+
+    // Every kind of failure is refused alike, and a valid key from the same address still passes.
+    let blocked_at = Instant::now();
+    let statuses: Vec<u16> = (0..4).map(|n| failing(n).status).collect();
+    let refilled = blocked_at.elapsed().as_secs() as usize / 3 + 1;
+    let unauthorized = statuses.iter().filter(|s| **s == 401).count();
+    assert!(statuses.iter().all(|s| [401, 429].contains(s)) && unauthorized <= refilled, "{statuses:?}");
+    assert_eq!(get_with_key(server.addr, "/v1/versions", &good).status, 200);
+
+    let metrics = get(server.addr, "/metrics", &[]);
+    assert_eq!(metrics.status, 200);
+    let refusals = metrics
+        .body
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("tapster_http_rate_limited_total{limit=\"failed_authentications\"} ")
+        })
+        .unwrap();
+    assert_eq!(refusals.parse::<usize>().unwrap(), 1 + 4 - unauthorized);
+    server.stop();
+}
