@@ -280,10 +280,19 @@ fn query_parameter(param: &Param) -> Value {
             json!({ "type": "string", "pattern": format!("^({one})(,({one}))*$"), "maxLength": 60 })
         }
         Rule::Sort(names) => {
-            description =
-                listed(&description, "sort keys (each optionally prefixed with `-` for descending)", names);
+            description = listed(
+                &description,
+                "sort keys (each at most once, optionally prefixed with `-` for descending)",
+                names,
+            );
             let one = alternation(names);
-            json!({ "type": "string", "pattern": format!("^-?({one})(,-?({one}))*$"), "maxLength": 60 })
+            // The lookahead refuses a key given twice (`name,-name`), as the server does.
+            let repeated = format!("(?!(?:[^,]*,)*-?({one}),(?:[^,]*,)*-?\\1(?:,|$))");
+            json!({
+                "type": "string",
+                "pattern": format!("^{repeated}-?({one})(,-?({one}))*$"),
+                "maxLength": 60,
+            })
         }
         Rule::Text { min, max, .. } => json!({ "type": "string", "minLength": min, "maxLength": max }),
     };
