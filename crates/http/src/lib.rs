@@ -7,6 +7,8 @@ mod conditional;
 mod envelope;
 mod error;
 mod gate;
+#[cfg(test)]
+mod hostile_input;
 mod openapi;
 mod params;
 mod response;
