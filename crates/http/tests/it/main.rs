@@ -4,6 +4,7 @@
 mod caching;
 mod changes;
 mod errors;
+mod hostile;
 mod items;
 mod openapi;
 mod prices;
