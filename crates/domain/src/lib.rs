@@ -10,6 +10,8 @@ mod access;
 mod api_key;
 mod error;
 mod game;
+#[cfg(test)]
+mod hostile_input;
 mod key;
 mod records;
 mod validate;

@@ -9,6 +9,8 @@ mod edge;
 mod envelope;
 mod error;
 mod gate;
+#[cfg(test)]
+mod hostile_input;
 mod metrics;
 mod openapi;
 mod params;

@@ -46,14 +46,22 @@ pub(crate) fn document() -> Value {
     let mut generator = settings.into_generator();
     let mut paths = Map::new();
     let mut tags: Vec<&str> = Vec::new();
+    let mut partials: Vec<String> = Vec::new();
     for endpoint in endpoints() {
         let tag = tag(endpoint.path);
         if !tags.contains(&tag) {
             tags.push(tag);
         }
-        paths.insert(endpoint.path.to_owned(), json!({ "get": operation(endpoint, &mut generator) }));
+        let op = operation(endpoint, &mut generator, &mut partials);
+        paths.insert(endpoint.path.to_owned(), json!({ "get": op }));
     }
     let mut schemas = generator.take_definitions(true);
+    for name in partials {
+        if let Some(full) = schemas.get(&name) {
+            let partial = partial_schema(&name, full);
+            schemas.insert(partial_name(&name), partial);
+        }
+    }
     for (name, schema) in fixed_schemas() {
         schemas.entry(name).or_insert(schema);
     }
@@ -111,7 +119,8 @@ fn operation_id(path: &str) -> String {
     id
 }
 
-fn operation(endpoint: &Endpoint, generator: &mut SchemaGenerator) -> Value {
+/// `partials` collects the components whose `fields` form (see `partial_data`) the operation names.
+fn operation(endpoint: &Endpoint, generator: &mut SchemaGenerator, partials: &mut Vec<String>) -> Value {
     let data = (endpoint.data)(generator).to_value();
     let public = !endpoint.path.starts_with("/v1/");
     let mut parameters: Vec<Value> = path_parameters(endpoint.path);
@@ -146,7 +155,7 @@ fn operation(endpoint: &Endpoint, generator: &mut SchemaGenerator) -> Value {
                 "RateLimit-Policy": { "$ref": "#/components/headers/RateLimit-Policy" },
                 "RateLimit": { "$ref": "#/components/headers/RateLimit" },
             },
-            "content": { "application/json": { "schema": envelope(endpoint, data) } },
+            "content": { "application/json": { "schema": envelope(endpoint, data, partials) } },
         }),
     );
     responses.insert(
@@ -175,8 +184,17 @@ fn operation(endpoint: &Endpoint, generator: &mut SchemaGenerator) -> Value {
 
 /// `{data, meta, pagination}`: `pagination` is always there on pages (`limit` and `offset`), never
 /// on full lists and single records, and may be there when only `limit` is taken.
-fn envelope(endpoint: &Endpoint, data: Value) -> Value {
+fn envelope(endpoint: &Endpoint, data: Value, partials: &mut Vec<String>) -> Value {
     let takes = |name: &str| endpoint.params.iter().any(|p| p.name == name);
+    let data = match partial_data(&data) {
+        Some((partial, name)) if takes("fields") => {
+            if !partials.contains(&name) {
+                partials.push(name);
+            }
+            json!({ "anyOf": [data, partial] })
+        }
+        _ => data,
+    };
     let mut properties = Map::new();
     properties.insert("data".into(), data);
     properties.insert("meta".into(), json!({ "$ref": "#/components/schemas/Meta" }));
@@ -198,6 +216,38 @@ fn envelope(endpoint: &Endpoint, data: Value) -> Value {
         "required": required,
         "additionalProperties": false,
     })
+}
+
+/// The component a `fields` answer holds part of: `ItemSummaryFields` for `ItemSummary`.
+fn partial_name(name: &str) -> String {
+    format!("{name}Fields")
+}
+
+/// The `data` of an answer with `fields`: the same shape with the record (`{"$ref": ...}`, or the
+/// `items` of a list of them) replaced by its partial form, and that record's component name.
+fn partial_data(data: &Value) -> Option<(Value, String)> {
+    const PREFIX: &str = "#/components/schemas/";
+    let mut partial = data.clone();
+    let reference = match partial.get_mut("items") {
+        Some(items) => items.get_mut("$ref")?,
+        None => partial.get_mut("$ref")?,
+    };
+    let name = reference.as_str()?.strip_prefix(PREFIX)?.to_owned();
+    *reference = Value::String(format!("{PREFIX}{}", partial_name(&name)));
+    Some((partial, name))
+}
+
+/// The record `full` with `fields`: the same members, none of them required.
+fn partial_schema(name: &str, full: &Value) -> Value {
+    let mut partial = full.clone();
+    if let Some(object) = partial.as_object_mut() {
+        object.remove("required");
+        object.insert(
+            "description".into(),
+            json!(format!("A `{name}` holding only the top-level fields that `fields` asked for.")),
+        );
+    }
+    partial
 }
 
 /// One parameter per `{name}` segment of a template.
@@ -280,10 +330,19 @@ fn query_parameter(param: &Param) -> Value {
             json!({ "type": "string", "pattern": format!("^({one})(,({one}))*$"), "maxLength": 60 })
         }
         Rule::Sort(names) => {
-            description =
-                listed(&description, "sort keys (each optionally prefixed with `-` for descending)", names);
+            description = listed(
+                &description,
+                "sort keys (each at most once, optionally prefixed with `-` for descending)",
+                names,
+            );
             let one = alternation(names);
-            json!({ "type": "string", "pattern": format!("^-?({one})(,-?({one}))*$"), "maxLength": 60 })
+            // The lookahead refuses a key given twice (`name,-name`), as the server does.
+            let repeated = format!("(?!(?:[^,]*,)*-?({one}),(?:[^,]*,)*-?\\1(?:,|$))");
+            json!({
+                "type": "string",
+                "pattern": format!("^{repeated}-?({one})(,-?({one}))*$"),
+                "maxLength": 60,
+            })
         }
         Rule::Text { min, max, .. } => json!({ "type": "string", "minLength": min, "maxLength": max }),
     };
@@ -450,6 +509,32 @@ mod tests {
         for (path, id) in cases {
             assert_eq!(operation_id(path), id, "{path}");
         }
+    }
+
+    /// With `fields`, a record lacks the fields not asked for: the document allows that, and only there.
+    #[test]
+    fn answers_with_fields_are_documented_as_partial_records() {
+        let doc = document();
+        let mut seen = 0;
+        for endpoint in endpoints() {
+            let data = &doc["paths"][endpoint.path]["get"]["responses"]["200"]["content"]["application/json"]
+                ["schema"]["properties"]["data"];
+            if !endpoint.params.iter().any(|p| p.name == "fields") {
+                assert!(data.get("anyOf").is_none(), "{}: {data}", endpoint.path);
+                continue;
+            }
+            seen += 1;
+            let partial = &data["anyOf"][1];
+            let reference = partial["items"]["$ref"].as_str().or(partial["$ref"].as_str()).unwrap();
+            let name = reference.strip_prefix("#/components/schemas/").unwrap();
+            let partial = &doc["components"]["schemas"][name];
+            let full = &doc["components"]["schemas"][name.strip_suffix("Fields").unwrap()];
+            assert!(full["required"].as_array().is_some_and(|r| !r.is_empty()), "{name}");
+            assert!(partial.get("required").is_none(), "{name}: {partial}");
+            assert_eq!(partial["properties"], full["properties"], "{name}");
+            assert_eq!(partial["additionalProperties"], full["additionalProperties"], "{name}");
+        }
+        assert_eq!(seen, 3);
     }
 
     #[test]

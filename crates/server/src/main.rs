@@ -25,7 +25,10 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-#[allow(clippy::large_enum_variant, reason = "parsed once per process; boxing would only obscure clap's derive")]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "parsed once per process; boxing would only obscure clap's derive"
+)]
 enum Command {
     /// Serve the API. On a data dir without game data, imports the bundled dataset first; on one
     /// without any key, creates a local account and key and prints the key once.

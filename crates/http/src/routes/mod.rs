@@ -271,7 +271,7 @@ pub(crate) fn endpoint_index(path: &str) -> Option<usize> {
 }
 
 /// Matches path segments against a template, binding `{name}` segments (percent-decoded).
-fn bind(template: &'static str, segments: &[&str]) -> Option<Vec<(&'static str, String)>> {
+pub(crate) fn bind(template: &'static str, segments: &[&str]) -> Option<Vec<(&'static str, String)>> {
     let parts: Vec<&'static str> = template.split('/').skip(1).collect();
     if parts.len() != segments.len() {
         return None;
@@ -288,13 +288,14 @@ fn bind(template: &'static str, segments: &[&str]) -> Option<Vec<(&'static str, 
 }
 
 /// Decodes `%XX` escapes of a path segment; `None` for a broken escape or bytes that are not UTF-8.
-fn percent_decode(segment: &str) -> Option<String> {
+pub(crate) fn percent_decode(segment: &str) -> Option<String> {
     let bytes = segment.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = segment.get(i + 1..i + 3)?;
+            // Exactly two hex digits: `from_str_radix` alone would also take a sign (`%+1`).
+            let hex = segment.get(i + 1..i + 3).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))?;
             out.push(u8::from_str_radix(hex, 16).ok()?);
             i += 3;
         } else {
@@ -331,5 +332,6 @@ mod tests {
         assert_eq!(bind("/v1/quests/{key}", &["v1", "perks", "x"]), None);
         assert_eq!(bind("/v1/quests/{key}", &["v1", "quests", "%zz"]), None);
         assert_eq!(bind("/v1/quests/{key}", &["v1", "quests", "%ff"]), None);
+        assert_eq!(bind("/v1/quests/{key}", &["v1", "quests", "%+1"]), None);
     }
 }

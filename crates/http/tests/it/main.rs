@@ -5,6 +5,7 @@ mod caching;
 mod changes;
 mod edge;
 mod errors;
+mod hostile;
 mod items;
 mod logs;
 mod metrics;
