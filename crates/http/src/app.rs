@@ -209,7 +209,7 @@ impl Published {
         query: Option<&str>,
     ) -> Result<(Arc<Rendered>, usize, Lookup), ApiError> {
         let routed = route(&self.store, method, path, query)?;
-        let key = if self.cache.enabled() { routed.cache_key() } else { None };
+        let key = self.cache.enabled().then(|| routed.cache_key());
         if let Some(hit) = key.as_deref().and_then(|key| self.cache.get(key)) {
             return Ok((hit, routed.index(), Lookup::Hit));
         }

@@ -45,15 +45,22 @@ pub(crate) struct Pagination {
 }
 
 impl Pagination {
-    /// The pagination of a page of `total` records requested at `path?query`.
-    pub(crate) fn new(path: &str, query: Option<&str>, limit: u32, offset: u32, total: u64) -> Self {
+    /// The pagination of a page of `total` records requested at `path` with the (canonical) query
+    /// `params`, which the links keep, after their own `limit` and `offset`.
+    pub(crate) fn new<'n, 'v>(
+        path: &str,
+        params: impl Iterator<Item = (&'n str, &'v str)> + Clone,
+        limit: u32,
+        offset: u32,
+        total: u64,
+    ) -> Self {
         let link = |offset: u32| {
             let mut serializer = form_urlencoded::Serializer::new(String::new());
             serializer.append_pair("limit", &limit.to_string());
             serializer.append_pair("offset", &offset.to_string());
-            for (name, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+            for (name, value) in params.clone() {
                 if name != "limit" && name != "offset" {
-                    serializer.append_pair(&name, &value);
+                    serializer.append_pair(name, value);
                 }
             }
             format!("{path}?{}", serializer.finish())
@@ -184,16 +191,22 @@ mod tests {
 
     #[test]
     fn links_keep_every_other_parameter_and_stop_at_the_ends() {
-        let p = Pagination::new("/v1/items", Some("kind=food&limit=50&lang=de"), 50, 0, 120);
+        let p = Pagination::new(
+            "/v1/items",
+            [("kind", "food"), ("limit", "50"), ("lang", "de")].into_iter(),
+            50,
+            0,
+            120,
+        );
         assert_eq!(p.next.as_deref(), Some("/v1/items?limit=50&offset=50&kind=food&lang=de"));
         assert_eq!(p.prev, None);
-        let p = Pagination::new("/v1/items", Some("offset=100"), 50, 100, 120);
+        let p = Pagination::new("/v1/items", [("offset", "100")].into_iter(), 50, 100, 120);
         assert_eq!(p.next, None);
         assert_eq!(p.prev.as_deref(), Some("/v1/items?limit=50&offset=50"));
-        let p = Pagination::new("/v1/items", None, 50, 30, 120);
+        let p = Pagination::new("/v1/items", [].into_iter(), 50, 30, 120);
         assert_eq!(p.prev.as_deref(), Some("/v1/items?limit=50&offset=0"));
         // Offsets stop at 10000, so no link points past it.
-        let p = Pagination::new("/v1/items", None, 100, 10_000, 50_000);
+        let p = Pagination::new("/v1/items", [].into_iter(), 100, 10_000, 50_000);
         assert_eq!(p.next, None);
     }
 

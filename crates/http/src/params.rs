@@ -109,7 +109,8 @@ enum Value {
 #[derive(Debug)]
 pub(crate) struct Query {
     values: Vec<(&'static str, Value)>,
-    /// Each given parameter's value as decoded from the request, for the cache key.
+    /// Each given parameter's value as decoded from the request, in the order the endpoint declares
+    /// its parameters: the canonical form of the query (see [`Query::canonical`]).
     given: Vec<(&'static str, String)>,
     params: &'static [Param],
 }
@@ -159,17 +160,24 @@ impl Query {
                 errors.push(InvalidParam::new(param.name, "is required"));
             }
         }
-        if errors.is_empty() { Ok(Self { values, given, params }) } else { Err(ApiError::Validation(errors)) }
+        if !errors.is_empty() {
+            return Err(ApiError::Validation(errors));
+        }
+        given.sort_by_key(|(name, _)| params.iter().position(|p| p.name == *name));
+        Ok(Self { values, given, params })
+    }
+
+    /// The given parameters with their decoded values, in the endpoint's declared order: requests that
+    /// differ only in the order or the encoding of their parameters have the same canonical query,
+    /// and so the same pagination links and one entry in the response cache.
+    pub(crate) fn canonical(&self) -> impl Iterator<Item = (&'static str, &str)> + Clone {
+        self.given.iter().map(|(name, value)| (*name, value.as_str()))
     }
 
     /// The value of `name` as the request gave it (decoded), if it did.
+    #[cfg(test)]
     pub(crate) fn given(&self, name: &str) -> Option<&str> {
         self.given.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_str())
-    }
-
-    /// The parameters this query was checked against.
-    pub(crate) fn params(&self) -> &'static [Param] {
-        self.params
     }
 
     fn value(&self, name: &str) -> Option<&Value> {

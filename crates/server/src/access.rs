@@ -129,10 +129,9 @@ impl Gate for Access {
         }
         let now = now();
         let key = match credentials {
-            Credentials::Missing => return Err(self.failed(peer, now, Refusal::MissingKey)),
-            Credentials::Malformed { detail } => {
-                return Err(self.failed(peer, now, Refusal::MalformedKey { detail }));
-            }
+            // Mistakes, told apart without a lookup: they do not count as guesses.
+            Credentials::Missing => return Err(Refusal::MissingKey),
+            Credentials::Malformed { detail } => return Err(Refusal::MalformedKey { detail }),
             Credentials::Key(key) => key,
         };
         if !keys.prefixes.contains(key.display_prefix()) {

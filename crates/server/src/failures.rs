@@ -1,8 +1,10 @@
 //! The limit on failed authentications per calling address, so that guessing keys earns a `429`
 //! instead of thousands of key lookups.
 //!
-//! Every `/v1` request refused as unauthorized (no key, a malformed, unknown or revoked one) counts
-//! against its address. An address may fail [`BURST`] times at once, and the allowance comes back
+//! Every `/v1` request refused as unauthorized for a well-formed key that opens nothing (unknown or
+//! revoked) counts against its address: that is what guessing looks like, and what a client that
+//! kept a revoked key sends. A missing key or one that fails its shape or checksum is a mistake,
+//! refused without any lookup, so it is answered `401` and does not count. An address may fail [`BURST`] times at once, and the allowance comes back
 //! steadily, one failure every [`REFILL`] (20 a minute; GCRA, as the key limiter does it). Over the
 //! limit, a request that would fail is answered `429` with `Retry-After` instead of `401`, and one
 //! whose key belongs to no known public prefix is refused without the key being looked up; refused

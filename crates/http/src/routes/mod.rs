@@ -124,7 +124,6 @@ pub(crate) fn endpoints() -> impl Iterator<Item = &'static Endpoint> {
 pub(crate) struct Ctx<'a> {
     pub(crate) store: &'a Store,
     pub(crate) path: &'a str,
-    pub(crate) raw_query: Option<&'a str>,
     pub(crate) query: Query,
     segments: Vec<(&'static str, String)>,
 }
@@ -186,8 +185,13 @@ impl Ctx<'_> {
         data: impl Serialize,
         total: u64,
     ) -> Result<Reply, ApiError> {
-        let pagination =
-            Pagination::new(self.path, self.raw_query, self.query.limit(), self.query.offset(), total);
+        let pagination = Pagination::new(
+            self.path,
+            self.query.canonical(),
+            self.query.limit(),
+            self.query.offset(),
+            total,
+        );
         let envelope = localizer.envelope(data, self.query.names("fields"), Some(pagination));
         json(&envelope.map_err(|e| ApiError::Internal(Box::new(e)))?)
     }
@@ -212,30 +216,22 @@ impl Routed<'_> {
         (self.endpoint.handler)(&self.ctx)
     }
 
-    /// The canonical form of the request, under which its answer is cached: the path, then every
-    /// parameter the endpoint takes in the order it declares them, with its decoded value, defaults
-    /// filled in (`lang=en`, `limit`, `offset=0`) and `version` resolved to the concrete version.
-    /// `None` when the query names no published version: that answer is an error, never cached.
-    pub(crate) fn cache_key(&self) -> Option<String> {
-        let query = &self.ctx.query;
+    /// The canonical form of the request, under which its answer is cached: the path, then the given
+    /// parameters in the order the endpoint declares them, with their decoded values. Everything an
+    /// answer holds comes from it (the pagination links keep exactly these parameters), so equal
+    /// keys mean equal answers. A cache belongs to one published data set, so `latest` needs no
+    /// resolving here.
+    pub(crate) fn cache_key(&self) -> String {
         let mut key = String::with_capacity(self.ctx.path.len() + 64);
         key.push_str(self.ctx.path);
         key.push('?');
-        for param in query.params() {
-            let value = match (param.name, param.rule, query.given(param.name)) {
-                ("version", _, _) => self.ctx.catalog().ok()?.info.name.to_string(),
-                (_, _, Some(value)) => value.to_owned(),
-                ("lang", _, None) => tapster_i18n::Language::SOURCE.code().to_owned(),
-                (_, crate::params::Rule::Limit { default, .. }, None) => default.to_string(),
-                ("offset", _, None) => "0".to_owned(),
-                (_, _, None) => continue,
-            };
-            key.push_str(param.name);
+        for (name, value) in self.ctx.query.canonical() {
+            key.push_str(name);
             key.push('=');
             key.extend(form_urlencoded::byte_serialize(value.as_bytes()));
             key.push('&');
         }
-        Some(key)
+        key
     }
 }
 
@@ -258,8 +254,7 @@ pub(crate) fn route<'a>(
     if method != Method::GET && method != Method::HEAD {
         return Err(ApiError::MethodNotAllowed { method: method.to_string() });
     }
-    let ctx =
-        Ctx { store, path, raw_query: query, query: Query::parse(query, endpoint.params)?, segments: bound };
+    let ctx = Ctx { store, path, query: Query::parse(query, endpoint.params)?, segments: bound };
     Ok(Routed { endpoint, index, ctx })
 }
 

@@ -136,20 +136,32 @@ fn the_cache_never_changes_an_answer() {
 }
 
 #[test]
-fn equivalent_requests_share_one_answer() {
-    // Defaults filled in, parameters in another order, `latest` resolved: one canonical request.
-    let variants = [
-        "/v1/items?kind=food&limit=50",
-        "/v1/items?kind=food",
-        "/v1/items?lang=en&kind=food&offset=0",
-        "/v1/items?kind=food&version=latest",
-        "/v1/items?version=v0.7.0.0.1&kind=food",
+fn equivalent_requests_share_one_answer_and_no_other_request_gets_it() {
+    // Each group holds requests that differ only in the order or the encoding of their parameters:
+    // one canonical request, one answer. Across groups the pagination links differ (they keep the
+    // parameters given), so every variant must also match what the uncached server renders for it.
+    let groups: &[&[&str]] = &[
+        &["/v1/items?kind=food&limit=50", "/v1/items?limit=50&kind=food", "/v1/items?limit=50&kind=%66ood"],
+        &["/v1/items?lang=en&kind=food&offset=0", "/v1/items?offset=0&kind=food&lang=en"],
+        &["/v1/items?kind=food", "/v1/items?kind=f%6Fod"],
+        &["/v1/items?kind=food&version=latest", "/v1/items?version=latest&kind=food"],
+        &["/v1/items?version=v0.7.0.0.1&kind=food"],
     ];
-    let first = crate::bundled_request(true, variants[0], &[]);
-    for path in variants {
-        let answer = crate::bundled_request(true, path, &[]);
-        assert_eq!(answer.headers["etag"], first.headers["etag"], "{path}");
+    let mut tags = Vec::new();
+    for group in groups {
+        let first = crate::bundled_request(true, group[0], &[]);
+        for path in *group {
+            let cached = crate::bundled_request(true, path, &[]);
+            let fresh = crate::bundled_request(false, path, &[]);
+            assert_eq!(cached.body, fresh.body, "{path}: the cache changed the answer");
+            assert_eq!(cached.headers["etag"], fresh.headers["etag"], "{path}");
+            assert_eq!(cached.headers["etag"], first.headers["etag"], "{path} is not {}", group[0]);
+        }
+        tags.push(first.headers["etag"].clone());
     }
+    // The links keep `lang=en` and `version=latest` when they are given, so those answers differ.
+    assert_ne!(tags[0], tags[1]);
+    assert_ne!(tags[3], tags[4]);
 }
 
 #[test]
