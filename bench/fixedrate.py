@@ -13,6 +13,27 @@ core of its own. Only 127.0.0.1 (or another loopback address) is accepted as a t
 The log has one line per request, like h2load's --log-file: due time (microseconds since the
 epoch), status (-1: error), microseconds from due to the end of the response. A summary is printed.
 Bounded: it sends for --duration seconds and then waits at most --drain seconds for answers.
+
+A line of the URL file may carry extra request headers after the URL, separated by tabs
+(`http://127.0.0.1:8080/v1/items/x<TAB>If-None-Match: "abc"`); a line without a tab is just a URL.
+
+For long runs whose credentials change while they run (bench/soak):
+
+  --keys FILE     each request carries `Authorization: Bearer KEY` of one key of FILE, whose lines
+                  are `LABEL WEIGHT KEY` (blank lines and `#` comments skipped); a key with weight w
+                  gets w/(sum of weights) of the requests. The file is read again whenever it changes
+                  (checked every 0.2 s; replace it by rename so that it is never read half-written),
+                  so keys can be added and dropped during the run. Each log line then has four more
+                  columns: the key's label, the index of the URL's line in the URL file, 1 when the
+                  answer carried a Retry-After header (else 0), and the microseconds from due to
+                  sent (the key is chosen when the request is sent, which is late when every
+                  connection was busy).
+  --stream-log    write the log while running (about once a second) instead of holding it in memory
+  --progress S    print a progress line to stderr every S seconds
+  --block         when nothing is due, wait in epoll until the next request is due instead of
+                  polling: the generator then uses only the CPU it needs (on a machine shared with
+                  other work), at the price of sending up to 1 ms late (epoll's resolution), which
+                  the latencies, measured from the due time, include
 """
 
 from __future__ import annotations
@@ -21,6 +42,7 @@ import argparse
 import collections
 import errno
 import gc
+import os
 import select
 import socket
 import sys
@@ -38,19 +60,34 @@ def main() -> None:
     ap.add_argument("--header", action="append", default=[])
     ap.add_argument("--log", required=True)
     ap.add_argument("--drain", type=float, default=5.0)
+    ap.add_argument("--keys", help="file of `LABEL WEIGHT KEY` lines, read again when it changes")
+    ap.add_argument("--stream-log", action="store_true", help="write the log while running")
+    ap.add_argument("--progress", type=float, default=0.0, help="seconds between progress lines (0: none)")
+    ap.add_argument("--block", action="store_true", help="wait in epoll when nothing is due, instead of polling")
     a = ap.parse_args()
 
-    urls = [u.strip() for u in open(a.urls) if u.strip()]
+    lines = [line.rstrip("\r\n").split("\t") for line in open(a.urls) if line.strip()]
+    urls = [f[0].strip() for f in lines]
     first = urllib.parse.urlsplit(urls[0])
     host, port = first.hostname, first.port or 80
     if not host.startswith("127.") and host not in ("localhost", "::1"):
         sys.exit("only loopback targets")
     extra = "".join(h + "\r\n" for h in a.header)
+    # Without --keys a request is complete here; with it, each request is this head plus the
+    # Authorization line of the key chosen when it is sent, plus the blank line.
+    end_of_head = "" if a.keys else "\r\n"
     reqs = []
-    for u in urls:
-        s = urllib.parse.urlsplit(u)
+    for u, *own in lines:
+        s = urllib.parse.urlsplit(u.strip())
+        if s.hostname != host or (s.port or 80) != port:
+            sys.exit(f"every URL must go to {host}:{port}: {u}")
         path = s.path + ("?" + s.query if s.query else "")
-        reqs.append(f"GET {path} HTTP/1.1\r\nHost: {s.netloc}\r\nUser-Agent: tapster-bench\r\n{extra}\r\n".encode())
+        own_hdr = "".join(h.strip() + "\r\n" for h in own if h.strip())
+        reqs.append(f"GET {path} HTTP/1.1\r\nHost: {s.netloc}\r\nUser-Agent: tapster-bench\r\n{extra}{own_hdr}"
+                    f"{end_of_head}".encode())
+
+    keys = KeySet(a.keys) if a.keys else None
+    no_retry = "\t0" if keys else ""  # the Retry-After column of a request that got no answer
 
     gc.disable()  # a collection pauses the loop for milliseconds, which would show as latency
     ep = select.epoll()
@@ -61,7 +98,9 @@ def main() -> None:
         c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         c.setblocking(False)
         fd = c.fileno()
-        conns[fd] = [c, bytearray(), 0, 0]  # socket, buffer, due ns of the request in flight, measured?
+        # socket, buffer, due ns of the request in flight, measured?, its extra log columns (--keys):
+        # label and URL index, then microseconds from due to sent
+        conns[fd] = [c, bytearray(), 0, 0, "", ""]
         ep.register(fd, select.EPOLLIN)
         idle.append(fd)
 
@@ -72,6 +111,7 @@ def main() -> None:
     log_lines = []
     gaps = []  # pauses of the generator's own loop longer than 1 ms (it was descheduled or overloaded)
     prev = 0
+    asleep = 0  # how long the last epoll wait was allowed to sleep (--block)
     backlog = collections.deque()  # (due_ns, index) waiting for a free connection
     errors = 0
     statuses = collections.Counter()
@@ -83,27 +123,51 @@ def main() -> None:
     deadline = t0 + int((total_secs + a.drain) * 1e9)
     poll = ep.poll
     mono = time.monotonic_ns
+    log_file = open(a.log, "w")
+    next_flush = t0 + 1_000_000_000
+    next_progress = t0 + int(a.progress * 1e9) if a.progress > 0 else None
+    next_keys_check = t0 + 200_000_000
 
     def send(fd: int, due: int, i: int) -> None:
         nonlocal in_flight, errors
         st = conns[fd]
         st[2] = due
         st[3] = i >= n_warm
+        u = i % len(reqs)
+        if keys is not None:
+            label, auth = keys.pick(i)
+            st[4] = f"\t{label}\t{u}"
+            st[5] = f"\t{(mono() - due) // 1000}"
+            data = reqs[u] + auth
+        else:
+            data = reqs[u]
         try:
-            st[0].send(reqs[i % len(reqs)])
+            st[0].send(data)
             in_flight += 1
         except OSError:
             errors += 1
             if st[3]:
-                log_lines.append(f"{(wall0 + due - t0) // 1000}\t-1\t0\n")
+                log_lines.append(f"{(wall0 + due - t0) // 1000}\t-1\t0{st[4]}{no_retry}{st[5]}\n")
             idle.append(fd)
 
     next_i = 0
     while True:
         now = mono()
-        if now - prev > 1_000_000 and prev and now - t0 > a.warmup * 1e9:
-            gaps.append(now - prev)
+        if now - prev - asleep > 1_000_000 and prev and now - t0 > a.warmup * 1e9:
+            gaps.append(now - prev - asleep)
         prev = now
+        if keys is not None and now >= next_keys_check:
+            keys.refresh()
+            next_keys_check = now + 200_000_000
+        if a.stream_log and now >= next_flush:
+            log_file.writelines(log_lines)
+            log_file.flush()
+            log_lines.clear()
+            next_flush = now + 1_000_000_000
+        if next_progress is not None and now >= next_progress:
+            print(f"fixedrate: {(now - t0) / 1e9:.0f} s, {sent} sent, {done} answered, {errors} connection errors, "
+                  f"{in_flight} in flight, {len(backlog)} waiting for a connection", file=sys.stderr, flush=True)
+            next_progress = now + int(a.progress * 1e9)
         # send everything that is due
         while next_i < n_total and t0 + int(next_i * interval) <= now:
             due = t0 + int(next_i * interval)
@@ -117,7 +181,21 @@ def main() -> None:
             break
         if now > deadline:
             break
-        for fd, ev in poll(0):
+        timeout = 0
+        if a.block:
+            # nothing can be sent before the next due time or an answer (which frees a connection):
+            # sleep until then; with requests waiting for a connection only an answer matters
+            if backlog:
+                wait_ns = 10_000_000
+            elif next_i < n_total:
+                wait_ns = t0 + int(next_i * interval) - mono()
+            else:
+                wait_ns = 100_000_000
+            wait_ns = max(0, min(wait_ns, 100_000_000))
+            timeout = wait_ns / 1e9
+            # the longest pause that is this sleep and not a stall (epoll rounds up to whole ms)
+            asleep = -(-wait_ns // 1_000_000) * 1_000_000
+        for fd, ev in poll(timeout):
             st = conns[fd]
             try:
                 chunk = st[0].recv(262144)
@@ -130,7 +208,8 @@ def main() -> None:
                 errors += 1
                 in_flight -= 1
                 if st[3]:
-                    log_lines.append(f"{(wall0 + st[2] - t0) // 1000}\t-1\t{(mono() - st[2]) // 1000}\n")
+                    log_lines.append(f"{(wall0 + st[2] - t0) // 1000}\t-1\t{(mono() - st[2]) // 1000}"
+                                     f"{st[4]}{no_retry}{st[5]}\n")
                 ep.unregister(fd)
                 st[0].close()
                 del conns[fd]
@@ -138,7 +217,7 @@ def main() -> None:
                 c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 c.setblocking(False)
                 nfd = c.fileno()
-                conns[nfd] = [c, bytearray(), 0, 0]
+                conns[nfd] = [c, bytearray(), 0, 0, "", ""]
                 ep.register(nfd, select.EPOLLIN)
                 idle.append(nfd)
                 continue
@@ -166,7 +245,12 @@ def main() -> None:
             done += 1
             if st[3]:
                 statuses[status] += 1
-                log_lines.append(f"{(wall0 + st[2] - t0) // 1000}\t{status}\t{(fin - st[2]) // 1000}\n")
+                if keys is not None:
+                    retry_after = "1" if b"\nretry-after:" in head else "0"
+                    log_lines.append(f"{(wall0 + st[2] - t0) // 1000}\t{status}\t{(fin - st[2]) // 1000}"
+                                     f"{st[4]}\t{retry_after}{st[5]}\n")
+                else:
+                    log_lines.append(f"{(wall0 + st[2] - t0) // 1000}\t{status}\t{(fin - st[2]) // 1000}\n")
             if backlog:
                 due, i = backlog.popleft()
                 send(fd, due, i)
@@ -175,8 +259,8 @@ def main() -> None:
 
     elapsed = (mono() - t0) / 1e9
     lost = in_flight + len(backlog) + (n_total - next_i)
-    with open(a.log, "w") as f:
-        f.writelines(log_lines)
+    log_file.writelines(log_lines)
+    log_file.close()
     for c in list(conns.values()):
         c[0].close()
     measured = sum(statuses.values())
@@ -189,6 +273,62 @@ def main() -> None:
           f"({stalled / span:.1%} of the measured time), longest {max(gaps, default=0) / 1e6:.2f} ms")
     print(f"measured: {measured} answers, status {dict(sorted(statuses.items()))}; "
           f"errors: {errors} connection, {bad} status, {lost} unanswered")
+    if keys is not None:
+        print(f"keys file read {keys.reads} times, {keys.bad_lines} bad lines skipped")
+
+
+class KeySet:
+    """The keys of a --keys file and the weighted order in which requests use them."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.stamp = None
+        self.order: list[tuple[str, bytes]] = []
+        self.reads = 0
+        self.bad_lines = 0
+        self.refresh()
+        if not self.order:
+            sys.exit(f"{path}: no key with a positive weight")
+
+    def refresh(self) -> None:
+        """Reads the file again if it changed; a file without any usable key keeps the keys it had."""
+        try:
+            st = os.stat(self.path)
+            stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+            if stamp == self.stamp:
+                return
+            text = open(self.path).read()
+        except OSError:
+            return
+        self.stamp = stamp
+        self.reads += 1
+        weighted = []
+        for line in text.splitlines():
+            f = line.split("#", 1)[0].split()
+            if not f:
+                continue
+            if len(f) != 3 or not f[1].isdigit():
+                self.bad_lines += 1
+                continue
+            if int(f[1]) > 0:
+                weighted.append((f[0], int(f[1]), f"Authorization: Bearer {f[2]}\r\n\r\n".encode()))
+        if not weighted:
+            return
+        # smooth weighted round robin: each key's requests spread evenly over the cycle
+        total = sum(w for _, w, _ in weighted)
+        credit = [0] * len(weighted)
+        order = []
+        for _ in range(total):
+            for j, (_, w, _) in enumerate(weighted):
+                credit[j] += w
+            best = max(range(len(weighted)), key=lambda j: credit[j])
+            credit[best] -= total
+            order.append((weighted[best][0], weighted[best][2]))
+        self.order = order
+
+    def pick(self, i: int) -> tuple[str, bytes]:
+        """The label and Authorization line (with the blank line ending the head) of request i."""
+        return self.order[i % len(self.order)]
 
 
 if __name__ == "__main__":
