@@ -176,7 +176,8 @@ impl App {
             }
         };
         noted.key_prefix = Some(key_prefix);
-        let mut response = match published.rendered(request.method(), path, uri.query()) {
+        let target = uri.path_and_query().map_or(path, |target| target.as_str());
+        let mut response = match published.rendered(request.method(), target, path, uri.query()) {
             Ok((rendered, endpoint, lookup)) => {
                 (noted.route, noted.lookup) = (self.metrics.endpoint(endpoint), lookup);
                 self.metrics.lookup(lookup);
@@ -199,15 +200,24 @@ impl App {
 }
 
 impl Published {
-    /// The rendered answer to a `/v1` request: from the cache when it holds it, else rendered now
-    /// (and kept, when the request has a canonical form); with the endpoint's position in the table
-    /// and whether the cache answered.
+    /// The rendered answer to a `/v1` request: from the cache when it holds it (asked first by the
+    /// request target as it came, then by the canonical form of the request), else rendered now (and
+    /// kept); with the endpoint's position in the table and whether the cache answered.
     fn rendered(
         &self,
         method: &Method,
+        target: &str,
         path: &str,
         query: Option<&str>,
     ) -> Result<(Arc<Rendered>, usize, Lookup), ApiError> {
+        // Only reads are cached; any other method is routed to its `405`.
+        if self.cache.enabled()
+            && matches!(*method, Method::GET | Method::HEAD)
+            && let Some(hit) = self.cache.get(target)
+        {
+            let endpoint = hit.endpoint;
+            return Ok((hit, endpoint, Lookup::Hit));
+        }
         let routed = route(&self.store, method, path, query)?;
         let key = self.cache.enabled().then(|| routed.cache_key());
         if let Some(hit) = key.as_deref().and_then(|key| self.cache.get(key)) {
@@ -217,7 +227,7 @@ impl Published {
         let reply = routed.answer()?;
         let content_type =
             reply.headers.get(CONTENT_TYPE).cloned().unwrap_or(HeaderValue::from_static("application/json"));
-        let rendered = Arc::new(Rendered::new(content_type, reply.body));
+        let rendered = Arc::new(Rendered::new(routed.index(), content_type, reply.body));
         if let Some(key) = key {
             self.cache.insert(&key, Arc::clone(&rendered));
         }

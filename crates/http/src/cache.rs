@@ -1,7 +1,9 @@
 //! The response cache. Game data changes only when a version is imported, so the answer to a request
 //! depends only on the request: once rendered, a `200` is kept under the canonical form of its request
 //! (see `routes::Routed::cache_key`) with its entity tag and its gzip form, and served again without
-//! rendering, hashing or compressing. The key check and the rate limit still run on every request; a
+//! rendering, hashing or compressing. The canonical form is itself a request target, so a request
+//! that arrives in that form (most repeated requests do) is found by its target alone, before its
+//! query is even parsed. The key check and the rate limit still run on every request; a
 //! cache belongs to one `App`, so serving other data means a new `App` and an empty cache.
 //!
 //! The cache holds at most its budget of bytes (bodies, their gzip forms and keys); when full, the
@@ -22,6 +24,8 @@ pub(crate) const GZIP_FROM: usize = 1024;
 /// A rendered answer, ready to send in either encoding.
 #[derive(Debug)]
 pub(crate) struct Rendered {
+    /// The endpoint's position in the endpoint table, for the metrics of answers served from here.
+    pub(crate) endpoint: usize,
     pub(crate) content_type: HeaderValue,
     pub(crate) body: Bytes,
     /// Strong entity tag of `body`.
@@ -32,9 +36,9 @@ pub(crate) struct Rendered {
 }
 
 impl Rendered {
-    pub(crate) fn new(content_type: HeaderValue, body: Bytes) -> Self {
+    pub(crate) fn new(endpoint: usize, content_type: HeaderValue, body: Bytes) -> Self {
         let etag = etag(&body);
-        Self { content_type, body, etag, zipped: OnceLock::new() }
+        Self { endpoint, content_type, body, etag, zipped: OnceLock::new() }
     }
 
     /// The gzip form and its tag; `None` for bodies too short to be worth compressing.
@@ -123,7 +127,7 @@ mod tests {
     use super::*;
 
     fn rendered(len: usize) -> Arc<Rendered> {
-        Arc::new(Rendered::new(HeaderValue::from_static("application/json"), Bytes::from(vec![b'x'; len])))
+        Arc::new(Rendered::new(0, HeaderValue::from_static("application/json"), Bytes::from(vec![b'x'; len])))
     }
 
     #[test]

@@ -11,9 +11,9 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use tapster_domain::{Limits, Timestamp};
+use tapster_domain::{ApiKey, Limits, Timestamp};
 use tapster_http::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal};
-use tapster_store::{AccessSnapshot, Accounts, Usage, hash_key};
+use tapster_store::{AccessSnapshot, Accounts, KeyHash, Usage, hash_key};
 
 use crate::failures::Failures;
 use crate::limiter::{Decision, Limiter, Status};
@@ -22,6 +22,8 @@ use crate::limiter::{Decision, Limiter, Status};
 pub(crate) const RELOAD_EVERY: Duration = Duration::from_millis(250);
 /// How often counted requests are written to the accounts database.
 pub(crate) const FLUSH_EVERY: Duration = Duration::from_secs(5);
+/// Keys whose hash is remembered at most (a few megabytes).
+const REMEMBERED_KEYS: usize = 50_000;
 
 #[derive(Debug)]
 pub struct Access {
@@ -29,6 +31,7 @@ pub struct Access {
     snapshot: RwLock<Arc<Keys>>,
     limiter: Box<dyn Limiter>,
     failures: Failures,
+    hashes: KeyHashes,
     /// Requests counted since the last flush, by key and day.
     pending: Mutex<HashMap<(i64, i64), Usage>>,
 }
@@ -46,6 +49,7 @@ impl Access {
             snapshot: RwLock::new(Arc::new(Keys::from(snapshot))),
             limiter: Box::new(limiter),
             failures: Failures::default(),
+            hashes: KeyHashes::default(),
             pending: Mutex::default(),
         })
     }
@@ -96,6 +100,34 @@ impl Access {
     }
 }
 
+/// The SHA-256 of keys that were found in the accounts database, by the key itself: a client's key is
+/// hashed once instead of on every request (on a CPU without SHA instructions the hash is the
+/// costliest step of the key check). Only keys that exist are kept, at most [`REMEMBERED_KEYS`], and
+/// the map starts again empty when full. A key is only ever kept here, in memory, never written or
+/// logged; what it opens is still looked up in the current snapshot on every request, so revoking
+/// it takes effect as before.
+#[derive(Debug, Default)]
+struct KeyHashes(RwLock<HashMap<Box<str>, KeyHash>>);
+
+impl KeyHashes {
+    /// What `lookup` finds under the hash of `key`, remembering the hash when it finds something.
+    fn find<'a, T>(&self, key: &ApiKey, lookup: impl Fn(&KeyHash) -> Option<&'a T>) -> Option<&'a T> {
+        let remembered =
+            self.0.read().unwrap_or_else(|poisoned| poisoned.into_inner()).get(key.expose()).copied();
+        if let Some(hash) = remembered {
+            return lookup(&hash);
+        }
+        let hash = hash_key(key);
+        let found = lookup(&hash)?;
+        let mut hashes = self.0.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if hashes.len() >= REMEMBERED_KEYS {
+            hashes.clear();
+        }
+        hashes.insert(key.expose().into(), hash);
+        Some(found)
+    }
+}
+
 /// A snapshot of the accounts database, with the public prefixes of its keys.
 #[derive(Debug)]
 struct Keys {
@@ -137,7 +169,7 @@ impl Gate for Access {
         if !keys.prefixes.contains(key.display_prefix()) {
             return Err(self.failed(peer, now, Refusal::UnknownKey));
         }
-        let Some(access) = keys.snapshot.keys.get(&hash_key(key)) else {
+        let Some(access) = self.hashes.find(key, |hash| keys.snapshot.keys.get(hash)) else {
             return Err(self.failed(peer, now, Refusal::UnknownKey));
         };
         if access.revoked {
@@ -203,4 +235,31 @@ fn whole_seconds(duration: Duration) -> u64 {
 /// The wall clock, as time since the Unix epoch.
 pub(crate) fn now() -> Duration {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_hashes_of_keys_that_open_something_are_remembered() {
+        let hashes = KeyHashes::default();
+        let known = ApiKey::generate(|| 1);
+        let unknown = ApiKey::generate(|| 2);
+        let table: HashMap<KeyHash, &str> = HashMap::from([(hash_key(&known), "known")]);
+        let lookups = std::cell::Cell::new(0);
+        let lookup = |hash: &KeyHash| {
+            lookups.set(lookups.get() + 1);
+            table.get(hash)
+        };
+
+        assert_eq!(hashes.find(&unknown, lookup), None);
+        assert_eq!(hashes.find(&known, lookup), Some(&"known"));
+        assert_eq!(hashes.find(&known, lookup), Some(&"known"));
+        let remembered = hashes.0.read().unwrap();
+        assert_eq!(remembered.len(), 1, "the unknown key must not be kept");
+        assert_eq!(remembered.get(known.expose()), Some(&hash_key(&known)));
+        // Every request still looks up what the key opens (revocations apply), hashed or not.
+        assert_eq!(lookups.get(), 3);
+    }
 }

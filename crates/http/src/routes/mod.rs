@@ -13,6 +13,8 @@ mod relations;
 mod search;
 mod world;
 
+use std::fmt::Write as _;
+
 use hyper::Method;
 use schemars::{Schema, SchemaGenerator};
 use serde::Serialize;
@@ -219,19 +221,33 @@ impl Routed<'_> {
     /// The canonical form of the request, under which its answer is cached: the path, then the given
     /// parameters in the order the endpoint declares them, with their decoded values. Everything an
     /// answer holds comes from it (the pagination links keep exactly these parameters), so equal
-    /// keys mean equal answers. A cache belongs to one published data set, so `latest` needs no
-    /// resolving here.
+    /// keys mean equal answers. It is written as a request target that asks for exactly this
+    /// request (`/v1/items?kind=food&sort=-price,name`), so that a request arriving in this form is
+    /// found by its target before it is parsed. A cache belongs to one published data set, so
+    /// `latest` needs no resolving here.
     pub(crate) fn cache_key(&self) -> String {
         let mut key = String::with_capacity(self.ctx.path.len() + 64);
         key.push_str(self.ctx.path);
-        key.push('?');
-        for (name, value) in self.ctx.query.canonical() {
+        for (i, (name, value)) in self.ctx.query.canonical().enumerate() {
+            key.push(if i == 0 { '?' } else { '&' });
             key.push_str(name);
             key.push('=');
-            key.extend(form_urlencoded::byte_serialize(value.as_bytes()));
-            key.push('&');
+            push_escaped(&mut key, value);
         }
         key
+    }
+}
+
+/// Writes `value` as a query value that decodes back to it: visible ASCII stays as it is, except the
+/// characters that the query syntax or its decoding gives a meaning (`%`, `&`, `=`, `+`, `#`); every
+/// other byte is percent-encoded.
+fn push_escaped(out: &mut String, value: &str) {
+    for byte in value.bytes() {
+        if byte.is_ascii_graphic() && !matches!(byte, b'%' | b'&' | b'=' | b'+' | b'#') {
+            out.push(char::from(byte));
+        } else {
+            let _ = write!(out, "%{byte:02X}");
+        }
     }
 }
 
@@ -318,6 +334,40 @@ pub(crate) fn resolve<'a>(store: &'a Store, selector: &VersionSelector) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A store of the hand-written dataset that the store's tests use.
+    fn mini_store() -> Store {
+        let dir = tempfile::TempDir::new().unwrap().keep();
+        let mini = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/mini");
+        tapster_store::import(&dir, &mini).unwrap();
+        Store::open(&dir).unwrap()
+    }
+
+    #[test]
+    fn the_cache_key_is_a_target_that_asks_for_the_same_request() {
+        let store = mini_store();
+        let key_of = |target: &str| {
+            let (path, query) = target.split_once('?').map_or((target, None), |(p, q)| (p, Some(q)));
+            route(&store, &Method::GET, path, query).unwrap().cache_key()
+        };
+        let cases = [
+            ("/v1/items", "/v1/items"),
+            ("/v1/items?limit=20&kind=food", "/v1/items?kind=food&limit=20"),
+            ("/v1/items?lang=de&sort=-price%2Cname", "/v1/items?sort=-price,name&lang=de"),
+            ("/v1/search?q=pale+ale", "/v1/search?q=pale%20ale"),
+            ("/v1/search?q=%E3%81%B3%E3%83%BC%E3%82%8B", "/v1/search?q=%E3%81%B3%E3%83%BC%E3%82%8B"),
+            ("/v1/search?q=a%2Bb%26c%3Dd%25", "/v1/search?q=a%2Bb%26c%3Dd%25"),
+        ];
+        for (target, canonical) in cases {
+            let key = key_of(target);
+            assert!(
+                key.ends_with(&canonical[canonical.find('?').unwrap_or(canonical.len())..]),
+                "{target}: {key}"
+            );
+            // Asked for by its canonical form, the request is the same request.
+            assert_eq!(key_of(&key), key, "{target}");
+        }
+    }
 
     #[test]
     fn templates_bind_decoded_segments() {

@@ -221,3 +221,16 @@ fn new_game_data_replaces_every_cached_answer() {
     // The sample holds both kinds: answers pinned to an old version, and `latest` ones that moved.
     assert!(kept >= 2 && changed >= 10, "kept {kept}, changed {changed}");
 }
+
+#[test]
+fn a_cached_answer_is_only_for_reads() {
+    let authorization = bearer();
+    let path = "/v1/items/pale-ale";
+    for _ in 0..2 {
+        assert_eq!(crate::bundled_request(true, path, &[]).status, StatusCode::OK);
+    }
+    for method in [Method::POST, Method::DELETE, Method::PUT] {
+        let answer = crate::send(crate::bundled(), method.clone(), path, &[("authorization", &authorization)]);
+        assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED, "{method}");
+    }
+}
