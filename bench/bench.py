@@ -369,7 +369,17 @@ def cmd_report(out: str) -> None:
         stall = f"{m.group(3)}% of the time, longest {m.group(4)} ms" if m else None
         return [pctl(durs, p) for p in (50, 99, 99.9)], errs, len(starts), stall
 
-    if (o / "latency.log").exists():
+    if (o / "latency.json").exists():
+        target_rate = float(read(o / "latency-rate.txt") or 0)
+        (p50, p99, p999), errs, n, achieved, _, _ = oha_result(o / "latency.json")
+        nx = oha_result(o / "latency-nginx.json") if (o / "latency-nginx.json").exists() else None
+        ng = (lambda i: f"{nx[0][i]:.2f} ms") if nx else (lambda i: "")
+        add(f"latency at {target_rate:,.0f}/s (oha, achieved {achieved:,.0f}/s), mix: p50 (nginx: its 4 URLs)",
+            f"{p50:.2f} ms", "", None, "", ng(0))
+        add("  p99", f"{p99:.2f} ms", "< 2 ms", p99 < 2.0, "", ng(1))
+        add("  p99.9", f"{p999:.2f} ms", "< 5 ms", p999 < 5.0, "", ng(2))
+        add("  errors (answers)", f"{errs} ({n})", "0", errs == 0, "", f"{nx[1]} ({nx[2]})" if nx else "")
+    elif (o / "latency.log").exists():
         target_rate = float(read(o / "latency-rate.txt") or 0)
         (p50, p99, p999), errs, n, lag = lat(o / "latency.log")
         nx = lat(o / "latency-nginx.log") if (o / "latency-nginx.log").exists() else None
@@ -427,6 +437,25 @@ def cmd_report(out: str) -> None:
     print(f"\n{sum(1 for r in rows if r[5] is True)} targets met, {len(missed)} not met")
 
 
+def oha_result(path: Path):
+    """Latency percentiles (ms), errors and answers of an oha --output-format json run. Requests oha
+    itself abandons at the end of its run ("aborted due to deadline") are not the server's errors."""
+    d = json.loads(path.read_text())
+    pct = d.get("latencyPercentiles") or {}
+    statuses = {int(k): v for k, v in (d.get("statusCodeDistribution") or {}).items()}
+    errors = {k: v for k, v in (d.get("errorDistribution") or {}).items() if "deadline" not in k}
+    answered = sum(statuses.values())
+    bad = sum(v for k, v in statuses.items() if not 200 <= k < 400) + sum(errors.values())
+    ms = [1000.0 * (pct.get(k) or 0.0) for k in ("p50", "p99", "p99.9")]
+    return ms, bad, answered, d.get("summary", {}).get("requestsPerSec", 0.0), statuses, errors
+
+
+def cmd_oha_summary(path: str) -> None:
+    ms, bad, answered, rate, statuses, errors = oha_result(Path(path))
+    print(f"oha: {answered} answers at {rate:,.0f}/s; p50 {ms[0]:.2f} ms, p99 {ms[1]:.2f} ms, "
+          f"p99.9 {ms[2]:.2f} ms; statuses {statuses}; errors {errors or 'none'}")
+
+
 def main() -> None:
     cmd, *args = sys.argv[1:]
     {
@@ -437,6 +466,7 @@ def main() -> None:
         "rss": cmd_rss,
         "cpu": cmd_cpu,
         "report": cmd_report,
+        "oha-summary": cmd_oha_summary,
     }[cmd](*args)
 
 

@@ -172,7 +172,8 @@ fn operation(endpoint: &Endpoint, generator: &mut SchemaGenerator, partials: &mu
         }),
     );
     let may_miss = endpoint.path.contains('{') || endpoint.params.iter().any(|p| p.name == "version");
-    for status in ["401", "403", "404", "422", "429"] {
+    // 414, 431 and 503 come from the edge of the server, for any request.
+    for status in ["401", "403", "404", "414", "422", "429", "431", "503"] {
         if status == "404" && !may_miss {
             continue;
         }

@@ -230,7 +230,8 @@ fn a_cached_answer_is_only_for_reads() {
         assert_eq!(crate::bundled_request(true, path, &[]).status, StatusCode::OK);
     }
     for method in [Method::POST, Method::DELETE, Method::PUT] {
-        let answer = crate::send(crate::bundled(), method.clone(), path, &[("authorization", &authorization)]);
+        let answer =
+            crate::send(crate::bundled(), method.clone(), path, &[("authorization", &authorization)]);
         assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED, "{method}");
     }
 }
