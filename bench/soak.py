@@ -37,6 +37,8 @@ import urllib.parse
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from bench import pctl  # bench/bench.py, beside this script: the same nearest-rank percentile
+
 # Weights in the keys file: the main keys carry most of the load; the limited key about 2 % of it,
 # which at 5,000/s is far over its limit; each rotating key about 2 % while it is valid. After its
 # revocation a key keeps a small weight for a few seconds (about 10 requests/s at 5,000/s): enough
@@ -390,13 +392,6 @@ class Control:
 
 
 # ---------------------------------------------------------------- report -----------------------------
-
-
-def pctl(sorted_xs: list[int], p: float) -> float:
-    if not sorted_xs:
-        return float("nan")
-    k = min(len(sorted_xs) - 1, max(0, int(round(p / 100 * len(sorted_xs) + 0.5)) - 1))
-    return sorted_xs[k]
 
 
 def cmd_report(out: str) -> None:
