@@ -239,13 +239,13 @@ impl Published {
 fn data_reply<B>(request: &Request<B>, rendered: &Rendered) -> Reply {
     let zipped = if accepts_gzip(request.headers()) { rendered.gzip() } else { None };
     let (body, tag, gzipped) = match zipped {
-        Some((zipped, tag)) => (zipped.clone(), tag.as_str(), true),
-        None => (rendered.body.clone(), rendered.etag.as_str(), false),
+        Some((zipped, tag)) => (zipped.clone(), tag, true),
+        None => (rendered.body.clone(), &rendered.etag, false),
     };
     let mut headers = HeaderMap::new();
-    headers.insert(ETAG, header(tag));
+    headers.insert(ETAG, tag.header.clone());
     headers.insert(CACHE_CONTROL, HeaderValue::from_static(MAX_AGE));
-    if none_match(request.headers(), tag) && matches!(*request.method(), Method::GET | Method::HEAD) {
+    if none_match(request.headers(), &tag.text) && matches!(*request.method(), Method::GET | Method::HEAD) {
         return Reply { status: StatusCode::NOT_MODIFIED, headers, body: Bytes::new() };
     }
     headers.insert(CONTENT_TYPE, rendered.content_type.clone());
@@ -291,16 +291,17 @@ fn refused(refusal: &Refusal, path: &str) -> Reply {
 
 fn rate_limit_headers(response: &mut Reply, quota: &Quota) {
     let headers = &mut response.headers;
-    headers.insert(RATE_LIMIT_POLICY, header(&quota.policy_header()));
+    headers.insert(RATE_LIMIT_POLICY, owned_header(quota.policy_header()));
     if let Some(state) = quota.state_header() {
-        headers.insert(RATE_LIMIT, header(&state));
+        headers.insert(RATE_LIMIT, owned_header(state));
     }
     headers.insert(VARY, HeaderValue::from_static("Authorization, Accept-Encoding"));
 }
 
-/// Header values built here are ASCII by construction (quoted hex, policy names, numbers).
-fn header(value: &str) -> HeaderValue {
-    HeaderValue::from_str(value).unwrap_or_else(|_| HeaderValue::from_static(""))
+/// A header value made for this answer alone (ASCII by construction: policy names and numbers); its
+/// bytes become the header without a copy.
+fn owned_header(value: String) -> HeaderValue {
+    HeaderValue::from_maybe_shared(Bytes::from(value)).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
 fn log_internal(path: &str, cause: &dyn std::error::Error) {

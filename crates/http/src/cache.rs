@@ -29,32 +29,48 @@ pub(crate) struct Rendered {
     pub(crate) content_type: HeaderValue,
     pub(crate) body: Bytes,
     /// Strong entity tag of `body`.
-    pub(crate) etag: String,
+    pub(crate) etag: Tag,
     /// `body` gzipped and its own entity tag, made the first time a client takes it (or when the
     /// answer enters the cache), for bodies of [`GZIP_FROM`] bytes or more.
-    zipped: OnceLock<Option<(Bytes, String)>>,
+    zipped: OnceLock<Option<(Bytes, Tag)>>,
+}
+
+/// A strong entity tag, kept as text (to compare with `If-None-Match`) and as the header value it is
+/// sent as, so that neither is made again for every answer.
+#[derive(Debug)]
+pub(crate) struct Tag {
+    pub(crate) text: String,
+    pub(crate) header: HeaderValue,
+}
+
+impl Tag {
+    fn new(text: String) -> Self {
+        // Quoted hex digits: always a valid header value.
+        let header = HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static("\"\""));
+        Self { text, header }
+    }
 }
 
 impl Rendered {
     pub(crate) fn new(endpoint: usize, content_type: HeaderValue, body: Bytes) -> Self {
-        let etag = etag(&body);
+        let etag = Tag::new(etag(&body));
         Self { endpoint, content_type, body, etag, zipped: OnceLock::new() }
     }
 
     /// The gzip form and its tag; `None` for bodies too short to be worth compressing.
-    pub(crate) fn gzip(&self) -> Option<&(Bytes, String)> {
+    pub(crate) fn gzip(&self) -> Option<&(Bytes, Tag)> {
         self.zipped
             .get_or_init(|| {
                 let zipped = (self.body.len() >= GZIP_FROM).then(|| gzip(&self.body)).flatten()?;
                 // The gzip form is another representation, so it has its own strong tag (RFC 9110 8.8.3).
-                Some((zipped, format!("{}-gzip\"", self.etag.trim_end_matches('"'))))
+                Some((zipped, Tag::new(format!("{}-gzip\"", self.etag.text.trim_end_matches('"')))))
             })
             .as_ref()
     }
 
     /// Bytes the answer holds once its gzip form is made.
     fn size(&self) -> usize {
-        self.body.len() + self.etag.len() + self.gzip().map_or(0, |(z, t)| z.len() + t.len())
+        self.body.len() + self.etag.text.len() + self.gzip().map_or(0, |(z, t)| z.len() + t.text.len())
     }
 }
 
@@ -152,7 +168,8 @@ mod tests {
         let long = rendered(GZIP_FROM);
         let (zipped, tag) = long.gzip().unwrap();
         assert!(zipped.len() < long.body.len());
-        assert!(tag.ends_with("-gzip\"") && tag.starts_with(long.etag.trim_end_matches('"')));
+        assert!(tag.text.ends_with("-gzip\"") && tag.text.starts_with(long.etag.text.trim_end_matches('"')));
+        assert_eq!(tag.header, tag.text.as_str());
         let mut decoded = Vec::new();
         std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&zipped[..]), &mut decoded).unwrap();
         assert_eq!(decoded, long.body);

@@ -2,6 +2,7 @@
 //! `Authorization`), whether they may, and how much of their allowance is left. This crate reads the
 //! credentials and renders the verdict; the verdict itself comes from a [`Gate`] the server supplies.
 
+use std::fmt::Write as _;
 use std::net::IpAddr;
 
 use hyper::HeaderMap;
@@ -119,9 +120,13 @@ pub struct QuotaPolicy {
 impl Quota {
     /// `RateLimit-Policy`: every policy, e.g. `"burst";q=60;w=12, "minute";q=300;w=60, "day";q=20000;w=86400`.
     pub(crate) fn policy_header(&self) -> String {
-        let parts: Vec<String> =
-            self.policies.iter().map(|p| format!("\"{}\";q={};w={}", p.name, p.quota, p.window)).collect();
-        parts.join(", ")
+        // Written once into one buffer: this runs for every `/v1` answer.
+        let mut header = String::with_capacity(24 * self.policies.len());
+        for (i, p) in self.policies.iter().enumerate() {
+            let separator = if i == 0 { "" } else { ", " };
+            let _ = write!(header, "{separator}\"{}\";q={};w={}", p.name, p.quota, p.window);
+        }
+        header
     }
 
     /// `RateLimit`: the policy nearest to exhaustion (the smallest share left; on a tie, the one that

@@ -165,3 +165,32 @@ fn backup_copies_both_databases_while_the_server_runs_and_never_overwrites() {
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("exists already"));
 }
+
+#[test]
+fn sigterm_stops_serving_writes_the_usage_counts_and_exits_zero() {
+    let data_dir = tempfile::TempDir::new().unwrap();
+    assert!(tapster(&["import", crate::mini().to_str().unwrap()], data_dir.path()).status.success());
+    let mut server = serve(data_dir.path());
+    let key = server.first_key().to_owned();
+    for _ in 0..3 {
+        assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200);
+    }
+    // Usage is written every 5 s; stopping at once leaves it to the shutdown.
+    let killed = Command::new("kill").args(["-TERM", &server.child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(std::time::Instant::now() < deadline, "serve did not stop after SIGTERM");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(status.success(), "serve exited with {status}");
+    assert!(std::net::TcpStream::connect(server.addr).is_err(), "still listening");
+
+    let listed = tapster(&["keys", "list"], data_dir.path());
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let local = listed.lines().find(|line| line.contains(&key[..12])).unwrap();
+    assert!(!local.contains("never"), "the usage was not written at shutdown: {local}");
+}
