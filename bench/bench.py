@@ -425,16 +425,22 @@ def cmd_report(out: str) -> None:
         add("start-up to /healthz 200 (median of " + str(len(st)) + ")",
             f"{med:.0f} ms ({', '.join(f'{x:.0f}' for x in st)})", "< 2000 ms", med < 2000)
 
-    head = ("measure", "tapster", "nginx", "result", "target", "met")
-    table = [head] + [(m, t, n, v, tg, {True: "yes", False: "NO", None: "-"}[ok]) for m, t, n, v, tg, ok in rows]
-    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    print_table(("measure", "tapster", "nginx", "result", "target", "met"), rows)
+    missed = [r for r in rows if r[5] is False]
+    print(f"\n{sum(1 for r in rows if r[5] is True)} targets met, {len(missed)} not met")
+
+
+def print_table(head: tuple, rows: list, fit: int | None = None) -> None:
+    """Prints `rows` under `head` as a Markdown table; the last column is a verdict (True, False or
+    None), shown as yes, NO or -. Columns are as wide as the first `fit` rows need (all by default),
+    so that one long row can overflow instead of widening every other."""
+    table = [head] + [(*r[:-1], {True: "yes", False: "NO", None: "-"}[r[-1]]) for r in rows]
+    widths = [max(len(r[i]) for r in table[: None if fit is None else fit + 1]) for i in range(len(head))]
     fmt = "| " + " | ".join("{:<%d}" % w for w in widths) + " |"
     print(fmt.format(*head))
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for r in table[1:]:
         print(fmt.format(*r))
-    missed = [r for r in rows if r[5] is False]
-    print(f"\n{sum(1 for r in rows if r[5] is True)} targets met, {len(missed)} not met")
 
 
 def oha_result(path: Path):

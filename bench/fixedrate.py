@@ -93,7 +93,9 @@ def main() -> None:
     ep = select.epoll()
     conns = {}
     idle = collections.deque()
-    for _ in range(a.conns):
+
+    def connect() -> None:
+        """Opens one more keep-alive connection and puts it among the idle ones."""
         c = socket.create_connection((host, port))
         c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         c.setblocking(False)
@@ -103,6 +105,9 @@ def main() -> None:
         conns[fd] = [c, bytearray(), 0, 0, "", ""]
         ep.register(fd, select.EPOLLIN)
         idle.append(fd)
+
+    for _ in range(a.conns):
+        connect()
 
     interval = 1e9 / a.rate
     total_secs = a.warmup + a.duration
@@ -213,13 +218,7 @@ def main() -> None:
                 ep.unregister(fd)
                 st[0].close()
                 del conns[fd]
-                c = socket.create_connection((host, port))
-                c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                c.setblocking(False)
-                nfd = c.fileno()
-                conns[nfd] = [c, bytearray(), 0, 0, "", ""]
-                ep.register(nfd, select.EPOLLIN)
-                idle.append(nfd)
+                connect()
                 continue
             buf = st[1]
             buf += chunk

@@ -37,7 +37,7 @@ import urllib.parse
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from bench import pctl  # bench/bench.py, beside this script: the same nearest-rank percentile
+from bench import pctl, print_table  # bench/bench.py, beside this script
 
 # Weights in the keys file: the main keys carry most of the load; the limited key about 2 % of it,
 # which at 5,000/s is far over its limit; each rotating key about 2 % while it is valid. After its
@@ -557,14 +557,8 @@ def cmd_report(out: str) -> None:
         "", alive and not panics)
     add("answers by class", "; ".join(f"{c} {dict(sorted(v.items()))}" for c, v in sorted(by_class.items())))
 
-    head = ("check", "result", "target", "met")
-    table = [head] + [(c, r, t, {True: "yes", False: "NO", None: "-"}[ok]) for c, r, t, ok in rows]
-    widths = [max(len(r[i]) for r in table[:-1]) for i in range(len(head))]  # the long last row may overflow
-    fmt = "| " + " | ".join("{:<%d}" % w for w in widths) + " |"
-    print(fmt.format(*head))
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for r in table[1:]:
-        print(fmt.format(*r))
+    # The long last row ("answers by class") may overflow.
+    print_table(("check", "result", "target", "met"), rows, fit=len(rows) - 1)
     failed = [r for r in rows if r[3] is False]
     print(f"\n{sum(1 for r in rows if r[3] is True)} checks passed, {len(failed)} failed"
           + (": " + "; ".join(r[0].strip() for r in failed) if failed else ""))
