@@ -277,7 +277,7 @@ fn refused(refusal: &Refusal, path: &str) -> Reply {
         Refusal::MissingKey => {
             headers.insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"tapster\""));
         }
-        Refusal::MalformedKey { .. } | Refusal::UnknownKey | Refusal::RevokedKey => {
+        Refusal::MalformedKey { .. } | Refusal::UnknownKey | Refusal::RevokedKey | Refusal::ExpiredKey => {
             headers.insert(
                 WWW_AUTHENTICATE,
                 HeaderValue::from_static("Bearer realm=\"tapster\", error=\"invalid_token\""),

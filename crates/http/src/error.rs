@@ -122,6 +122,9 @@ impl From<&Refusal> for ApiError {
             Refusal::MalformedKey { detail } => unauthorized(detail),
             Refusal::UnknownKey => unauthorized("this API key is not valid"),
             Refusal::RevokedKey => unauthorized("this API key has been revoked; create a new one"),
+            Refusal::ExpiredKey => {
+                unauthorized("this API key has expired; create a new one in the dashboard")
+            }
             Refusal::SuspendedKey => forbidden("this API key is suspended"),
             Refusal::SuspendedAccount => forbidden("the account that owns this API key is suspended"),
             Refusal::UnconfirmedAccount => {

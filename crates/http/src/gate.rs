@@ -81,6 +81,8 @@ pub enum Refusal {
     },
     UnknownKey,
     RevokedKey,
+    /// A key past the expiry its owner chose.
+    ExpiredKey,
     SuspendedKey,
     SuspendedAccount,
     UnconfirmedAccount,

@@ -60,7 +60,8 @@ const BUCKETS: [(u64, &str); 19] = [
 ];
 
 /// Why a `/v1` request failed authentication (answered `401`), as the `reason` label names it.
-const AUTH_FAILURES: [&str; 4] = ["missing_key", "malformed_key", "unknown_key", "revoked_key"];
+const AUTH_FAILURES: [&str; 5] =
+    ["missing_key", "malformed_key", "unknown_key", "revoked_key", "expired_key"];
 /// Which limit refused a request (answered `429`), as the `limit` label names it.
 const RATE_LIMITS: [&str; 2] = ["key", "failed_authentications"];
 
@@ -161,6 +162,7 @@ impl Metrics {
             Refusal::MalformedKey { .. } => &self.auth_failures[1],
             Refusal::UnknownKey => &self.auth_failures[2],
             Refusal::RevokedKey => &self.auth_failures[3],
+            Refusal::ExpiredKey => &self.auth_failures[4],
             Refusal::RateLimited { .. } => &self.rate_limited[0],
             Refusal::TooManyFailures { .. } => &self.rate_limited[1],
             Refusal::SuspendedKey
@@ -346,6 +348,7 @@ mod tests {
             Refusal::MalformedKey { detail: "x" },
             Refusal::UnknownKey,
             Refusal::RevokedKey,
+            Refusal::ExpiredKey,
             Refusal::RateLimited { quota, retry_after: 1 },
             Refusal::TooManyFailures { retry_after: 3 },
             Refusal::SuspendedKey,
@@ -362,6 +365,7 @@ mod tests {
             ("tapster_http_auth_failures_total{reason=\"malformed_key\"}", 1.0),
             ("tapster_http_auth_failures_total{reason=\"unknown_key\"}", 1.0),
             ("tapster_http_auth_failures_total{reason=\"revoked_key\"}", 1.0),
+            ("tapster_http_auth_failures_total{reason=\"expired_key\"}", 1.0),
             ("tapster_http_rate_limited_total{limit=\"key\"}", 1.0),
             ("tapster_http_rate_limited_total{limit=\"failed_authentications\"}", 1.0),
             ("tapster_response_cache_hits_total", 2.0),

@@ -11,9 +11,9 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use tapster_accounts::{AccessSnapshot, Accounts, KeyHash, Usage, hash_key};
 use tapster_domain::{ApiKey, Limits, Timestamp};
 use tapster_http::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal};
-use tapster_store::{AccessSnapshot, Accounts, KeyHash, Usage, hash_key};
 
 use crate::failures::Failures;
 use crate::limiter::{Decision, Limiter, Status};
@@ -38,10 +38,10 @@ pub struct Access {
 
 impl Access {
     /// Loads every key and block, and today's recorded usage so that daily caps survive restarts.
-    pub fn load(accounts: Accounts, limiter: impl Limiter + 'static) -> tapster_store::Result<Self> {
-        let snapshot = accounts.snapshot()?;
+    pub async fn load(accounts: Accounts, limiter: impl Limiter + 'static) -> tapster_accounts::Result<Self> {
+        let snapshot = accounts.snapshot().await?;
         let today = now().as_secs() / 86_400;
-        for (key, requests) in accounts.usage_on(today as i64)? {
+        for (key, requests) in accounts.usage_on(today as i64).await? {
             limiter.seed_day(key, today, requests);
         }
         Ok(Self {
@@ -55,20 +55,20 @@ impl Access {
     }
 
     /// Replaces the snapshot with the accounts database as it is now.
-    pub fn reload(&self) -> tapster_store::Result<()> {
-        let snapshot = Arc::new(Keys::from(self.accounts.snapshot()?));
+    pub async fn reload(&self) -> tapster_accounts::Result<()> {
+        let snapshot = Arc::new(Keys::from(self.accounts.snapshot().await?));
         *self.snapshot.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = snapshot;
         Ok(())
     }
 
     /// Writes the requests counted since the last flush; on failure they are kept for the next one.
     /// Then forgets rate-limit and failure state that holds nothing any more.
-    pub fn flush(&self) -> tapster_store::Result<()> {
+    pub async fn flush(&self) -> tapster_accounts::Result<()> {
         let usage: Vec<Usage> = {
             let mut pending = self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             pending.drain().map(|(_, usage)| usage).collect()
         };
-        if let Err(error) = self.accounts.record_usage(&usage) {
+        if let Err(error) = self.accounts.record_usage(usage.clone()).await {
             let mut pending = self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             for u in usage {
                 merge(&mut pending, u);
@@ -175,6 +175,9 @@ impl Gate for Access {
         if access.revoked {
             return Err(self.failed(peer, now, Refusal::RevokedKey));
         }
+        if access.expires_at.is_some_and(|at| at.0 <= now.as_secs() as i64) {
+            return Err(self.failed(peer, now, Refusal::ExpiredKey));
+        }
         if access.suspended {
             return Err(Refusal::SuspendedKey);
         }
@@ -235,6 +238,11 @@ fn whole_seconds(duration: Duration) -> u64 {
 /// The wall clock, as time since the Unix epoch.
 pub(crate) fn now() -> Duration {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default()
+}
+
+/// The wall clock to the second, as accounts record it.
+pub(crate) fn timestamp() -> Timestamp {
+    Timestamp(now().as_secs() as i64)
 }
 
 #[cfg(test)]

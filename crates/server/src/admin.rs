@@ -1,14 +1,14 @@
 //! The administrative commands: create, list, revoke and suspend keys, suspend accounts, block
-//! addresses. They write the accounts database directly, so they work while `serve` runs on the same
-//! data dir; the server sees each change within a quarter of a second.
+//! addresses, back up. They write the accounts store directly, so they work while `serve` runs on
+//! the same data dir; the server sees each change within a quarter of a second.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
-use tapster_store::{Accounts, KeyAction, KeyRecord, KeySelector};
+use tapster_accounts::{Accounts, KeyAction, KeyName, KeyRecord, KeySelector, KeyStatus, Location};
+use tapster_domain::{AddressBlock, ApiKey, Email, Limits};
 
-use crate::access::now;
+use crate::access::timestamp;
 
 /// The account the server creates for itself when a data dir has no key at all.
 pub const LOCAL_ACCOUNT: &str = "local@localhost";
@@ -26,52 +26,81 @@ pub struct NewKey {
 }
 
 impl Admin {
-    pub fn open(data_dir: &Path) -> anyhow::Result<Self> {
-        let accounts = Accounts::open(data_dir)
+    /// Opens the accounts store of `data_dir`.
+    pub async fn open(data_dir: &Path) -> anyhow::Result<Self> {
+        let accounts = Accounts::open(&Location::DataDir(data_dir.to_owned()))
+            .await
             .with_context(|| format!("opening the accounts database in {}", data_dir.display()))?;
         Ok(Self { accounts })
     }
 
-    pub fn create_key(&self, email: &str, name: &str, limits: Limits) -> anyhow::Result<NewKey> {
-        let email = Email::parse(email).map_err(|e| anyhow::anyhow!("the e-mail address {email:?} {e}"))?;
+    pub async fn create_key(&self, email: &str, name: &str, limits: Limits) -> anyhow::Result<NewKey> {
+        let email = parse_email(email)?;
+        let name = KeyName::parse(name)?;
         let key = new_key().context("drawing a random key")?;
-        let record = self.accounts.create_key(&email, name, limits, &key, timestamp())?;
+        let record = self.accounts.admin_create_key(&email, &name, limits, &key, timestamp()).await?;
         Ok(NewKey { record, key })
     }
 
     /// Creates the local account and its key when the data dir has no key at all, so that a
     /// newcomer's first `serve` gives them a key to try the API with.
-    pub fn first_key(&self) -> anyhow::Result<Option<NewKey>> {
-        if self.accounts.has_keys()? {
+    pub async fn first_key(&self) -> anyhow::Result<Option<NewKey>> {
+        if self.accounts.has_keys().await? {
             return Ok(None);
         }
-        self.create_key(LOCAL_ACCOUNT, "local", Limits::DEFAULT).map(Some)
+        self.create_key(LOCAL_ACCOUNT, "local", Limits::DEFAULT).await.map(Some)
     }
 
-    pub fn list_keys(&self, account: Option<&str>) -> anyhow::Result<Vec<KeyRecord>> {
-        let account = account
-            .map(|email| Email::parse(email).map_err(|e| anyhow::anyhow!("the e-mail address {email:?} {e}")))
-            .transpose()?;
-        Ok(self.accounts.list_keys(account.as_ref())?)
+    pub async fn list_keys(&self, account: Option<&str>) -> anyhow::Result<Vec<KeyRecord>> {
+        let account = account.map(parse_email).transpose()?;
+        Ok(self.accounts.list_keys(account.as_ref()).await?)
     }
 
-    pub fn change_key(&self, key_or_id: &str, action: KeyAction) -> anyhow::Result<KeyRecord> {
+    pub async fn change_key(&self, key_or_id: &str, action: KeyAction) -> anyhow::Result<KeyRecord> {
         let selector = KeySelector::parse(key_or_id)?;
-        Ok(self.accounts.change_key(&selector, action, timestamp())?)
+        Ok(self.accounts.change_key(&selector, action, timestamp()).await?)
     }
 
-    pub fn suspend_account(&self, email: &str, suspended: bool) -> anyhow::Result<()> {
-        let email = Email::parse(email).map_err(|e| anyhow::anyhow!("the e-mail address {email:?} {e}"))?;
-        Ok(self.accounts.set_account_suspended(&email, suspended)?)
+    /// Suspends an account (with a reason its owner reads in the dashboard) or reinstates it.
+    pub async fn suspend_account(
+        &self,
+        email: &str,
+        suspended: bool,
+        reason: Option<&str>,
+    ) -> anyhow::Result<()> {
+        let email = parse_email(email)?;
+        Ok(self.accounts.set_account_suspended(&email, suspended, reason).await?)
     }
 
     /// Blocks (or unblocks) an address or CIDR range; returns the canonical block and whether anything changed.
-    pub fn block(&self, address: &str, blocked: bool) -> anyhow::Result<(AddressBlock, bool)> {
+    pub async fn block(&self, address: &str, blocked: bool) -> anyhow::Result<(AddressBlock, bool)> {
         let block = AddressBlock::parse(address).map_err(|e| anyhow::anyhow!("{address:?} {e}"))?;
-        let changed =
-            if blocked { self.accounts.block(block, timestamp())? } else { self.accounts.unblock(block)? };
+        let changed = if blocked {
+            self.accounts.block(block, timestamp()).await?
+        } else {
+            self.accounts.unblock(block).await?
+        };
         Ok((block, changed))
     }
+
+    /// Consistent copies of the accounts and game databases of `data_dir` in the new directory
+    /// `dest`; returns the files written.
+    pub async fn backup(&self, data_dir: &Path, dest: &Path) -> anyhow::Result<Vec<PathBuf>> {
+        let game = dest.join(tapster_store::GAME_DB);
+        anyhow::ensure!(!game.exists(), "{} exists already; back up into a new directory", game.display());
+        let mut written = vec![self.accounts.backup(dest).await?];
+        match tapster_store::backup(data_dir, dest) {
+            Ok(file) => written.push(file),
+            // A data dir that serves no game data yet still has accounts worth keeping.
+            Err(tapster_store::Error::NoData(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+        Ok(written)
+    }
+}
+
+fn parse_email(email: &str) -> anyhow::Result<Email> {
+    Email::parse(email).map_err(|e| anyhow::anyhow!("the e-mail address {email:?} {e}"))
 }
 
 /// A key from the operating system's CSPRNG.
@@ -93,27 +122,28 @@ fn new_key() -> Result<ApiKey, getrandom::Error> {
     failure.map_or(Ok(key), Err)
 }
 
-fn timestamp() -> Timestamp {
-    Timestamp(now().as_secs() as i64)
-}
-
 /// The keys as a table for the console; never the keys themselves, only their public prefixes.
 pub fn format_keys(keys: &[KeyRecord]) -> String {
     let mut out = format!(
         "{:>5}  {:<12}  {:<28}  {:<20}  {:<18}  {:<20}  {}\n",
         "id", "prefix", "account", "name", "limits (min/burst/day)", "last used", "state"
     );
+    let now = timestamp();
     for key in keys {
-        let state = match (key.revoked_at, key.suspended) {
+        let state = match (key.revoked_at, key.status(now)) {
             (Some(at), _) => format!("revoked {at}"),
-            (None, true) => "suspended".to_owned(),
-            (None, false) => "active".to_owned(),
+            (None, KeyStatus::Expired) => format!("expired {}", key.expires_at.unwrap_or(now)),
+            (None, status) => status.as_str().to_owned(),
+        };
+        let account = match &key.account_email {
+            Some(email) => email.to_string(),
+            None => format!("account {} (no address)", key.account),
         };
         let limits = format!("{}/{}/{}", key.limits.per_minute, key.limits.burst, key.limits.per_day);
         let last_used = key.last_used_at.map(|t| t.to_string()).unwrap_or_else(|| "never".to_owned());
         out.push_str(&format!(
             "{:>5}  {:<12}  {:<28}  {:<20}  {:<18}  {:<20}  {state}\n",
-            key.id, key.prefix, key.account, key.name, limits, last_used
+            key.id, key.prefix, account, key.name, limits, last_used
         ));
     }
     out

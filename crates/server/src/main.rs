@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use tapster_accounts::KeyAction;
 use tapster_domain::{AddressBlock, Limits};
 use tapster_http::{ServeConfig, TlsConfig, TlsError};
-use tapster_server::{Admin, LogFormat, LogLevel, format_keys, log_subscriber, open_service};
-use tapster_store::KeyAction;
+use tapster_server::{Admin, LOCAL_ACCOUNT, LogFormat, LogLevel, format_keys, log_subscriber, open_service};
 
 /// jemalloc rather than the system allocator: when new game data replaces the old, glibc keeps the
 /// freed megabytes of the old data set resident (they sit below newer allocations, which only
@@ -318,8 +318,12 @@ enum KeysCommand {
 
 #[derive(Debug, Subcommand)]
 enum AccountsCommand {
+    /// Suspend an account: its keys answer 403 and it cannot make new ones.
     Suspend {
         email: String,
+        /// Why, in words the account holder reads on their dashboard.
+        #[arg(long)]
+        reason: Option<String>,
         #[command(flatten)]
         data: DataDir,
     },
@@ -353,60 +357,74 @@ fn main() -> anyhow::Result<()> {
             serve(addr, &data.path, &fixtures, cache_mib, edge.config()?)
         }
         Command::Import { dir, data } => import(&dir, &data.path),
-        Command::Backup { dest, data } => {
-            let written = tapster_store::backup(&data.path, &dest)
+        Command::Backup { dest, data } => admin(async {
+            let written = Admin::open(&data.path)
+                .await?
+                .backup(&data.path, &dest)
+                .await
                 .with_context(|| format!("backing up {} into {}", data.path.display(), dest.display()))?;
             for file in written {
                 println!("wrote {}", file.display());
             }
             Ok(())
-        }
-        Command::Keys(command) => keys(command),
-        Command::Accounts(AccountsCommand::Suspend { email, data }) => {
-            Admin::open(&data.path)?.suspend_account(&email, true)?;
+        }),
+        Command::Keys(command) => admin(keys(command)),
+        Command::Accounts(AccountsCommand::Suspend { email, reason, data }) => admin(async {
+            Admin::open(&data.path).await?.suspend_account(&email, true, reason.as_deref()).await?;
             println!("account {email} is suspended");
             Ok(())
-        }
-        Command::Accounts(AccountsCommand::Unsuspend { email, data }) => {
-            Admin::open(&data.path)?.suspend_account(&email, false)?;
+        }),
+        Command::Accounts(AccountsCommand::Unsuspend { email, data }) => admin(async {
+            Admin::open(&data.path).await?.suspend_account(&email, false, None).await?;
             println!("account {email} is no longer suspended");
             Ok(())
-        }
-        Command::Addresses(AddressesCommand::Block { address, data }) => {
-            let (block, changed) = Admin::open(&data.path)?.block(&address, true)?;
+        }),
+        Command::Addresses(AddressesCommand::Block { address, data }) => admin(async {
+            let (block, changed) = Admin::open(&data.path).await?.block(&address, true).await?;
             println!("{block} {}", if changed { "is blocked" } else { "was already blocked" });
             Ok(())
-        }
-        Command::Addresses(AddressesCommand::Unblock { address, data }) => {
-            let (block, changed) = Admin::open(&data.path)?.block(&address, false)?;
+        }),
+        Command::Addresses(AddressesCommand::Unblock { address, data }) => admin(async {
+            let (block, changed) = Admin::open(&data.path).await?.block(&address, false).await?;
             println!("{block} {}", if changed { "is no longer blocked" } else { "was not blocked" });
             Ok(())
-        }
+        }),
     }
 }
 
-fn keys(command: KeysCommand) -> anyhow::Result<()> {
+/// Runs an administrative command to its end on a runtime of one thread.
+fn admin(command: impl Future<Output = anyhow::Result<()>>) -> anyhow::Result<()> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")?
+        .block_on(command)
+}
+
+async fn keys(command: KeysCommand) -> anyhow::Result<()> {
     let (key_or_id, data, action) = match command {
         KeysCommand::Create { account, name, per_minute, burst, per_day, data } => {
             let limits =
                 Limits::new(per_minute, burst, per_day).map_err(|e| anyhow::anyhow!("limits {e}"))?;
-            let created = Admin::open(&data.path)?.create_key(&account, &name, limits)?;
+            let created = Admin::open(&data.path).await?.create_key(&account, &name, limits).await?;
+            let owner =
+                created.record.account_email.as_ref().map_or(String::new(), |email| format!(" for {email}"));
             println!(
-                "created key {} ({}) for {}; it is shown only now:",
-                created.record.id, created.record.prefix, created.record.account
+                "created key {} ({}){owner}; it is shown only now:",
+                created.record.id, created.record.prefix
             );
             println!("{}", created.key.expose());
             return Ok(());
         }
         KeysCommand::List { account, data } => {
-            print!("{}", format_keys(&Admin::open(&data.path)?.list_keys(account.as_deref())?));
+            print!("{}", format_keys(&Admin::open(&data.path).await?.list_keys(account.as_deref()).await?));
             return Ok(());
         }
         KeysCommand::Revoke { key_or_id, data } => (key_or_id, data, KeyAction::Revoke),
         KeysCommand::Suspend { key_or_id, data } => (key_or_id, data, KeyAction::Suspend),
         KeysCommand::Unsuspend { key_or_id, data } => (key_or_id, data, KeyAction::Unsuspend),
     };
-    let key = Admin::open(&data.path)?.change_key(&key_or_id, action)?;
+    let key = Admin::open(&data.path).await?.change_key(&key_or_id, action).await?;
     print!("{}", format_keys(&[key]));
     Ok(())
 }
@@ -438,20 +456,19 @@ fn serve(
     if let Err(tapster_store::Error::NoData(_)) = tapster_store::Store::open(data_dir) {
         tracing::info!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
     }
-    let mut service = open_service(data_dir, fixtures)?;
-    service.cache_budget = cache_mib.saturating_mul(1024 * 1024);
-    // The console, not the log: the one time a key is shown whole, it must not reach log storage.
-    if let Some(created) = &service.first_key {
-        eprintln!(
-            "created the account {} with this API key; it is shown only now:\n\n    {}\n\ntry: curl -H 'Authorization: Bearer {}' {scheme}://{addr}/v1/versions\n",
-            created.record.account,
-            created.key.expose(),
-            created.key.expose()
-        );
-    }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     runtime.block_on(async {
+        let mut service = open_service(data_dir, fixtures).await?;
+        service.cache_budget = cache_mib.saturating_mul(1024 * 1024);
+        // The console, not the log: the one time a key is shown whole, it must not reach log storage.
+        if let Some(created) = &service.first_key {
+            eprintln!(
+                "created the account {LOCAL_ACCOUNT} with this API key; it is shown only now:\n\n    {}\n\ntry: curl -H 'Authorization: Bearer {}' {scheme}://{addr}/v1/versions\n",
+                created.key.expose(),
+                created.key.expose()
+            );
+        }
         let listener =
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
         tracing::info!(

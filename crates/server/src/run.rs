@@ -9,13 +9,17 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use tapster_store::{Accounts, Store};
+use tapster_accounts::{Accounts, Location};
+use tapster_store::Store;
 use tokio::net::TcpListener;
 
-use crate::access::{Access, FLUSH_EVERY, RELOAD_EVERY};
+use crate::access::{Access, FLUSH_EVERY, RELOAD_EVERY, timestamp};
 use crate::admin::{Admin, NewKey};
 use crate::limiter::InProcess;
 use crate::reload::{Reload, Reloader};
+
+/// How often expired sign-in links and idle sessions are forgotten.
+const PURGE_EVERY: Duration = Duration::from_secs(3600);
 
 /// Everything a running server needs, opened and checked.
 #[derive(Debug)]
@@ -32,7 +36,7 @@ pub struct Service {
 
 /// Opens the data dir for serving. On a data dir without game data, imports `fixtures` first; on one
 /// without any key, creates the local account's key.
-pub fn open_service(data_dir: &Path, fixtures: &Path) -> anyhow::Result<Service> {
+pub async fn open_service(data_dir: &Path, fixtures: &Path) -> anyhow::Result<Service> {
     let store = match Store::open(data_dir) {
         Err(tapster_store::Error::NoData(_)) => {
             tapster_store::import(data_dir, fixtures)
@@ -42,9 +46,10 @@ pub fn open_service(data_dir: &Path, fixtures: &Path) -> anyhow::Result<Service>
         opened => opened,
     }
     .with_context(|| format!("opening the game data in {}", data_dir.display()))?;
-    let first_key = Admin::open(data_dir)?.first_key()?;
-    let accounts = Accounts::open(data_dir)?;
-    let access = Access::load(accounts.clone(), InProcess::default()).context("loading keys and usage")?;
+    let first_key = Admin::open(data_dir).await?.first_key().await?;
+    let accounts = Accounts::open(&Location::DataDir(data_dir.to_owned())).await?;
+    let access =
+        Access::load(accounts.clone(), InProcess::default()).await.context("loading keys and usage")?;
     Ok(Service {
         data_dir: data_dir.to_owned(),
         store,
@@ -70,18 +75,25 @@ impl Service {
         );
         let stop = Arc::new(AtomicBool::new(false));
         let mut watcher = self.accounts.watcher().context("watching the accounts database")?;
-        let access = Arc::clone(&self.access);
-        let mut flushed = Instant::now();
+        let (access, accounts) = (Arc::clone(&self.access), self.accounts.clone());
+        let (mut flushed, mut purged) = (Instant::now(), Instant::now());
+        let runtime = tokio::runtime::Handle::current();
         let keys = every(RELOAD_EVERY, &stop, move || {
-            match watcher.changed() {
-                Ok(true) => report(access.reload(), "reloading keys"),
-                Ok(false) => {}
-                Err(e) => report(Err(e), "watching the accounts database"),
-            }
-            if flushed.elapsed() >= FLUSH_EVERY {
-                report(access.flush(), "recording usage");
-                flushed = Instant::now();
-            }
+            runtime.block_on(async {
+                match watcher.changed().await {
+                    Ok(true) => report(access.reload().await, "reloading keys"),
+                    Ok(false) => {}
+                    Err(e) => report(Err(e), "watching the accounts database"),
+                }
+                if flushed.elapsed() >= FLUSH_EVERY {
+                    report(access.flush().await, "recording usage");
+                    flushed = Instant::now();
+                }
+                if purged.elapsed() >= PURGE_EVERY {
+                    report(accounts.purge(timestamp()).await, "forgetting old sessions and links");
+                    purged = Instant::now();
+                }
+            });
         });
         // Its own thread: reading new game data takes about a second, which key changes must not wait for.
         let publisher = Arc::clone(&app);
@@ -96,7 +108,7 @@ impl Service {
         stop.store(true, Ordering::Relaxed);
         let _ = keys.join();
         let _ = data.join();
-        self.access.flush().context("recording the last usage counts")?;
+        self.access.flush().await.context("recording the last usage counts")?;
         served.context("serving")
     }
 }
@@ -116,7 +128,7 @@ fn every(
     })
 }
 
-fn report(result: tapster_store::Result<()>, doing: &str) {
+fn report<E: std::fmt::Display>(result: Result<(), E>, doing: &str) {
     if let Err(e) = result {
         tracing::error!(doing, error = %e, "upkeep failed");
     }

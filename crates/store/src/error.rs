@@ -17,9 +17,9 @@ pub enum Error {
     /// The versions to import disagree with each other or with those already imported.
     #[error("{0}")]
     Conflict(String),
-    /// An administrative request that cannot be carried out as asked.
-    #[error("{0}")]
-    Admin(String),
+    /// A backup would overwrite this file.
+    #[error("{} exists already; back up into a new directory", .0.display())]
+    Exists(PathBuf),
     #[error("no game data has been imported into {}", .0.display())]
     NoData(PathBuf),
     #[error("{} was written by another generation of Tapster (schema {found}, this build reads {expected}); import the game data again into a new data dir", path.display())]
@@ -34,8 +34,6 @@ pub enum Error {
     Io { path: PathBuf, source: std::io::Error },
     #[error("game-data database: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    #[error("game-data connection pool: {0}")]
-    Pool(#[from] r2d2::Error),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

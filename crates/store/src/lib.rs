@@ -1,10 +1,8 @@
-//! The stores: game versions in the data format of `docs/data-format.md`, checked and imported
-//! atomically into one SQLite file that the server reads through a pool of read-only connections;
-//! and accounts, keys and usage in a second SQLite file that imports never touch.
+//! The game-data store: game versions in the data format of `docs/data-format.md`, checked and
+//! imported atomically into one SQLite file, read once into memory for serving.
 //!
 //! The store knows SQL and the data format; it knows nothing of HTTP or of the wire format.
 
-mod accounts;
 mod backup;
 mod catalog;
 mod diff;
@@ -15,10 +13,6 @@ mod read;
 mod schema;
 mod source;
 
-pub use accounts::{
-    ACCOUNTS_DB, AccessSnapshot, Accounts, KeyAccess, KeyAction, KeyHash, KeyRecord, KeySelector, Usage,
-    Watcher, hash_key,
-};
 pub use backup::backup;
 pub use catalog::{Catalog, Change, LanguageInfo};
 pub use error::{Error, Result};

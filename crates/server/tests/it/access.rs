@@ -5,13 +5,13 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use tapster_accounts::KeyAction;
 use tapster_domain::Limits;
 use tapster_server::{Admin, open_service};
-use tapster_store::KeyAction;
 use tempfile::TempDir;
 use tokio::sync::oneshot;
 
-use crate::{get, get_with_key, mini};
+use crate::{block, get, get_with_key, mini};
 
 /// A running service on a data dir; stops (flushing usage) when dropped.
 struct Running {
@@ -23,9 +23,9 @@ struct Running {
 
 impl Running {
     fn start(data_dir: &Path) -> Self {
-        let service = open_service(data_dir, &mini()).unwrap();
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let service = runtime.block_on(open_service(data_dir, &mini())).unwrap();
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel();
@@ -54,7 +54,11 @@ impl Drop for Running {
 }
 
 fn key(data_dir: &Path, email: &str, limits: Limits) -> String {
-    Admin::open(data_dir).unwrap().create_key(email, "test", limits).unwrap().key.expose().to_owned()
+    block(async { Admin::open(data_dir).await?.create_key(email, "test", limits).await })
+        .unwrap()
+        .key
+        .expose()
+        .to_owned()
 }
 
 /// Polls until `path` answers `status` with `key`, for at most the contract's one second (plus slack
@@ -73,16 +77,17 @@ fn eventually(addr: SocketAddr, key: &str, status: u16) -> Duration {
 #[test]
 fn every_refusal_has_its_status_type_and_detail() {
     let dir = TempDir::new().unwrap();
-    let admin = Admin::open(dir.path()).unwrap();
+    let admin = block(Admin::open(dir.path())).unwrap();
     let good = key(dir.path(), "good@example.org", Limits::DEFAULT);
     let revoked = key(dir.path(), "good@example.org", Limits::DEFAULT);
-    admin.change_key(&revoked, KeyAction::Revoke).unwrap();
+    block(admin.change_key(&revoked, KeyAction::Revoke)).unwrap();
     let suspended = key(dir.path(), "good@example.org", Limits::DEFAULT);
-    admin.change_key(&suspended, KeyAction::Suspend).unwrap();
+    block(admin.change_key(&suspended, KeyAction::Suspend)).unwrap();
     let banned = key(dir.path(), "banned@example.org", Limits::DEFAULT);
-    admin.suspend_account("banned@example.org", true).unwrap();
+    block(admin.suspend_account("banned@example.org", true, None)).unwrap();
     let unknown = tapster_domain::ApiKey::generate(|| 42).expose().to_owned();
     let mistyped = format!("{}x{}", &good[..10], &good[11..]);
+    let (expired, unconfirmed) = block(owner_keys(dir.path()));
 
     let server = Running::start(dir.path());
     let cases: &[(Option<&str>, u16, &str, &str)] = &[
@@ -91,6 +96,8 @@ fn every_refusal_has_its_status_type_and_detail() {
         (Some("tap_short"), 401, "/errors/unauthorized", "not an API key"),
         (Some(&unknown), 401, "/errors/unauthorized", "not valid"),
         (Some(&revoked), 401, "/errors/unauthorized", "revoked"),
+        (Some(&expired), 401, "/errors/unauthorized", "this API key has expired"),
+        (Some(&unconfirmed), 403, "/errors/forbidden", "has not confirmed its e-mail address"),
         (Some(&suspended), 403, "/errors/forbidden", "this API key is suspended"),
         (Some(&banned), 403, "/errors/forbidden", "account that owns this API key is suspended"),
         (Some(&good), 200, "", ""),
@@ -115,38 +122,63 @@ fn every_refusal_has_its_status_type_and_detail() {
     server.stop();
 }
 
+/// Keys made as the dashboard makes them: one that expired a second ago, and one whose account
+/// confirmed its address and then lost it again (as no account can, short of editing the database,
+/// but the gate must still refuse it).
+async fn owner_keys(data_dir: &Path) -> (String, String) {
+    use tapster_accounts::{Accounts, KeyName, Location, Token};
+    use tapster_domain::{ApiKey, Timestamp};
+
+    let accounts = Accounts::open(&Location::DataDir(data_dir.to_owned())).await.unwrap();
+    let now = Timestamp(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64,
+    );
+    let link = Token::from_random([7; 32]);
+    let email = tapster_domain::Email::parse("owner@example.org").unwrap();
+    accounts.issue_email_token(&email, None, link.hash(), now).await.unwrap();
+    let owner = accounts.spend_email_token(link.hash(), now).await.unwrap().account;
+    let name = KeyName::parse("expiring").unwrap();
+    let expired = ApiKey::generate(|| 11);
+    accounts.create_key(owner, &name, Some(Timestamp(now.0 - 1)), &expired, now).await.unwrap();
+    let unconfirmed = ApiKey::generate(|| 13);
+    accounts.create_key(owner, &name, None, &unconfirmed, now).await.unwrap();
+    let conn = rusqlite::Connection::open(data_dir.join(tapster_accounts::ACCOUNTS_DB)).unwrap();
+    conn.execute("UPDATE accounts SET email = NULL WHERE email = 'owner@example.org'", []).unwrap();
+    (expired.expose().to_owned(), unconfirmed.expose().to_owned())
+}
+
 #[test]
 fn admin_commands_take_effect_on_the_running_server_within_a_second() {
     let dir = TempDir::new().unwrap();
     let key = key(dir.path(), "marta@example.org", Limits::DEFAULT);
     let server = Running::start(dir.path());
-    let admin = Admin::open(dir.path()).unwrap();
+    let admin = block(Admin::open(dir.path())).unwrap();
     assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200);
 
-    admin.change_key(&key, KeyAction::Suspend).unwrap();
+    block(admin.change_key(&key, KeyAction::Suspend)).unwrap();
     assert!(eventually(server.addr, &key, 403) < Duration::from_secs(1));
-    admin.change_key(&key, KeyAction::Unsuspend).unwrap();
+    block(admin.change_key(&key, KeyAction::Unsuspend)).unwrap();
     assert!(eventually(server.addr, &key, 200) < Duration::from_secs(1));
 
-    admin.suspend_account("marta@example.org", true).unwrap();
+    block(admin.suspend_account("marta@example.org", true, None)).unwrap();
     assert!(eventually(server.addr, &key, 403) < Duration::from_secs(1));
-    admin.suspend_account("marta@example.org", false).unwrap();
+    block(admin.suspend_account("marta@example.org", false, None)).unwrap();
     assert!(eventually(server.addr, &key, 200) < Duration::from_secs(1));
 
-    admin.block("127.0.0.0/8", true).unwrap();
+    block(admin.block("127.0.0.0/8", true)).unwrap();
     assert!(eventually(server.addr, &key, 403) < Duration::from_secs(1));
     let answer = get(server.addr, "/v1/versions", &[]);
     assert_eq!(
         (answer.status, answer.json()["detail"].as_str()),
         (403, Some("requests from this address are blocked"))
     );
-    admin.block("127.0.0.1", false).unwrap();
-    admin.block("127.0.0.0/8", false).unwrap();
+    block(admin.block("127.0.0.1", false)).unwrap();
+    block(admin.block("127.0.0.0/8", false)).unwrap();
     assert!(eventually(server.addr, &key, 200) < Duration::from_secs(1));
 
     let fresh = self::key(dir.path(), "new@example.org", Limits::DEFAULT);
     assert!(eventually(server.addr, &fresh, 200) < Duration::from_secs(1));
-    admin.change_key(&key, KeyAction::Revoke).unwrap();
+    block(admin.change_key(&key, KeyAction::Revoke)).unwrap();
     assert!(eventually(server.addr, &key, 401) < Duration::from_secs(1));
     server.stop();
 }
@@ -225,17 +257,18 @@ fn the_daily_cap_survives_a_restart() {
     assert!((1..=86_400).contains(&retry), "{retry}");
     server.stop();
 
-    let listed = Admin::open(dir.path()).unwrap().list_keys(Some("daily@example.org")).unwrap();
+    let listed =
+        block(async { Admin::open(dir.path()).await?.list_keys(Some("daily@example.org")).await }).unwrap();
     assert!(listed[0].last_used_at.is_some());
 }
 
 #[test]
 fn too_many_failed_authentications_get_429_while_a_valid_key_from_the_address_passes() {
     let dir = TempDir::new().unwrap();
-    let admin = Admin::open(dir.path()).unwrap();
+    let admin = block(Admin::open(dir.path())).unwrap();
     let good = key(dir.path(), "good@example.org", Limits::DEFAULT);
     let revoked = key(dir.path(), "good@example.org", Limits::DEFAULT);
-    admin.change_key(&revoked, KeyAction::Revoke).unwrap();
+    block(admin.change_key(&revoked, KeyAction::Revoke)).unwrap();
     let unknown = tapster_domain::ApiKey::generate(|| 42).expose().to_owned();
     let server = Running::start(dir.path());
     // Well-formed keys that open nothing count: an unknown and a revoked one.

@@ -19,6 +19,11 @@ fn mini() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/mini")
 }
 
+/// Runs `future` to its end outside any runtime (the admin commands are async).
+fn block<F: Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(future)
+}
+
 /// One answer over the wire.
 #[derive(Debug)]
 struct Answer {

@@ -1,0 +1,328 @@
+//! [`Accounts`]: the one handle every caller uses, whatever stores the accounts. Each operation is
+//! a single transaction in the backend; time is always given, never read, so that expiries can be
+//! tested exactly.
+//!
+//! The seam is the [`Backend`] enum: a new store (PostgreSQL, for several replicas) is a new
+//! variant and a new arm in each method here, and no caller changes.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
+
+use crate::model::{
+    AccessSnapshot, Account, AccountId, DailyUsage, Issued, KeyAction, KeyHash, KeyName, KeyRecord, Profile,
+    SessionInfo, SessionRecord, SignIn, Usage,
+};
+use crate::sqlite::{self, Sqlite, SqliteWatcher};
+use crate::token::{TokenHash, hash_key};
+use crate::{Error, Result};
+
+/// Where the accounts are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// `accounts.sqlite` in this data dir.
+    DataDir(PathBuf),
+}
+
+/// The accounts store; cheap to clone, shared by the server, the dashboard and the admin commands.
+#[derive(Debug, Clone)]
+pub struct Accounts {
+    backend: Backend,
+}
+
+#[derive(Debug, Clone)]
+enum Backend {
+    Sqlite(Arc<Sqlite>),
+}
+
+/// Runs one operation on whichever backend holds the accounts; `$conn` is the backend's connection.
+macro_rules! on_backend {
+    ($self:ident, |$conn:ident| $body:expr) => {
+        match &$self.backend {
+            Backend::Sqlite(db) => db.call(move |$conn| $body).await,
+        }
+    };
+}
+
+impl Accounts {
+    /// Opens the accounts store, creating it when there is none and bringing its schema up to date.
+    pub async fn open(location: &Location) -> Result<Self> {
+        match location {
+            Location::DataDir(dir) => {
+                let dir = dir.clone();
+                let db = tokio::task::spawn_blocking(move || Sqlite::open(&dir)).await??;
+                Ok(Self { backend: Backend::Sqlite(Arc::new(db)) })
+            }
+        }
+    }
+
+    /// What the store is, for messages: the SQLite file's path.
+    pub fn describe(&self) -> String {
+        match &self.backend {
+            Backend::Sqlite(db) => db.path().display().to_string(),
+        }
+    }
+
+    /// Whether any key exists at all, revoked or not.
+    pub async fn has_keys(&self) -> Result<bool> {
+        on_backend!(self, |conn| sqlite::has_keys(conn))
+    }
+
+    // ---- the operator
+
+    /// Stores a key an administrator made for the account of `email`, creating the account (with
+    /// its address confirmed: the administrator vouches for it) when there is none.
+    pub async fn admin_create_key(
+        &self,
+        email: &Email,
+        name: &KeyName,
+        limits: Limits,
+        key: &ApiKey,
+        now: Timestamp,
+    ) -> Result<KeyRecord> {
+        let (email, name, key) = (email.clone(), name.clone(), key.clone());
+        on_backend!(self, |conn| sqlite::admin_create_key(conn, &email, &name, limits, &key, now))
+    }
+
+    /// Every key, or those of the account of one address, oldest first.
+    pub async fn list_keys(&self, account: Option<&Email>) -> Result<Vec<KeyRecord>> {
+        let account = account.cloned();
+        on_backend!(self, |conn| sqlite::list_keys(conn, account.as_ref()))
+    }
+
+    /// Revokes, suspends or unsuspends one key, and returns it as it now is.
+    pub async fn change_key(
+        &self,
+        selector: &KeySelector,
+        action: KeyAction,
+        now: Timestamp,
+    ) -> Result<KeyRecord> {
+        let selector = selector.clone();
+        on_backend!(self, |conn| sqlite::change_key(conn, &selector, action, now))
+    }
+
+    /// Suspends (with a reason its owner reads in the dashboard) or reinstates an account.
+    pub async fn set_account_suspended(
+        &self,
+        email: &Email,
+        suspended: bool,
+        reason: Option<&str>,
+    ) -> Result<()> {
+        let (email, reason) = (email.clone(), reason.map(str::to_owned));
+        on_backend!(self, |conn| sqlite::set_account_suspended(conn, &email, suspended, reason.as_deref()))
+    }
+
+    /// Blocks a calling address or range; returns false when it was already blocked.
+    pub async fn block(&self, block: AddressBlock, now: Timestamp) -> Result<bool> {
+        on_backend!(self, |conn| sqlite::block(conn, block, now))
+    }
+
+    /// Lifts a block; returns false when there was none.
+    pub async fn unblock(&self, block: AddressBlock) -> Result<bool> {
+        on_backend!(self, |conn| sqlite::unblock(conn, block))
+    }
+
+    /// Writes a consistent copy of the store into the directory `dest` (never over an existing
+    /// file); returns the file written.
+    pub async fn backup(&self, dest: &Path) -> Result<PathBuf> {
+        let target = dest.join(sqlite::ACCOUNTS_DB);
+        if target.exists() {
+            return Err(Error::Io {
+                path: target,
+                source: std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "exists already; back up into a new directory",
+                ),
+            });
+        }
+        std::fs::create_dir_all(dest).map_err(Error::io(dest))?;
+        let written = target.clone();
+        on_backend!(self, |conn| sqlite::backup(conn, &target))?;
+        Ok(written)
+    }
+
+    /// Forgets expired links and idle sessions.
+    pub async fn purge(&self, now: Timestamp) -> Result<()> {
+        on_backend!(self, |conn| sqlite::purge(conn, now))
+    }
+
+    // ---- the server's gate
+
+    /// Every key and block as they are now.
+    pub async fn snapshot(&self) -> Result<AccessSnapshot> {
+        on_backend!(self, |conn| sqlite::snapshot(conn))
+    }
+
+    /// Adds requests to the daily counts and records when each key was last used.
+    pub async fn record_usage(&self, usage: Vec<Usage>) -> Result<()> {
+        on_backend!(self, |conn| sqlite::record_usage(conn, &usage))
+    }
+
+    /// Requests each key made on `day` so far, as recorded.
+    pub async fn usage_on(&self, day: i64) -> Result<HashMap<i64, u32>> {
+        on_backend!(self, |conn| sqlite::usage_on(conn, day))
+    }
+
+    /// Tells when the store changed through anyone else, so that snapshots are reloaded only then.
+    pub fn watcher(&self) -> Result<Watcher> {
+        match &self.backend {
+            Backend::Sqlite(db) => Ok(Watcher(WatcherBackend::Sqlite(db.watcher()?))),
+        }
+    }
+
+    // ---- signing in
+
+    /// Stores a one-time link for `email` (see [`Issued`] for when it is not). With `account`,
+    /// spending it confirms the address for that account.
+    pub async fn issue_email_token(
+        &self,
+        email: &Email,
+        account: Option<AccountId>,
+        token: TokenHash,
+        now: Timestamp,
+    ) -> Result<Issued> {
+        let email = email.clone();
+        on_backend!(self, |conn| sqlite::issue_email_token(conn, &email, account, token, now))
+    }
+
+    /// Spends a one-time link: confirms its address and signs in to the account that holds it.
+    pub async fn spend_email_token(&self, token: TokenHash, now: Timestamp) -> Result<SignIn> {
+        on_backend!(self, |conn| sqlite::spend_email_token(conn, token, now))
+    }
+
+    /// Signs in with what a provider said of its user.
+    pub async fn sign_in_with(&self, profile: &Profile, now: Timestamp) -> Result<SignIn> {
+        let profile = profile.clone();
+        on_backend!(self, |conn| sqlite::sign_in_with(conn, &profile, now))
+    }
+
+    // ---- sessions
+
+    pub async fn create_session(
+        &self,
+        account: AccountId,
+        session: TokenHash,
+        user_agent: &str,
+        now: Timestamp,
+    ) -> Result<SessionInfo> {
+        let user_agent = user_agent.to_owned();
+        on_backend!(self, |conn| sqlite::create_session(conn, account, session, &user_agent, now))
+    }
+
+    /// The live session a browser holds, if any.
+    pub async fn session(&self, session: TokenHash, now: Timestamp) -> Result<Option<SessionInfo>> {
+        on_backend!(self, |conn| sqlite::session(conn, session, now))
+    }
+
+    pub async fn end_session(&self, session: TokenHash) -> Result<()> {
+        on_backend!(self, |conn| sqlite::end_session(conn, session))
+    }
+
+    /// Ends every session of `account` but the one numbered `keep`; returns how many ended.
+    pub async fn end_other_sessions(&self, account: AccountId, keep: i64) -> Result<usize> {
+        on_backend!(self, |conn| sqlite::end_other_sessions(conn, account, keep))
+    }
+
+    pub async fn end_session_by_id(&self, account: AccountId, id: i64) -> Result<()> {
+        on_backend!(self, |conn| sqlite::end_session_by_id(conn, account, id))
+    }
+
+    pub async fn sessions(&self, account: AccountId, now: Timestamp) -> Result<Vec<SessionRecord>> {
+        on_backend!(self, |conn| sqlite::sessions(conn, account, now))
+    }
+
+    // ---- an owner's account
+
+    pub async fn account(&self, account: AccountId) -> Result<Account> {
+        on_backend!(self, |conn| sqlite::account(conn, account))
+    }
+
+    pub async fn unlink_identity(&self, account: AccountId, identity: i64) -> Result<()> {
+        on_backend!(self, |conn| sqlite::unlink_identity(conn, account, identity))
+    }
+
+    /// Revokes every key and erases the account's addresses, sign-ins and sessions.
+    pub async fn delete_account(&self, account: AccountId, now: Timestamp) -> Result<()> {
+        on_backend!(self, |conn| sqlite::delete_account(conn, account, now))
+    }
+
+    /// Stores a key its owner made, within the rules: a confirmed, unsuspended account, at most
+    /// [`MAX_ACTIVE_KEYS`](crate::MAX_ACTIVE_KEYS) active keys.
+    pub async fn create_key(
+        &self,
+        account: AccountId,
+        name: &KeyName,
+        expires_at: Option<Timestamp>,
+        key: &ApiKey,
+        now: Timestamp,
+    ) -> Result<KeyRecord> {
+        let (name, key) = (name.clone(), key.clone());
+        on_backend!(self, |conn| sqlite::owner_create_key(conn, account, &name, expires_at, &key, now))
+    }
+
+    /// The keys an owner sees, newest first.
+    pub async fn keys(&self, account: AccountId, now: Timestamp) -> Result<Vec<KeyRecord>> {
+        on_backend!(self, |conn| sqlite::owner_keys(conn, account, now))
+    }
+
+    /// One of the owner's keys ([`Error::NoSuchKey`] for anyone else's).
+    pub async fn key(&self, account: AccountId, id: i64) -> Result<KeyRecord> {
+        on_backend!(self, |conn| sqlite::owner_key(conn, account, id))
+    }
+
+    pub async fn revoke_key(&self, account: AccountId, id: i64, now: Timestamp) -> Result<KeyRecord> {
+        on_backend!(self, |conn| sqlite::owner_revoke_key(conn, account, id, now))
+    }
+
+    /// Requests each of the account's keys made on each day from `first` to `last` (day numbers).
+    pub async fn usage(&self, account: AccountId, first: i64, last: i64) -> Result<Vec<DailyUsage>> {
+        on_backend!(self, |conn| sqlite::account_usage(conn, account, first, last))
+    }
+}
+
+/// Notices changes to the store made through anyone else.
+#[derive(Debug)]
+pub struct Watcher(WatcherBackend);
+
+#[derive(Debug)]
+enum WatcherBackend {
+    Sqlite(SqliteWatcher),
+}
+
+impl Watcher {
+    /// Whether the store changed since the last call (always true on the first).
+    pub async fn changed(&mut self) -> Result<bool> {
+        match &mut self.0 {
+            WatcherBackend::Sqlite(watcher) => watcher.changed().await,
+        }
+    }
+}
+
+/// How an administrator names a key: its id, its public prefix, or the whole key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySelector {
+    Id(i64),
+    Prefix(String),
+    Key(KeyHash),
+}
+
+impl KeySelector {
+    pub fn parse(value: &str) -> Result<Self> {
+        let value = value.trim();
+        if let Ok(id) = value.parse() {
+            return Ok(Self::Id(id));
+        }
+        if let Ok(key) = ApiKey::parse(value) {
+            return Ok(Self::Key(hash_key(&key)));
+        }
+        if value.len() == ApiKey::DISPLAY_LEN
+            && value.starts_with(ApiKey::PREFIX)
+            && value[ApiKey::PREFIX.len()..].bytes().all(|b| b.is_ascii_alphanumeric())
+        {
+            return Ok(Self::Prefix(value.to_owned()));
+        }
+        Err(Error::BadKeySelector(value.to_owned()))
+    }
+}

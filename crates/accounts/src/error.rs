@@ -1,0 +1,81 @@
+//! What can go wrong with accounts: each refusal a caller can act on (show the user why, pick a
+//! status) is its own variant; storage failures are kept apart, at the end.
+
+use std::path::PathBuf;
+
+use tapster_domain::Email;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An administrator's key selector that is neither an id, a public prefix nor a whole key.
+    #[error(
+        "{0:?} names no key: give a key id, a key's public prefix (tap_ and 8 characters) or the whole key"
+    )]
+    BadKeySelector(String),
+    #[error("no such key")]
+    NoSuchKey,
+    #[error("several keys share that prefix; name the key by its id")]
+    AmbiguousKeyPrefix,
+    /// Only revoking is possible once a key is revoked.
+    #[error("key {id} ({prefix}) is revoked; a revoked key stays revoked")]
+    KeyRevoked { id: i64, prefix: String },
+    #[error("there is no account {0}")]
+    NoSuchAccount(Email),
+    /// An account that has been deleted, or whose id was never given out.
+    #[error("that account does not exist")]
+    AccountGone,
+    #[error("a key's name {0}")]
+    InvalidKeyName(&'static str),
+    #[error("an account may have at most {max} active keys; revoke one to make another")]
+    TooManyKeys { max: usize },
+    /// Keys are for accounts whose e-mail address is confirmed.
+    #[error("confirm an e-mail address for this account before creating keys")]
+    Unconfirmed,
+    #[error("this account is suspended{}", reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default())]
+    AccountSuspended { reason: Option<String> },
+    /// A one-time link that was never issued (or is not a token at all).
+    #[error("this sign-in link is not valid")]
+    TokenUnknown,
+    #[error("this sign-in link has been used already")]
+    TokenSpent,
+    #[error("this sign-in link has expired")]
+    TokenExpired,
+    /// Confirming an address that another account has already confirmed.
+    #[error("{0} belongs to another account")]
+    AddressTaken(Email),
+    /// The only way left to sign in to the account would go.
+    #[error("this is the account's only way to sign in")]
+    LastSignIn,
+    #[error("no such sign-in")]
+    NoSuchIdentity,
+    #[error("no such session")]
+    NoSuchSession,
+    #[error("{} was written by another generation of Tapster (schema {found}, this build reads up to {expected})", path.display())]
+    Schema { path: PathBuf, found: i64, expected: i64 },
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("accounts database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("accounts connection pool: {0}")]
+    Pool(#[from] r2d2::Error),
+    /// The thread a blocking database call ran on panicked or was cancelled.
+    #[error("accounts database task: {0}")]
+    Task(#[from] tokio::task::JoinError),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.into();
+        move |source| Self::Io { path, source }
+    }
+
+    /// Whether the error is the storage failing rather than a refusal of what was asked.
+    pub fn is_storage(&self) -> bool {
+        matches!(
+            self,
+            Self::Schema { .. } | Self::Io { .. } | Self::Sqlite(_) | Self::Pool(_) | Self::Task(_)
+        )
+    }
+}

@@ -1,0 +1,24 @@
+//! Accounts and everything hung on them: confirmed e-mail addresses, sign-ins through external
+//! providers, one-time e-mail links, browser sessions, API keys (with expiry) and their daily usage,
+//! and the operator's suspensions and address blocks.
+//!
+//! Only hashes of secrets are stored: of API keys, of session ids, of one-time links. Every caller
+//! goes through [`Accounts`], whatever backend holds the data (SQLite in the data dir today).
+//! Time and randomness come in as arguments; this crate reads no clock and no random source.
+
+mod accounts;
+mod error;
+mod model;
+mod sqlite;
+mod token;
+
+pub use accounts::{Accounts, KeySelector, Location, Watcher};
+pub use error::{Error, Result};
+pub use model::{
+    AccessSnapshot, Account, AccountId, DailyUsage, Identity, Issued, KeyAccess, KeyAction, KeyHash, KeyName,
+    KeyRecord, KeyStatus, MAIL_WINDOW_SECS, MAILS_PER_WINDOW, MAX_ACTIVE_KEYS, Profile, Provider,
+    REVOKED_SHOWN_SECS, SESSION_IDLE_SECS, SESSION_TOUCH_SECS, SessionInfo, SessionRecord, SignIn,
+    Suspension, TOKEN_LIFETIME_SECS, Usage,
+};
+pub use sqlite::ACCOUNTS_DB;
+pub use token::{Token, TokenHash, hash_key};

@@ -1,0 +1,125 @@
+//! Accounts as wholes: what their owner sees, unlinking a sign-in, deleting; and the operator's
+//! suspensions and address blocks.
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use tapster_domain::{AddressBlock, Email, Timestamp};
+
+use super::email_column;
+use crate::model::{Account, AccountId, Identity, Provider, Suspension};
+use crate::{Error, Result};
+
+pub(crate) fn account(conn: &mut Connection, id: AccountId) -> Result<Account> {
+    let tx = conn.transaction()?;
+    let found = tx
+        .query_row(
+            "SELECT email, pending_email, suspended, suspended_reason, created_at FROM accounts
+             WHERE id = ?1 AND deleted_at IS NULL",
+            [id.0],
+            |row| {
+                Ok(Account {
+                    id,
+                    email: email_column(row, 0)?,
+                    pending_email: email_column(row, 1)?,
+                    suspension: row
+                        .get::<_, bool>(2)?
+                        .then(|| row.get(3).map(|reason| Suspension { reason }))
+                        .transpose()?,
+                    created_at: Timestamp(row.get(4)?),
+                    identities: Vec::new(),
+                })
+            },
+        )
+        .optional()?;
+    let Some(mut account) = found else { return Err(Error::AccountGone) };
+    let mut stmt = tx.prepare(
+        "SELECT id, provider, login, created_at FROM identities WHERE account_id = ?1 ORDER BY id",
+    )?;
+    let mut rows = stmt.query([id.0])?;
+    while let Some(row) = rows.next()? {
+        // A provider this build does not know (left by a later one) is not shown.
+        let Some(provider) = Provider::parse(&row.get::<_, String>(1)?) else { continue };
+        account.identities.push(Identity {
+            id: row.get(0)?,
+            provider,
+            login: row.get(2)?,
+            created_at: Timestamp(row.get(3)?),
+        });
+    }
+    Ok(account)
+}
+
+/// Removes a linked sign-in, unless it is the last way into the account.
+pub(crate) fn unlink_identity(conn: &mut Connection, account: AccountId, identity: i64) -> Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let (confirmed, identities): (bool, i64) = tx.query_row(
+        "SELECT a.email IS NOT NULL, (SELECT count(*) FROM identities i WHERE i.account_id = a.id)
+         FROM accounts a WHERE a.id = ?1 AND a.deleted_at IS NULL",
+        [account.0],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )?;
+    if !confirmed && identities <= 1 {
+        return Err(Error::LastSignIn);
+    }
+    match tx.execute("DELETE FROM identities WHERE id = ?1 AND account_id = ?2", [identity, account.0])? {
+        0 => Err(Error::NoSuchIdentity),
+        _ => Ok(tx.commit()?),
+    }
+}
+
+/// Deletes an account: every key is revoked (their usage stays, anonymous), the addresses, linked
+/// sign-ins, sessions and links are erased. The row stays, empty, for the keys to point at.
+pub(crate) fn delete_account(conn: &mut Connection, account: AccountId, now: Timestamp) -> Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let email: Option<Option<String>> = tx
+        .query_row("SELECT email FROM accounts WHERE id = ?1 AND deleted_at IS NULL", [account.0], |row| {
+            row.get(0)
+        })
+        .optional()?;
+    let Some(email) = email else { return Err(Error::AccountGone) };
+    tx.execute(
+        "UPDATE keys SET revoked_at = coalesce(revoked_at, ?2) WHERE account_id = ?1",
+        params![account.0, now.0],
+    )?;
+    tx.execute("DELETE FROM identities WHERE account_id = ?1", [account.0])?;
+    tx.execute("DELETE FROM sessions WHERE account_id = ?1", [account.0])?;
+    tx.execute("DELETE FROM email_tokens WHERE account_id = ?1 OR email = ?2", params![account.0, email])?;
+    tx.execute(
+        "UPDATE accounts SET email = NULL, pending_email = NULL, suspended_reason = NULL, deleted_at = ?2
+         WHERE id = ?1",
+        params![account.0, now.0],
+    )?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Suspends (with the reason its owner will read) or reinstates the account of `email`, and so
+/// every key it owns.
+pub(crate) fn set_account_suspended(
+    conn: &mut Connection,
+    email: &Email,
+    suspended: bool,
+    reason: Option<&str>,
+) -> Result<()> {
+    let changed = conn.execute(
+        "UPDATE accounts SET suspended = ?2, suspended_reason = ?3 WHERE email = ?1 AND deleted_at IS NULL",
+        params![email.as_str(), suspended, reason.filter(|_| suspended)],
+    )?;
+    if changed == 0 {
+        return Err(Error::NoSuchAccount(email.clone()));
+    }
+    Ok(())
+}
+
+/// Blocks a calling address or range; returns false when it was already blocked.
+pub(crate) fn block(conn: &mut Connection, block: AddressBlock, now: Timestamp) -> Result<bool> {
+    let added = conn.execute(
+        "INSERT INTO blocked_addresses (block, created_at) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+        params![block.to_string(), now.0],
+    )?;
+    Ok(added == 1)
+}
+
+/// Lifts a block; returns false when there was none.
+pub(crate) fn unblock(conn: &mut Connection, block: AddressBlock) -> Result<bool> {
+    Ok(conn.execute("DELETE FROM blocked_addresses WHERE block = ?1", [block.to_string()])? == 1)
+}

@@ -1,0 +1,326 @@
+//! Keys: made by an administrator or by their owner, listed, revoked and suspended; the snapshot
+//! the server decides on; and the requests each key made each day.
+
+use std::collections::HashMap;
+
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
+use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
+
+use super::email_column;
+use crate::model::{
+    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyHash, KeyName, KeyRecord,
+    MAX_ACTIVE_KEYS, REVOKED_SHOWN_SECS, Usage,
+};
+use crate::token::hash_key;
+use crate::{Error, KeySelector, Result};
+
+pub(crate) fn has_keys(conn: &mut Connection) -> Result<bool> {
+    Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM keys)", [], |row| row.get(0))?)
+}
+
+/// A key made by an administrator for the account of `email`, which is created (confirmed: the
+/// administrator vouches for the address) when there is none. No cap on the number of keys.
+pub(crate) fn admin_create_key(
+    conn: &mut Connection,
+    email: &Email,
+    name: &KeyName,
+    limits: Limits,
+    key: &ApiKey,
+    now: Timestamp,
+) -> Result<KeyRecord> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute(
+        "INSERT INTO accounts (email, created_at) VALUES (?1, ?2) ON CONFLICT (email) DO NOTHING",
+        params![email.as_str(), now.0],
+    )?;
+    let account =
+        tx.query_row("SELECT id FROM accounts WHERE email = ?1", [email.as_str()], |row| row.get(0))?;
+    let id = insert_key(&tx, AccountId(account), name, limits, key, None, now)?;
+    let record = key_by_id(&tx, id)?;
+    tx.commit()?;
+    Ok(record)
+}
+
+/// A key made by its owner: only for a confirmed, unsuspended account under its cap of active keys.
+pub(crate) fn owner_create_key(
+    conn: &mut Connection,
+    account: AccountId,
+    name: &KeyName,
+    expires_at: Option<Timestamp>,
+    key: &ApiKey,
+    now: Timestamp,
+) -> Result<KeyRecord> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let state = tx
+        .query_row(
+            "SELECT email IS NOT NULL, suspended, suspended_reason FROM accounts
+             WHERE id = ?1 AND deleted_at IS NULL",
+            [account.0],
+            |row| Ok((row.get::<_, bool>(0)?, row.get::<_, bool>(1)?, row.get::<_, Option<String>>(2)?)),
+        )
+        .optional()?;
+    let Some((confirmed, suspended, reason)) = state else { return Err(Error::AccountGone) };
+    if suspended {
+        return Err(Error::AccountSuspended { reason });
+    }
+    if !confirmed {
+        return Err(Error::Unconfirmed);
+    }
+    let active: i64 = tx.query_row(
+        "SELECT count(*) FROM keys WHERE account_id = ?1 AND revoked_at IS NULL
+           AND (expires_at IS NULL OR expires_at > ?2)",
+        params![account.0, now.0],
+        |row| row.get(0),
+    )?;
+    if active >= MAX_ACTIVE_KEYS as i64 {
+        return Err(Error::TooManyKeys { max: MAX_ACTIVE_KEYS });
+    }
+    let id = insert_key(&tx, account, name, Limits::DEFAULT, key, expires_at, now)?;
+    let record = key_by_id(&tx, id)?;
+    tx.commit()?;
+    Ok(record)
+}
+
+fn insert_key(
+    tx: &Transaction<'_>,
+    account: AccountId,
+    name: &KeyName,
+    limits: Limits,
+    key: &ApiKey,
+    expires_at: Option<Timestamp>,
+    now: Timestamp,
+) -> Result<i64> {
+    tx.execute(
+        "INSERT INTO keys (account_id, name, prefix, sha256, per_minute, burst, per_day, created_at, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            account.0,
+            name.as_str(),
+            key.display_prefix(),
+            hash_key(key).as_slice(),
+            limits.per_minute,
+            limits.burst,
+            limits.per_day,
+            now.0,
+            expires_at.map(|at| at.0)
+        ],
+    )?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// Every key, or those of the account of one address, oldest first.
+pub(crate) fn list_keys(conn: &mut Connection, account: Option<&Email>) -> Result<Vec<KeyRecord>> {
+    let mut stmt = conn.prepare(&format!("{KEY_COLUMNS} WHERE ?1 IS NULL OR a.email = ?1 ORDER BY k.id"))?;
+    let keys = stmt.query_map([account.map(Email::as_str)], key_record)?.collect::<Result<_, _>>()?;
+    Ok(keys)
+}
+
+/// The keys an owner sees, newest first: all but those revoked more than 30 days ago.
+pub(crate) fn owner_keys(
+    conn: &mut Connection,
+    account: AccountId,
+    now: Timestamp,
+) -> Result<Vec<KeyRecord>> {
+    let mut stmt = conn.prepare(&format!(
+        "{KEY_COLUMNS} WHERE k.account_id = ?1 AND (k.revoked_at IS NULL OR k.revoked_at > ?2)
+         ORDER BY k.id DESC"
+    ))?;
+    let keys = stmt
+        .query_map(params![account.0, now.0 - REVOKED_SHOWN_SECS], key_record)?
+        .collect::<Result<_, _>>()?;
+    Ok(keys)
+}
+
+/// One of an owner's keys; another account's key is no key at all to them.
+pub(crate) fn owner_key(conn: &mut Connection, account: AccountId, id: i64) -> Result<KeyRecord> {
+    conn.query_row(
+        &format!("{KEY_COLUMNS} WHERE k.id = ?1 AND k.account_id = ?2"),
+        [id, account.0],
+        key_record,
+    )
+    .optional()?
+    .ok_or(Error::NoSuchKey)
+}
+
+/// Revokes one of an owner's keys (again, harmlessly, when it already is).
+pub(crate) fn owner_revoke_key(
+    conn: &mut Connection,
+    account: AccountId,
+    id: i64,
+    now: Timestamp,
+) -> Result<KeyRecord> {
+    let changed = conn.execute(
+        "UPDATE keys SET revoked_at = coalesce(revoked_at, ?3) WHERE id = ?1 AND account_id = ?2",
+        params![id, account.0, now.0],
+    )?;
+    if changed == 0 {
+        return Err(Error::NoSuchKey);
+    }
+    owner_key(conn, account, id)
+}
+
+/// Revokes, suspends or unsuspends one key, and returns it as it now is.
+pub(crate) fn change_key(
+    conn: &mut Connection,
+    selector: &KeySelector,
+    action: KeyAction,
+    now: Timestamp,
+) -> Result<KeyRecord> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let id = find_key(&tx, selector)?;
+    let current = key_by_id(&tx, id)?;
+    if current.revoked_at.is_some() && action != KeyAction::Revoke {
+        return Err(Error::KeyRevoked { id, prefix: current.prefix });
+    }
+    match action {
+        KeyAction::Revoke => tx.execute(
+            "UPDATE keys SET revoked_at = coalesce(revoked_at, ?2) WHERE id = ?1",
+            params![id, now.0],
+        )?,
+        KeyAction::Suspend => tx.execute("UPDATE keys SET suspended = 1 WHERE id = ?1", [id])?,
+        KeyAction::Unsuspend => tx.execute("UPDATE keys SET suspended = 0 WHERE id = ?1", [id])?,
+    };
+    let record = key_by_id(&tx, id)?;
+    tx.commit()?;
+    Ok(record)
+}
+
+fn find_key(conn: &Connection, selector: &KeySelector) -> Result<i64> {
+    let found: Vec<i64> = match selector {
+        KeySelector::Id(id) => conn
+            .query_row("SELECT id FROM keys WHERE id = ?1", [id], |row| row.get(0))
+            .optional()?
+            .into_iter()
+            .collect(),
+        KeySelector::Key(hash) => conn
+            .query_row("SELECT id FROM keys WHERE sha256 = ?1", [hash.as_slice()], |row| row.get(0))
+            .optional()?
+            .into_iter()
+            .collect(),
+        KeySelector::Prefix(prefix) => {
+            let mut stmt = conn.prepare("SELECT id FROM keys WHERE prefix = ?1")?;
+            stmt.query_map([prefix], |row| row.get(0))?.collect::<Result<_, _>>()?
+        }
+    };
+    match found.as_slice() {
+        [id] => Ok(*id),
+        [] => Err(Error::NoSuchKey),
+        _ => Err(Error::AmbiguousKeyPrefix),
+    }
+}
+
+fn key_by_id(conn: &Connection, id: i64) -> Result<KeyRecord> {
+    Ok(conn.query_row(&format!("{KEY_COLUMNS} WHERE k.id = ?1"), [id], key_record)?)
+}
+
+/// Every key and block as they are now.
+pub(crate) fn snapshot(conn: &mut Connection) -> Result<AccessSnapshot> {
+    let tx = conn.transaction()?;
+    let mut keys = HashMap::new();
+    {
+        let mut stmt = tx.prepare(
+            "SELECT k.id, k.prefix, k.sha256, k.per_minute, k.burst, k.per_day, k.expires_at,
+                    k.revoked_at IS NOT NULL, k.suspended, a.suspended, a.email IS NOT NULL
+             FROM keys k JOIN accounts a ON a.id = k.account_id",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let hash: Vec<u8> = row.get(2)?;
+            let Ok(hash) = KeyHash::try_from(hash.as_slice()) else { continue };
+            keys.insert(
+                hash,
+                KeyAccess {
+                    id: row.get(0)?,
+                    prefix: row.get(1)?,
+                    limits: limits(row, 3)?,
+                    expires_at: row.get::<_, Option<i64>>(6)?.map(Timestamp),
+                    revoked: row.get(7)?,
+                    suspended: row.get(8)?,
+                    account_suspended: row.get(9)?,
+                    account_confirmed: row.get(10)?,
+                },
+            );
+        }
+    }
+    let blocked = {
+        let mut stmt = tx.prepare("SELECT block FROM blocked_addresses")?;
+        stmt.query_map([], |row| row.get::<_, String>(0))?
+            .filter_map(|block| block.map(|b| AddressBlock::parse(&b).ok()).transpose())
+            .collect::<Result<_, _>>()?
+    };
+    Ok(AccessSnapshot { keys, blocked })
+}
+
+/// Adds requests to the daily counts and records when each key was last used.
+pub(crate) fn record_usage(conn: &mut Connection, usage: &[Usage]) -> Result<()> {
+    if usage.is_empty() {
+        return Ok(());
+    }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    {
+        let mut count = tx.prepare_cached(
+            "INSERT INTO daily_usage (key_id, day, requests) VALUES (?1, ?2, ?3)
+             ON CONFLICT (key_id, day) DO UPDATE SET requests = requests + excluded.requests",
+        )?;
+        let mut used = tx.prepare_cached(
+            "UPDATE keys SET last_used_at = max(coalesce(last_used_at, 0), ?2) WHERE id = ?1",
+        )?;
+        for u in usage {
+            count.execute(params![u.key_id, u.day, u.requests])?;
+            used.execute(params![u.key_id, u.last_used.0])?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Requests each key made on `day` so far, as recorded.
+pub(crate) fn usage_on(conn: &mut Connection, day: i64) -> Result<HashMap<i64, u32>> {
+    let mut stmt = conn.prepare("SELECT key_id, requests FROM daily_usage WHERE day = ?1")?;
+    let usage = stmt.query_map([day], |row| Ok((row.get(0)?, row.get(1)?)))?.collect::<Result<_, _>>()?;
+    Ok(usage)
+}
+
+/// Requests each of an account's keys made on each day from `first` to `last`, as recorded.
+pub(crate) fn account_usage(
+    conn: &mut Connection,
+    account: AccountId,
+    first: i64,
+    last: i64,
+) -> Result<Vec<DailyUsage>> {
+    let mut stmt = conn.prepare(
+        "SELECT u.key_id, u.day, u.requests FROM daily_usage u JOIN keys k ON k.id = u.key_id
+         WHERE k.account_id = ?1 AND u.day BETWEEN ?2 AND ?3 ORDER BY u.key_id, u.day",
+    )?;
+    let usage = stmt
+        .query_map(params![account.0, first, last], |row| {
+            Ok(DailyUsage { key_id: row.get(0)?, day: row.get(1)?, requests: row.get(2)? })
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(usage)
+}
+
+const KEY_COLUMNS: &str =
+    "SELECT k.id, k.account_id, a.email, k.name, k.prefix, k.per_minute, k.burst, k.per_day,
+        k.created_at, k.last_used_at, k.expires_at, k.revoked_at, k.suspended
+    FROM keys k JOIN accounts a ON a.id = k.account_id";
+
+fn key_record(row: &Row<'_>) -> rusqlite::Result<KeyRecord> {
+    Ok(KeyRecord {
+        id: row.get(0)?,
+        account: AccountId(row.get(1)?),
+        account_email: email_column(row, 2)?,
+        name: row.get(3)?,
+        prefix: row.get(4)?,
+        limits: limits(row, 5)?,
+        created_at: Timestamp(row.get(8)?),
+        last_used_at: row.get::<_, Option<i64>>(9)?.map(Timestamp),
+        expires_at: row.get::<_, Option<i64>>(10)?.map(Timestamp),
+        revoked_at: row.get::<_, Option<i64>>(11)?.map(Timestamp),
+        suspended: row.get(12)?,
+    })
+}
+
+fn limits(row: &Row<'_>, first: usize) -> rusqlite::Result<Limits> {
+    Ok(Limits { per_minute: row.get(first)?, burst: row.get(first + 1)?, per_day: row.get(first + 2)? })
+}

@@ -1,0 +1,96 @@
+//! Browser sessions: stored by the hash of their id, alive while used at least once every
+//! [`SESSION_IDLE_SECS`](crate::SESSION_IDLE_SECS), ended one by one or all but one.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use tapster_domain::Timestamp;
+
+use crate::model::{AccountId, SESSION_IDLE_SECS, SESSION_TOUCH_SECS, SessionInfo, SessionRecord};
+use crate::token::TokenHash;
+use crate::{Error, Result};
+
+/// At most this much of a browser's `User-Agent` is kept, to tell sessions apart.
+const USER_AGENT_CHARS: usize = 200;
+
+pub(crate) fn create_session(
+    conn: &mut Connection,
+    account: AccountId,
+    session: TokenHash,
+    user_agent: &str,
+    now: Timestamp,
+) -> Result<SessionInfo> {
+    let user_agent: String = user_agent.chars().filter(|c| !c.is_control()).take(USER_AGENT_CHARS).collect();
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    super::signin::live_account(&tx, account)?;
+    tx.execute(
+        "INSERT INTO sessions (sha256, account_id, created_at, last_seen_at, user_agent) VALUES (?1, ?2, ?3, ?3, ?4)",
+        params![session.0.as_slice(), account.0, now.0, user_agent],
+    )?;
+    let id = tx.last_insert_rowid();
+    tx.commit()?;
+    Ok(SessionInfo { account, id })
+}
+
+/// The session a browser holds, if it is still alive; notes that it was used.
+pub(crate) fn session(
+    conn: &mut Connection,
+    session: TokenHash,
+    now: Timestamp,
+) -> Result<Option<SessionInfo>> {
+    let found = conn
+        .query_row(
+            "SELECT s.id, s.account_id, s.last_seen_at FROM sessions s JOIN accounts a ON a.id = s.account_id
+             WHERE s.sha256 = ?1 AND a.deleted_at IS NULL",
+            [session.0.as_slice()],
+            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?, row.get::<_, i64>(2)?)),
+        )
+        .optional()?;
+    let Some((id, account, last_seen)) = found else { return Ok(None) };
+    if last_seen <= now.0 - SESSION_IDLE_SECS {
+        return Ok(None);
+    }
+    if last_seen <= now.0 - SESSION_TOUCH_SECS {
+        conn.execute("UPDATE sessions SET last_seen_at = ?2 WHERE id = ?1", params![id, now.0])?;
+    }
+    Ok(Some(SessionInfo { account: AccountId(account), id }))
+}
+
+pub(crate) fn end_session(conn: &mut Connection, session: TokenHash) -> Result<()> {
+    conn.execute("DELETE FROM sessions WHERE sha256 = ?1", [session.0.as_slice()])?;
+    Ok(())
+}
+
+/// Ends every session of `account` but `keep`; returns how many ended.
+pub(crate) fn end_other_sessions(conn: &mut Connection, account: AccountId, keep: i64) -> Result<usize> {
+    Ok(conn.execute("DELETE FROM sessions WHERE account_id = ?1 AND id != ?2", params![account.0, keep])?)
+}
+
+/// Ends one session of `account`, named by its number.
+pub(crate) fn end_session_by_id(conn: &mut Connection, account: AccountId, id: i64) -> Result<()> {
+    match conn.execute("DELETE FROM sessions WHERE account_id = ?1 AND id = ?2", params![account.0, id])? {
+        0 => Err(Error::NoSuchSession),
+        _ => Ok(()),
+    }
+}
+
+/// The live sessions of `account`, most recently used first.
+pub(crate) fn sessions(
+    conn: &mut Connection,
+    account: AccountId,
+    now: Timestamp,
+) -> Result<Vec<SessionRecord>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, created_at, last_seen_at, user_agent FROM sessions
+         WHERE account_id = ?1 AND last_seen_at > ?2 ORDER BY last_seen_at DESC, id DESC",
+    )?;
+    let sessions = stmt
+        .query_map(params![account.0, now.0 - SESSION_IDLE_SECS], |row| {
+            Ok(SessionRecord {
+                id: row.get(0)?,
+                created_at: Timestamp(row.get(1)?),
+                last_seen_at: Timestamp(row.get(2)?),
+                user_agent: row.get(3)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(sessions)
+}

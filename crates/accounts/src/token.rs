@@ -1,0 +1,77 @@
+//! Secrets handed to browsers (session ids, one-time sign-in links) and the hashes stored in their
+//! place. A token is 256 random bits written as 64 lower-case hex digits; the randomness comes from
+//! the caller, so that this crate reads no source of it.
+
+use std::fmt;
+
+use sha2::{Digest, Sha256};
+use tapster_domain::ApiKey;
+
+use crate::model::KeyHash;
+
+/// A random secret: only its SHA-256 is ever stored, so a copy of the database opens nothing.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl Token {
+    pub const BYTES: usize = 32;
+    pub const LEN: usize = Self::BYTES * 2;
+
+    pub fn from_random(bytes: [u8; Self::BYTES]) -> Self {
+        let mut text = String::with_capacity(Self::LEN);
+        for byte in bytes {
+            text.push(char::from(HEX[usize::from(byte >> 4)]));
+            text.push(char::from(HEX[usize::from(byte & 0xf)]));
+        }
+        Self(text)
+    }
+
+    /// A token as a browser sent it back: exactly 64 lower-case hex digits, or nothing.
+    pub fn parse(value: &str) -> Option<Self> {
+        (value.len() == Self::LEN && value.bytes().all(|b| HEX.contains(&b))).then(|| Self(value.to_owned()))
+    }
+
+    /// The secret itself, to put in a cookie or a link. Never logged, never stored.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    pub fn hash(&self) -> TokenHash {
+        TokenHash(Sha256::digest(self.0.as_bytes()).into())
+    }
+}
+
+/// Never prints the secret, so a token cannot leak through a debug log.
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Token(…)")
+    }
+}
+
+/// The SHA-256 of a [`Token`]: what the database keeps and looks up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TokenHash(pub(crate) [u8; 32]);
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// The SHA-256 of an API key: what is stored and looked up instead of the key.
+pub fn hash_key(key: &ApiKey) -> KeyHash {
+    Sha256::digest(key.expose().as_bytes()).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_round_trip_and_refuse_anything_else() {
+        let token = Token::from_random([0xab; 32]);
+        assert_eq!(token.expose(), "ab".repeat(32));
+        assert_eq!(Token::parse(token.expose()), Some(token.clone()));
+        assert_eq!(format!("{token:?}"), "Token(…)");
+        for bad in ["", &"AB".repeat(32), &"ab".repeat(31), &"ab".repeat(33), &"zz".repeat(32)] {
+            assert_eq!(Token::parse(bad), None, "{bad:?}");
+        }
+        assert_ne!(Token::from_random([1; 32]).hash(), token.hash());
+    }
+}
