@@ -27,6 +27,7 @@ use crate::conditional::{accepts_gzip, none_match};
 use crate::error::ApiError;
 use crate::gate::{Admission, Credentials, Gate, Quota, Refusal};
 use crate::metrics::{Lookup, Metrics, Route};
+use crate::pages::Pages;
 use crate::response::{Body, Reply, problem};
 use crate::routes::{endpoint_index, endpoints, route};
 
@@ -46,6 +47,8 @@ pub struct App {
     gate: Box<dyn Gate>,
     cache_budget: usize,
     metrics: Metrics,
+    /// The pages served beside the API, if any.
+    pages: Option<Box<dyn Pages>>,
 }
 
 /// What the request's log event and the metrics say about it, noted while it is answered.
@@ -71,7 +74,23 @@ impl App {
             gate: Box::new(gate),
             cache_budget: DEFAULT_CACHE_BUDGET,
             metrics: Metrics::new(endpoints().map(|endpoint| endpoint.path)),
+            pages: None,
         }
+    }
+
+    /// Serves `pages` beside the API, on the paths they claim.
+    pub fn with_pages(mut self, pages: impl Pages) -> Self {
+        self.pages = Some(Box::new(pages));
+        self
+    }
+
+    pub(crate) fn pages(&self) -> Option<&dyn Pages> {
+        self.pages.as_deref()
+    }
+
+    /// Whether the API answers `path`: anything under `/v1`, `/metrics` and the public routes.
+    pub(crate) fn owns(path: &str) -> bool {
+        path == "/v1" || path.starts_with("/v1/") || path == "/metrics" || endpoint_index(path).is_some()
     }
 
     /// Sets the response cache's memory budget in bytes; 0 renders every answer afresh.
@@ -105,7 +124,7 @@ impl App {
         let started = Instant::now();
         let mut noted = Noted { route: self.metrics.unmatched(), lookup: Lookup::Bypass, key_prefix: None };
         let reply = self.reply(request, peer, &mut noted);
-        self.observe(request, peer, reply.status, started, &noted);
+        self.observe(request.method(), request.uri().path(), peer, reply.status, started, &noted);
         reply.into_response()
     }
 
@@ -120,12 +139,26 @@ impl App {
     ) {
         let noted =
             Noted { route: self.route_of(request.uri().path()), lookup: Lookup::Bypass, key_prefix: None };
-        self.observe(request, peer, status, started, &noted);
+        self.observe(request.method(), request.uri().path(), peer, status, started, &noted);
     }
 
-    fn observe<B>(
+    /// Counts and logs a request the pages answered.
+    pub(crate) fn answered_page(
         &self,
-        request: &Request<B>,
+        method: &Method,
+        path: &str,
+        peer: IpAddr,
+        status: StatusCode,
+        started: Instant,
+    ) {
+        let noted = Noted { route: self.metrics.pages_route(), lookup: Lookup::Bypass, key_prefix: None };
+        self.observe(method, path, peer, status, started, &noted);
+    }
+
+    fn observe(
+        &self,
+        method: &Method,
+        path: &str,
         peer: IpAddr,
         status: StatusCode,
         started: Instant,
@@ -135,8 +168,8 @@ impl App {
         self.metrics.record(noted.route, status, elapsed);
         tracing::info!(
             target: "tapster::request",
-            method = %request.method(),
-            path = request.uri().path(),
+            method = %method,
+            path,
             route = self.metrics.label(noted.route),
             status = status.as_u16(),
             duration_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),

@@ -101,16 +101,8 @@ impl Edge {
     }
 
     fn screen<B: hyper::body::Body>(&self, request: &Request<B>) -> Verdict {
-        let uri = request.uri().path_and_query().map_or(0, |target| target.as_str().len());
-        if uri > self.max_uri_bytes {
-            return Verdict::Refuse(ApiError::UriTooLong { length: uri, limit: self.max_uri_bytes });
-        }
-        let headers = header_bytes(request.headers());
-        if headers > self.max_header_bytes {
-            return Verdict::Refuse(ApiError::HeadersTooLarge {
-                size: headers,
-                limit: self.max_header_bytes,
-            });
+        if let Err(error) = self.screen_head(request) {
+            return Verdict::Refuse(error);
         }
         let method = request.method();
         if !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
@@ -121,6 +113,21 @@ impl Edge {
             return Verdict::Refuse(ApiError::ContentTooLarge);
         }
         if method == Method::OPTIONS { Verdict::Preflight } else { Verdict::Pass }
+    }
+}
+
+impl Edge {
+    /// Refuses a request target or a header block over its limit.
+    pub(crate) fn screen_head<B>(&self, request: &Request<B>) -> Result<(), ApiError> {
+        let uri = request.uri().path_and_query().map_or(0, |target| target.as_str().len());
+        if uri > self.max_uri_bytes {
+            return Err(ApiError::UriTooLong { length: uri, limit: self.max_uri_bytes });
+        }
+        let headers = header_bytes(request.headers());
+        if headers > self.max_header_bytes {
+            return Err(ApiError::HeadersTooLarge { size: headers, limit: self.max_header_bytes });
+        }
+        Ok(())
     }
 }
 

@@ -39,6 +39,15 @@ pub(crate) enum ApiError {
     /// A request that carries a body (`Content-Length` above 0, `Transfer-Encoding`, HTTP/2 data).
     #[error("this API only reads; requests must not carry a body")]
     ContentTooLarge,
+    /// A page's form body over the limit.
+    #[error("the request body is larger than {limit} bytes")]
+    BodyTooLarge { limit: usize },
+    /// A page's form body that broke off or was framed wrongly.
+    #[error("the request body could not be read")]
+    UnreadableBody,
+    /// A page's form body that did not arrive whole in time.
+    #[error("the request body did not arrive within {seconds} seconds")]
+    BodyTimeout { seconds: u64 },
     #[error("the request target is {length} bytes long; at most {limit} are accepted")]
     UriTooLong { length: usize, limit: usize },
     #[error("the request's header fields take {size} bytes; at most {limit} are accepted")]
@@ -67,7 +76,9 @@ impl ApiError {
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::RateLimited { .. } | Self::TooManyFailures { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Self::ContentTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::ContentTooLarge | Self::BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::BodyTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
+            Self::UnreadableBody => StatusCode::BAD_REQUEST,
             Self::UriTooLong { .. } => StatusCode::URI_TOO_LONG,
             Self::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             Self::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
@@ -86,7 +97,11 @@ impl ApiError {
             Self::RateLimited { .. } | Self::TooManyFailures { .. } => {
                 ("/errors/rate-limited", "Too many requests")
             }
-            Self::ContentTooLarge => ("/errors/content-too-large", "Content too large"),
+            Self::ContentTooLarge | Self::BodyTooLarge { .. } => {
+                ("/errors/content-too-large", "Content too large")
+            }
+            Self::BodyTimeout { .. } => ("/errors/request-timeout", "Request timeout"),
+            Self::UnreadableBody => ("/errors/bad-request", "Bad request"),
             Self::UriTooLong { .. } => ("/errors/uri-too-long", "URI too long"),
             Self::HeadersTooLarge { .. } => ("/errors/headers-too-large", "Request header fields too large"),
             Self::Unavailable { .. } => ("/errors/unavailable", "Service unavailable"),

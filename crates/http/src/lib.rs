@@ -13,6 +13,7 @@ mod gate;
 mod hostile_input;
 mod metrics;
 mod openapi;
+mod pages;
 mod params;
 mod response;
 mod routes;
@@ -22,5 +23,6 @@ mod views;
 
 pub use app::{App, DEFAULT_CACHE_BUDGET};
 pub use gate::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal};
+pub use pages::{MAX_FORM_BYTES, PageFuture, Pages};
 pub use serve::{ServeConfig, serve};
 pub use tls::{TlsConfig, TlsError};

@@ -5,8 +5,9 @@
 //! Every counter is a relaxed atomic in memory laid out once, when the [`App`](crate::App) is made:
 //! a request adds to its route-and-status counter, its latency bucket, the latency sum and, for a
 //! `/v1` data answer, the cache hit or miss counter; nothing locks and nothing allocates. Route labels
-//! are the templates of the fixed endpoint table (`/v1/items/{key}`), `/metrics`, and one shared
-//! label for everything else, so the set of series is bounded whatever clients ask for.
+//! are the templates of the fixed endpoint table (`/v1/items/{key}`), `/metrics`, `pages` for the
+//! pages served beside the API, and one shared label for everything else, so the set of series is
+//! bounded whatever clients ask for.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,6 +27,8 @@ const TEXT_FORMAT: HeaderValue = HeaderValue::from_static("text/plain; version=0
 
 /// The route label of `GET /metrics` itself.
 const METRICS_LABEL: &str = "/metrics";
+/// The route label of every request to the pages served beside the API (the dashboard).
+const PAGES_LABEL: &str = "pages";
 /// The route label shared by every path that matches no endpoint.
 const UNMATCHED_LABEL: &str = "unmatched";
 
@@ -83,7 +86,8 @@ pub(crate) enum Lookup {
 /// The counters of one [`App`](crate::App).
 #[derive(Debug)]
 pub(crate) struct Metrics {
-    /// The endpoint templates in table order, then [`METRICS_LABEL`], then [`UNMATCHED_LABEL`].
+    /// The endpoint templates in table order, then [`METRICS_LABEL`], [`PAGES_LABEL`] and
+    /// [`UNMATCHED_LABEL`].
     labels: Vec<&'static str>,
     /// `labels.len() * STATUS_SLOTS` counters: route-major, then status.
     requests: Box<[AtomicU64]>,
@@ -100,7 +104,7 @@ impl Metrics {
     /// Counters for the endpoints whose templates are `templates`, in the order routing numbers them.
     pub(crate) fn new(templates: impl IntoIterator<Item = &'static str>) -> Self {
         let mut labels: Vec<&'static str> = templates.into_iter().collect();
-        labels.extend([METRICS_LABEL, UNMATCHED_LABEL]);
+        labels.extend([METRICS_LABEL, PAGES_LABEL, UNMATCHED_LABEL]);
         let requests = (0..labels.len() * STATUS_SLOTS).map(|_| AtomicU64::new(0)).collect();
         Self {
             labels,
@@ -116,11 +120,16 @@ impl Metrics {
 
     /// The route of the endpoint at `index` in the table; out of range, the unmatched route.
     pub(crate) fn endpoint(&self, index: usize) -> Route {
-        if index < self.labels.len() - 2 { Route(index) } else { self.unmatched() }
+        if index < self.labels.len() - 3 { Route(index) } else { self.unmatched() }
     }
 
     /// The route of `GET /metrics`.
     pub(crate) fn metrics_route(&self) -> Route {
+        Route(self.labels.len() - 3)
+    }
+
+    /// The route of every request to the pages.
+    pub(crate) fn pages_route(&self) -> Route {
         Route(self.labels.len() - 2)
     }
 
@@ -129,7 +138,7 @@ impl Metrics {
         Route(self.labels.len() - 1)
     }
 
-    /// The route's label: its template, `/metrics` or `unmatched`.
+    /// The route's label: its template, `/metrics`, `pages` or `unmatched`.
     pub(crate) fn label(&self, route: Route) -> &'static str {
         self.labels[route.0]
     }

@@ -14,16 +14,17 @@
 //! hang in the listen queue; past the reserve they are closed at once.
 
 use std::convert::Infallible;
-use std::future::{Future, ready};
+use std::future::Future;
 use std::net::IpAddr;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use hyper::Request;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
+use hyper::{Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use tapster_domain::AddressBlock;
@@ -36,6 +37,7 @@ use tokio_rustls::TlsAcceptor;
 use crate::app::App;
 use crate::conn::{ConnState, Metered};
 use crate::edge::{self, Edge};
+use crate::response::Body;
 use crate::tls::TlsConfig;
 
 /// Connections accepted past `max_connections` only to be told `503`, at most.
@@ -131,6 +133,26 @@ pub async fn serve(
     drop(shared);
     let _ = tokio::time::timeout(config.shutdown_grace, stop.closed()).await;
     Ok(())
+}
+
+/// The answer to one request: the API's is made at once, from memory; a page's is awaited (it
+/// reads a form and the accounts store), and only it pays for a boxed future.
+enum Answer {
+    Ready(Option<Response<Body>>),
+    Page(Pin<Box<dyn Future<Output = Response<Body>> + Send>>),
+}
+
+impl Future for Answer {
+    type Output = Result<Response<Body>, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            Self::Ready(response) => {
+                Poll::Ready(Ok(response.take().expect("an answer is polled once it is ready")))
+            }
+            Self::Page(page) => page.as_mut().poll(cx).map(Ok),
+        }
+    }
 }
 
 /// One connection counted against a limit while it lives.
@@ -230,12 +252,14 @@ impl Shared {
         let service = {
             let (app, edge, state) = (Arc::clone(&self.app), Arc::clone(&self.edge), Arc::clone(&state));
             service_fn(move |request: Request<Incoming>| {
-                let response = if refuse {
-                    edge::too_many_connections(&app, &request, peer)
+                if refuse {
+                    Answer::Ready(Some(edge::too_many_connections(&app, &request, peer)))
+                } else if Edge::is_page(&app, request.uri().path()) {
+                    let (app, edge, waited) = (Arc::clone(&app), Arc::clone(&edge), state.waited());
+                    Answer::Page(Box::pin(async move { edge.answer_page(&app, request, peer, waited).await }))
                 } else {
-                    edge.answer(&app, &request, peer, state.waited())
-                };
-                ready(Ok::<_, Infallible>(response))
+                    Answer::Ready(Some(edge.answer(&app, &request, peer, state.waited())))
+                }
             })
         };
         let mut connection = pin!(self.builder.serve_connection(TokioIo::new(io), service));

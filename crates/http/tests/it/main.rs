@@ -10,6 +10,7 @@ mod items;
 mod logs;
 mod metrics;
 mod openapi;
+mod pages;
 mod prices;
 mod progression;
 mod recipes;

@@ -1,0 +1,119 @@
+//! Pages served beside the API: they get the paths they claim (never one under `/v1`), a form body
+//! read whole and bounded, the calling address, and no CORS headers; the API is untouched by them.
+
+use std::io::{Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpStream};
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::{Request, Response};
+use tapster_http::{App, MAX_FORM_BYTES, PageFuture, Pages, ServeConfig};
+use tapster_store::Store;
+
+use crate::{OneKey, imported, key};
+
+/// Pages that claim every path and answer with what they received.
+#[derive(Debug)]
+struct Echo;
+
+impl Pages for Echo {
+    fn claims(&self, _path: &str) -> bool {
+        true
+    }
+
+    fn answer(&self, request: Request<Bytes>, peer: IpAddr) -> PageFuture<'_> {
+        Box::pin(async move {
+            let body = format!(
+                "{} {} from {peer}: {}",
+                request.method(),
+                request.uri().path(),
+                String::from_utf8_lossy(request.body())
+            );
+            Response::new(Full::new(Bytes::from(body)))
+        })
+    }
+}
+
+struct Running {
+    addr: SocketAddr,
+    _runtime: tokio::runtime::Runtime,
+}
+
+fn server() -> &'static Running {
+    static SERVER: OnceLock<Running> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        let data_dir = imported(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/mini"));
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = Arc::new(App::new(Store::open(&data_dir).unwrap(), OneKey).with_pages(Echo));
+        runtime.spawn(tapster_http::serve(listener, app, ServeConfig::default(), std::future::pending()));
+        Running { addr, _runtime: runtime }
+    })
+}
+
+/// Sends `head` (request line and headers, without the blank line) and `body`; returns the whole
+/// answer as text.
+fn exchange(head: &str, body: &[u8]) -> String {
+    let mut stream = TcpStream::connect(server().addr).unwrap();
+    stream.write_all(format!("{head}\r\nConnection: close\r\n\r\n").as_bytes()).unwrap();
+    // The server may answer (413) and close before the whole body is written.
+    let _ = stream.write_all(body);
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+#[test]
+fn a_page_gets_its_form_and_the_calling_address_and_no_cors_headers() {
+    let answer = exchange("POST /account/keys HTTP/1.1\r\nHost: x\r\nContent-Length: 9", b"name=wiki");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.ends_with("POST /account/keys from 127.0.0.1: name=wiki"), "{answer}");
+    assert!(!answer.to_ascii_lowercase().contains("access-control-allow-origin"), "{answer}");
+
+    let chunked = exchange(
+        "POST /signin HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked",
+        b"5\r\nemail\r\n3\r\n=me\r\n0\r\n\r\n",
+    );
+    assert!(chunked.ends_with("POST /signin from 127.0.0.1: email=me"), "{chunked}");
+}
+
+#[test]
+fn a_body_over_the_limit_is_refused_whether_declared_or_streamed() {
+    let large = vec![b'a'; MAX_FORM_BYTES + 1];
+    let declared =
+        exchange(&format!("POST /signin HTTP/1.1\r\nHost: x\r\nContent-Length: {}", large.len()), &large);
+    assert!(declared.starts_with("HTTP/1.1 413"), "{declared}");
+    assert!(declared.contains("/errors/content-too-large"), "{declared}");
+
+    let mut chunks = format!("{:x}\r\n", large.len()).into_bytes();
+    chunks.extend_from_slice(&large);
+    chunks.extend_from_slice(b"\r\n0\r\n\r\n");
+    let streamed = exchange("POST /signin HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked", &chunks);
+    assert!(streamed.starts_with("HTTP/1.1 413"), "{streamed}");
+}
+
+#[test]
+fn the_api_keeps_its_paths_whatever_the_pages_claim() {
+    let authorization = format!("Authorization: Bearer {}", key().expose());
+    let api = exchange(&format!("GET /v1/versions HTTP/1.1\r\nHost: x\r\n{authorization}"), b"");
+    assert!(api.starts_with("HTTP/1.1 200"), "{api}");
+    assert!(api.contains("\"data\""), "{api}");
+    let refused = exchange("POST /v1/versions HTTP/1.1\r\nHost: x\r\nContent-Length: 1", b"x");
+    assert!(refused.contains("application/problem+json"), "{refused}");
+    assert!(!refused.contains("from 127.0.0.1"), "{refused}");
+    // So are its public routes.
+    let health = exchange("GET /healthz HTTP/1.1\r\nHost: x", b"");
+    assert!(health.starts_with("HTTP/1.1 200") && !health.contains("from 127.0.0.1"), "{health}");
+}
+
+#[test]
+fn pages_are_counted_under_their_own_route_label() {
+    exchange("GET / HTTP/1.1\r\nHost: x", b"");
+    let metrics = exchange("GET /metrics HTTP/1.1\r\nHost: x", b"");
+    // `/metrics` is the API's, though the pages claim every path.
+    assert!(metrics.contains("tapster_http_requests_total{route=\"pages\",status=\"200\"}"), "{metrics}");
+}
