@@ -1,12 +1,13 @@
 //! The model of Tapster: identifiers, the records of one game version and the rules that make a game
 //! version whole (every reference resolves, no recipe feeds itself), and the values that govern
-//! access (API keys, e-mail addresses, address blocks, limits, timestamps).
+//! access (API keys, e-mail addresses, address blocks, limits, timestamps, attempts per address).
 //!
 //! Everything here is pure: no IO, no clock, no environment. The serde form of [`records`] *is* the
 //! on-disk game-data format described in `docs/data-format.md`; the HTTP wire format lives in
 //! `tapster-http` and is built from these types, never the reverse.
 
 mod access;
+mod address_limit;
 mod api_key;
 mod error;
 mod game;
@@ -18,6 +19,7 @@ mod validate;
 mod version;
 
 pub use access::{AddressBlock, Email, Limits, Timestamp};
+pub use address_limit::{AddressLimit, MAX_ADDRESSES};
 pub use api_key::ApiKey;
 pub use error::{Error, Result};
 pub use game::{FORMAT, GameData, Manifest, RecordType, SOURCE_LANGUAGE, TextTable};

@@ -1,7 +1,7 @@
 //! The gate of the running server: keys and blocked addresses from a snapshot of the accounts
 //! database (reloaded within a quarter of a second of any change an admin command commits), rate
 //! limits from the [`Limiter`], and each key's daily usage, written back in batches. Failed
-//! authentications are counted per address ([`Failures`]): past their limit, `429` instead of `401`.
+//! authentications are counted per address (`failures`): past their limit, `429` instead of `401`.
 //!
 //! A key whose public prefix belongs to no key is refused before it is hashed and looked up: it
 //! cannot be valid, and a guesser's keys are all of that kind.
@@ -12,10 +12,10 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tapster_accounts::{AccessSnapshot, Accounts, KeyHash, Usage, hash_key};
-use tapster_domain::{ApiKey, Limits, Timestamp};
+use tapster_domain::{AddressLimit, ApiKey, Limits, Timestamp};
 use tapster_http::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal};
 
-use crate::failures::Failures;
+use crate::failures::failures;
 use crate::limiter::{Decision, Limiter, Status};
 
 /// How often the accounts database is checked for changes.
@@ -30,7 +30,7 @@ pub struct Access {
     accounts: Accounts,
     snapshot: RwLock<Arc<Keys>>,
     limiter: Box<dyn Limiter>,
-    failures: Failures,
+    failures: AddressLimit,
     hashes: KeyHashes,
     /// Requests counted since the last flush, by key and day.
     pending: Mutex<HashMap<(i64, i64), Usage>>,
@@ -48,7 +48,7 @@ impl Access {
             accounts,
             snapshot: RwLock::new(Arc::new(Keys::from(snapshot))),
             limiter: Box::new(limiter),
-            failures: Failures::default(),
+            failures: failures(),
             hashes: KeyHashes::default(),
             pending: Mutex::default(),
         })
@@ -93,7 +93,7 @@ impl Access {
     /// `refusal`, counted as a failed authentication of `peer`; or, when `peer` has failed too often
     /// lately, the `429` that takes its place (and counts nothing).
     fn failed(&self, peer: IpAddr, now: Duration, refusal: Refusal) -> Refusal {
-        match self.failures.fail(peer, now) {
+        match self.failures.take(peer, now) {
             Ok(()) => refusal,
             Err(wait) => Refusal::TooManyFailures { retry_after: whole_seconds(wait).max(1) },
         }
