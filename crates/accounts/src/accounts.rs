@@ -8,8 +8,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
+use tokio::sync::Notify;
 
 use crate::model::{
     AccessSnapshot, Account, AccountId, DailyUsage, Issued, KeyAction, KeyHash, KeyName, KeyRecord, Profile,
@@ -30,6 +32,8 @@ pub enum Location {
 #[derive(Debug, Clone)]
 pub struct Accounts {
     backend: Backend,
+    /// Woken by every write that may change access, for the [`Watcher`] of this process.
+    written: Arc<Notify>,
 }
 
 #[derive(Debug, Clone)]
@@ -38,12 +42,21 @@ enum Backend {
 }
 
 /// Runs one operation on whichever backend holds the accounts; `$conn` is the backend's connection.
+/// A `write` is one that may change what the server's gate decides (keys, accounts, blocks): once it
+/// succeeds, this process's [`Watcher`] is woken at once instead of at its next poll.
 macro_rules! on_backend {
     ($self:ident, |$conn:ident| $body:expr) => {
         match &$self.backend {
             Backend::Sqlite(db) => db.call(move |$conn| $body).await,
         }
     };
+    (write $self:ident, |$conn:ident| $body:expr) => {{
+        let done = on_backend!($self, |$conn| $body);
+        if done.is_ok() {
+            $self.written.notify_one();
+        }
+        done
+    }};
 }
 
 impl Accounts {
@@ -53,7 +66,7 @@ impl Accounts {
             Location::DataDir(dir) => {
                 let dir = dir.clone();
                 let db = tokio::task::spawn_blocking(move || Sqlite::open(&dir)).await??;
-                Ok(Self { backend: Backend::Sqlite(Arc::new(db)) })
+                Ok(Self { backend: Backend::Sqlite(Arc::new(db)), written: Arc::default() })
             }
         }
     }
@@ -83,7 +96,7 @@ impl Accounts {
         now: Timestamp,
     ) -> Result<KeyRecord> {
         let (email, name, key) = (email.clone(), name.clone(), key.clone());
-        on_backend!(self, |conn| sqlite::admin_create_key(conn, &email, &name, limits, &key, now))
+        on_backend!(write self, |conn| sqlite::admin_create_key(conn, &email, &name, limits, &key, now))
     }
 
     /// Every key, or those of the account of one address, oldest first.
@@ -100,7 +113,7 @@ impl Accounts {
         now: Timestamp,
     ) -> Result<KeyRecord> {
         let selector = selector.clone();
-        on_backend!(self, |conn| sqlite::change_key(conn, &selector, action, now))
+        on_backend!(write self, |conn| sqlite::change_key(conn, &selector, action, now))
     }
 
     /// Suspends (with a reason its owner reads in the dashboard) or reinstates an account.
@@ -111,17 +124,17 @@ impl Accounts {
         reason: Option<&str>,
     ) -> Result<()> {
         let (email, reason) = (email.clone(), reason.map(str::to_owned));
-        on_backend!(self, |conn| sqlite::set_account_suspended(conn, &email, suspended, reason.as_deref()))
+        on_backend!(write self, |conn| sqlite::set_account_suspended(conn, &email, suspended, reason.as_deref()))
     }
 
     /// Blocks a calling address or range; returns false when it was already blocked.
     pub async fn block(&self, block: AddressBlock, now: Timestamp) -> Result<bool> {
-        on_backend!(self, |conn| sqlite::block(conn, block, now))
+        on_backend!(write self, |conn| sqlite::block(conn, block, now))
     }
 
     /// Lifts a block; returns false when there was none.
     pub async fn unblock(&self, block: AddressBlock) -> Result<bool> {
-        on_backend!(self, |conn| sqlite::unblock(conn, block))
+        on_backend!(write self, |conn| sqlite::unblock(conn, block))
     }
 
     /// Writes a consistent copy of the store into the directory `dest` (never over an existing
@@ -165,11 +178,12 @@ impl Accounts {
         on_backend!(self, |conn| sqlite::usage_on(conn, day))
     }
 
-    /// Tells when the store changed through anyone else, so that snapshots are reloaded only then.
+    /// Tells when the store changed, so that snapshots are reloaded only then.
     pub fn watcher(&self) -> Result<Watcher> {
-        match &self.backend {
-            Backend::Sqlite(db) => Ok(Watcher(WatcherBackend::Sqlite(db.watcher()?))),
-        }
+        let backend = match &self.backend {
+            Backend::Sqlite(db) => WatcherBackend::Sqlite(db.watcher()?),
+        };
+        Ok(Watcher { backend, written: Arc::clone(&self.written) })
     }
 
     // ---- signing in
@@ -188,14 +202,26 @@ impl Accounts {
     }
 
     /// Spends a one-time link: confirms its address and signs in to the account that holds it.
-    pub async fn spend_email_token(&self, token: TokenHash, now: Timestamp) -> Result<SignIn> {
-        on_backend!(self, |conn| sqlite::spend_email_token(conn, token, now))
+    /// `signed_in` is the account of the browser that spends it, if any.
+    pub async fn spend_email_token(
+        &self,
+        token: TokenHash,
+        signed_in: Option<AccountId>,
+        now: Timestamp,
+    ) -> Result<SignIn> {
+        on_backend!(write self, |conn| sqlite::spend_email_token(conn, token, signed_in, now))
     }
 
     /// Signs in with what a provider said of its user.
     pub async fn sign_in_with(&self, profile: &Profile, now: Timestamp) -> Result<SignIn> {
         let profile = profile.clone();
-        on_backend!(self, |conn| sqlite::sign_in_with(conn, &profile, now))
+        on_backend!(write self, |conn| sqlite::sign_in_with(conn, &profile, now))
+    }
+
+    /// Links a provider's user to the account of a signed-in owner.
+    pub async fn link_identity(&self, account: AccountId, profile: &Profile, now: Timestamp) -> Result<()> {
+        let profile = profile.clone();
+        on_backend!(write self, |conn| sqlite::link_identity(conn, account, &profile, now))
     }
 
     // ---- sessions
@@ -245,7 +271,7 @@ impl Accounts {
 
     /// Revokes every key and erases the account's addresses, sign-ins and sessions.
     pub async fn delete_account(&self, account: AccountId, now: Timestamp) -> Result<()> {
-        on_backend!(self, |conn| sqlite::delete_account(conn, account, now))
+        on_backend!(write self, |conn| sqlite::delete_account(conn, account, now))
     }
 
     /// Stores a key its owner made, within the rules: a confirmed, unsuspended account, at most
@@ -259,7 +285,7 @@ impl Accounts {
         now: Timestamp,
     ) -> Result<KeyRecord> {
         let (name, key) = (name.clone(), key.clone());
-        on_backend!(self, |conn| sqlite::owner_create_key(conn, account, &name, expires_at, &key, now))
+        on_backend!(write self, |conn| sqlite::owner_create_key(conn, account, &name, expires_at, &key, now))
     }
 
     /// The keys an owner sees, newest first.
@@ -273,7 +299,7 @@ impl Accounts {
     }
 
     pub async fn revoke_key(&self, account: AccountId, id: i64, now: Timestamp) -> Result<KeyRecord> {
-        on_backend!(self, |conn| sqlite::owner_revoke_key(conn, account, id, now))
+        on_backend!(write self, |conn| sqlite::owner_revoke_key(conn, account, id, now))
     }
 
     /// Requests each of the account's keys made on each day from `first` to `last` (day numbers).
@@ -282,9 +308,13 @@ impl Accounts {
     }
 }
 
-/// Notices changes to the store made through anyone else.
+/// Notices changes to the store: at once when this process made them, within a poll when another
+/// process did (an admin command).
 #[derive(Debug)]
-pub struct Watcher(WatcherBackend);
+pub struct Watcher {
+    backend: WatcherBackend,
+    written: Arc<Notify>,
+}
 
 #[derive(Debug)]
 enum WatcherBackend {
@@ -294,9 +324,16 @@ enum WatcherBackend {
 impl Watcher {
     /// Whether the store changed since the last call (always true on the first).
     pub async fn changed(&mut self) -> Result<bool> {
-        match &mut self.0 {
+        match &mut self.backend {
             WatcherBackend::Sqlite(watcher) => watcher.changed().await,
         }
+    }
+
+    /// Waits until this process changed access or `poll` has passed, then says whether the store
+    /// changed since the last call, through this process or any other.
+    pub async fn next_change(&mut self, poll: Duration) -> Result<bool> {
+        let _ = tokio::time::timeout(poll, self.written.notified()).await;
+        self.changed().await
     }
 }
 

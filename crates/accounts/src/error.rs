@@ -40,6 +40,11 @@ pub enum Error {
     TokenSpent,
     #[error("this sign-in link has expired")]
     TokenExpired,
+    /// A link that confirms an address for an account, spent where that account is not signed in.
+    #[error(
+        "this link confirms an address for an account that is not signed in here; open it in the browser where you asked for it"
+    )]
+    TokenForAnotherAccount,
     /// Confirming an address that another account has already confirmed.
     #[error("{0} belongs to another account")]
     AddressTaken(Email),
@@ -48,6 +53,9 @@ pub enum Error {
     LastSignIn,
     #[error("no such sign-in")]
     NoSuchIdentity,
+    /// Linking a provider's user that another account has linked already.
+    #[error("that sign-in belongs to another account")]
+    IdentityTaken,
     #[error("no such session")]
     NoSuchSession,
     #[error("{} was written by another generation of Tapster (schema {found}, this build reads up to {expected})", path.display())]

@@ -37,6 +37,25 @@ impl ApiKey {
         Self(key)
     }
 
+    /// Makes a new key from `fill`, which fills a buffer with uniformly random bytes (the OS's
+    /// CSPRNG in production), and may fail.
+    pub fn generate_with<E>(mut fill: impl FnMut(&mut [u8]) -> Result<(), E>) -> Result<Self, E> {
+        let mut pool = [0u8; 64];
+        fill(&mut pool)?;
+        let (mut next, mut failure) = (0, None);
+        let key = Self::generate(|| {
+            if next == pool.len() {
+                if let Err(e) = fill(&mut pool) {
+                    failure.get_or_insert(e);
+                }
+                next = 0;
+            }
+            next += 1;
+            pool[next - 1]
+        });
+        failure.map_or(Ok(key), Err)
+    }
+
     /// Checks the shape and the checksum of a key as a caller sent it.
     pub fn parse(value: &str) -> Result<Self> {
         let shape = Error::Pattern { pattern: "tap_ followed by 36 letters and digits" };
@@ -121,6 +140,20 @@ mod tests {
         for value in bad {
             assert!(ApiKey::parse(&value).is_err(), "{value}");
         }
+    }
+
+    #[test]
+    fn keys_from_a_fallible_source_refill_it_and_pass_its_failure_on() {
+        let mut calls = 0;
+        let key = ApiKey::generate_with(|buf: &mut [u8]| {
+            calls += 1;
+            // Only bytes a key cannot use until the second fill.
+            buf.fill(if calls == 1 { 255 } else { 7 });
+            Ok::<_, ()>(())
+        });
+        assert!(ApiKey::parse(key.unwrap().expose()).is_ok());
+        assert_eq!(calls, 2);
+        assert_eq!(ApiKey::generate_with(|_: &mut [u8]| Err("no randomness")), Err("no randomness"));
     }
 
     #[test]

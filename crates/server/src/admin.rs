@@ -105,21 +105,7 @@ fn parse_email(email: &str) -> anyhow::Result<Email> {
 
 /// A key from the operating system's CSPRNG.
 fn new_key() -> Result<ApiKey, getrandom::Error> {
-    let mut pool = [0u8; 64];
-    getrandom::fill(&mut pool)?;
-    let mut next = 0;
-    let mut failure = None;
-    let key = ApiKey::generate(|| {
-        if next == pool.len() {
-            if let Err(e) = getrandom::fill(&mut pool) {
-                failure = Some(e);
-            }
-            next = 0;
-        }
-        next += 1;
-        pool[next - 1]
-    });
-    failure.map_or(Ok(key), Err)
+    ApiKey::generate_with(getrandom::fill)
 }
 
 /// The keys as a table for the console; never the keys themselves, only their public prefixes.

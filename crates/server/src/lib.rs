@@ -1,10 +1,13 @@
 //! The tapster server: key checks and rate limits (`access`, `limiter`, and `failures`, the limit on
 //! failed authentications per address), where the logs go (`logging`), the administrative commands
-//! on accounts, keys and addresses (`admin`), and the wiring of store, gate and HTTP interface into a
-//! running service (`run`), which publishes newly imported game data while it serves (`reload`). The binary in `main.rs` is only its command line.
+//! on accounts, keys and addresses (`admin`), the dashboard's settings, clock and randomness
+//! (`dashboard`), and the wiring of store, gate, dashboard and HTTP interface into a running service
+//! (`run`), which publishes newly imported game data while it serves (`reload`). The binary in
+//! `main.rs` is only its command line.
 
 mod access;
 mod admin;
+mod dashboard;
 mod failures;
 mod limiter;
 mod logging;
@@ -13,6 +16,7 @@ mod run;
 
 pub use access::Access;
 pub use admin::{Admin, LOCAL_ACCOUNT, NewKey, format_keys};
+pub use dashboard::{DashboardOptions, default_public_url};
 pub use limiter::{Decision, InProcess, Limiter, Remaining, Status};
 pub use logging::{LogFormat, LogLevel, log_subscriber};
 pub use run::{Service, open_service};

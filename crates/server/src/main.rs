@@ -10,9 +10,13 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use tapster_accounts::KeyAction;
+use tapster_dashboard::{ProviderConfig, PublicUrl};
 use tapster_domain::{AddressBlock, Limits};
 use tapster_http::{ServeConfig, TlsConfig, TlsError};
-use tapster_server::{Admin, LOCAL_ACCOUNT, LogFormat, LogLevel, format_keys, log_subscriber, open_service};
+use tapster_server::{
+    Admin, DashboardOptions, LOCAL_ACCOUNT, LogFormat, LogLevel, default_public_url, format_keys,
+    log_subscriber, open_service,
+};
 
 /// jemalloc rather than the system allocator: when new game data replaces the old, glibc keeps the
 /// freed megabytes of the old data set resident (they sit below newer allocations, which only
@@ -54,6 +58,8 @@ enum Command {
         cache_mib: usize,
         #[command(flatten)]
         edge: EdgeArgs,
+        #[command(flatten)]
+        dashboard: DashboardArgs,
         #[command(flatten)]
         log: Log,
     },
@@ -193,6 +199,103 @@ impl EdgeArgs {
             shutdown_grace: self.shutdown_grace.0,
         })
     }
+}
+
+/// The dashboard: where browsers reach it, how its mail leaves, and the sign-in providers (each
+/// enabled when both its client id and secret are set).
+#[derive(Debug, clap::Args)]
+struct DashboardArgs {
+    /// The address browsers reach this server at (links in mails, OAuth redirect URIs, the origin
+    /// forms must come from); by default http:// (https:// with --tls-cert) and --addr.
+    #[arg(long, env = "TAPSTER_PUBLIC_URL", value_name = "URL", value_parser = public_url)]
+    public_url: Option<PublicUrl>,
+    /// Send mail through this SMTP server: smtp://host:port (plain), smtp://user:pass@host?tls=required
+    /// (STARTTLS) or smtps://user:pass@host (TLS). Without it, each mail is written to
+    /// <data-dir>/outbox/ and its link is logged.
+    #[arg(long, env = "TAPSTER_SMTP_URL", value_name = "URL")]
+    smtp_url: Option<String>,
+    /// The sender of the mails.
+    #[arg(
+        long,
+        env = "TAPSTER_MAIL_FROM",
+        value_name = "ADDR",
+        default_value = "Tapster <tapster@localhost>"
+    )]
+    mail_from: String,
+    /// The client id of the GitHub OAuth app (its callback URL is <public-url>/auth/github/callback).
+    #[arg(long, env = "TAPSTER_GITHUB_CLIENT_ID", requires = "github_client_secret")]
+    github_client_id: Option<String>,
+    /// The GitHub OAuth app's client secret (better given in the environment than on the command line).
+    #[arg(long, env = "TAPSTER_GITHUB_CLIENT_SECRET", requires = "github_client_id", hide_env_values = true)]
+    github_client_secret: Option<String>,
+    #[arg(
+        long,
+        env = "TAPSTER_GITHUB_AUTHORIZE_URL",
+        default_value = "https://github.com/login/oauth/authorize"
+    )]
+    github_authorize_url: String,
+    #[arg(
+        long,
+        env = "TAPSTER_GITHUB_TOKEN_URL",
+        default_value = "https://github.com/login/oauth/access_token"
+    )]
+    github_token_url: String,
+    /// GitHub's REST API, for /user and /user/emails.
+    #[arg(long, env = "TAPSTER_GITHUB_API_URL", default_value = "https://api.github.com")]
+    github_api_url: String,
+    /// The client id of the Discord application (its redirect is <public-url>/auth/discord/callback).
+    #[arg(long, env = "TAPSTER_DISCORD_CLIENT_ID", requires = "discord_client_secret")]
+    discord_client_id: Option<String>,
+    /// The Discord application's client secret (better given in the environment).
+    #[arg(
+        long,
+        env = "TAPSTER_DISCORD_CLIENT_SECRET",
+        requires = "discord_client_id",
+        hide_env_values = true
+    )]
+    discord_client_secret: Option<String>,
+    #[arg(
+        long,
+        env = "TAPSTER_DISCORD_AUTHORIZE_URL",
+        default_value = "https://discord.com/oauth2/authorize"
+    )]
+    discord_authorize_url: String,
+    #[arg(long, env = "TAPSTER_DISCORD_TOKEN_URL", default_value = "https://discord.com/api/oauth2/token")]
+    discord_token_url: String,
+    /// Discord's API, for /users/@me.
+    #[arg(long, env = "TAPSTER_DISCORD_API_URL", default_value = "https://discord.com/api")]
+    discord_api_url: String,
+}
+
+impl DashboardArgs {
+    fn options(self) -> DashboardOptions {
+        let provider = |id: Option<String>, secret: Option<String>, authorize_url, token_url, api_url| {
+            Some(ProviderConfig { client_id: id?, client_secret: secret?, authorize_url, token_url, api_url })
+        };
+        DashboardOptions {
+            public_url: self.public_url,
+            smtp_url: self.smtp_url,
+            mail_from: Some(self.mail_from),
+            github: provider(
+                self.github_client_id,
+                self.github_client_secret,
+                self.github_authorize_url,
+                self.github_token_url,
+                self.github_api_url,
+            ),
+            discord: provider(
+                self.discord_client_id,
+                self.discord_client_secret,
+                self.discord_authorize_url,
+                self.discord_token_url,
+                self.discord_api_url,
+            ),
+        }
+    }
+}
+
+fn public_url(value: &str) -> Result<PublicUrl, String> {
+    PublicUrl::parse(value).map_err(|e| e.to_string())
 }
 
 fn defaults() -> ServeConfig {
@@ -351,10 +454,10 @@ enum AddressesCommand {
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Command::Serve { addr, data, fixtures, cache_mib, edge, log } => {
+        Command::Serve { addr, data, fixtures, cache_mib, edge, dashboard, log } => {
             tracing::subscriber::set_global_default(log_subscriber(log.format, log.level, std::io::stderr))
                 .context("setting up the log")?;
-            serve(addr, &data.path, &fixtures, cache_mib, edge.config()?)
+            serve(addr, &data.path, &fixtures, cache_mib, edge.config()?, dashboard.options())
         }
         Command::Import { dir, data } => import(&dir, &data.path),
         Command::Backup { dest, data } => admin(async {
@@ -447,6 +550,7 @@ fn serve(
     fixtures: &Path,
     cache_mib: usize,
     config: ServeConfig,
+    dashboard: DashboardOptions,
 ) -> anyhow::Result<()> {
     // Background threads give freed memory back to the system a few seconds after it is freed, even
     // when the server is idle; without them jemalloc only purges while allocating.
@@ -461,21 +565,27 @@ fn serve(
     runtime.block_on(async {
         let mut service = open_service(data_dir, fixtures).await?;
         service.cache_budget = cache_mib.saturating_mul(1024 * 1024);
-        // The console, not the log: the one time a key is shown whole, it must not reach log storage.
-        if let Some(created) = &service.first_key {
-            eprintln!(
-                "created the account {LOCAL_ACCOUNT} with this API key; it is shown only now:\n\n    {}\n\ntry: curl -H 'Authorization: Bearer {}' {scheme}://{addr}/v1/versions\n",
-                created.key.expose(),
-                created.key.expose()
-            );
-        }
         let listener =
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
+        let bound = listener.local_addr().context("reading the bound address")?;
+        let public_url = match &dashboard.public_url {
+            Some(url) => url.clone(),
+            None => default_public_url(bound, config.tls.is_some())?,
+        };
+        // The console, not the log: the one time a key is shown whole, it must not reach log storage.
+        if let Some(created) = &service.first_key {
+            let (key, origin) = (created.key.expose(), public_url.origin());
+            eprintln!(
+                "created the account {LOCAL_ACCOUNT} with this API key; it is shown only now:\n\n    {key}\n\n\
+                 try: curl -H 'Authorization: Bearer {key}' {origin}/v1/versions\n\n\
+                 To make keys of your own, open {origin}/ in a browser and sign in.\n"
+            );
+        }
+        service.dashboard = DashboardOptions { public_url: Some(public_url), ..dashboard };
         tracing::info!(
-            "tapster serves {} game versions (latest {}) on {scheme}://{}",
+            "tapster serves {} game versions (latest {}) on {scheme}://{bound}",
             service.store.versions().len(),
             service.store.latest().info.name,
-            listener.local_addr().context("reading the bound address")?
         );
         service.run(listener, config, shutdown_signal()).await
     })?;

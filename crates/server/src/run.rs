@@ -1,6 +1,6 @@
 //! Wiring: open the game data (importing the bundled dataset into an empty data dir), the accounts
-//! and the gate, then serve until shutdown while a background thread reloads access changes,
-//! publishes newly imported game data and writes usage back.
+//! and the gate, then serve the API and the dashboard beside it until shutdown, while background
+//! threads reload access changes, publish newly imported game data and write usage back.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,11 +10,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use tapster_accounts::{Accounts, Location};
+use tapster_dashboard::Dashboard;
 use tapster_store::Store;
 use tokio::net::TcpListener;
 
 use crate::access::{Access, FLUSH_EVERY, RELOAD_EVERY, timestamp};
 use crate::admin::{Admin, NewKey};
+use crate::dashboard::{DashboardOptions, DashboardPages, System};
 use crate::limiter::InProcess;
 use crate::reload::{Reload, Reloader};
 
@@ -32,6 +34,8 @@ pub struct Service {
     pub first_key: Option<NewKey>,
     /// Memory budget of the response cache, in bytes; 0 renders every answer afresh.
     pub cache_budget: usize,
+    /// The dashboard served beside the API.
+    pub dashboard: DashboardOptions,
 }
 
 /// Opens the data dir for serving. On a data dir without game data, imports `fixtures` first; on one
@@ -57,6 +61,7 @@ pub async fn open_service(data_dir: &Path, fixtures: &Path) -> anyhow::Result<Se
         accounts,
         first_key,
         cache_budget: tapster_http::DEFAULT_CACHE_BUDGET,
+        dashboard: DashboardOptions::default(),
     })
 }
 
@@ -70,17 +75,27 @@ impl Service {
         shutdown: impl Future<Output = ()>,
     ) -> anyhow::Result<()> {
         let mut reloader = Reloader::new(&self.data_dir, &self.store);
+        let addr = listener.local_addr().context("reading the bound address")?;
+        let dashboard = self.dashboard.config(addr, config.tls.is_some(), &self.data_dir)?;
+        let dashboard = Dashboard::new(dashboard, self.accounts.clone(), Arc::new(System))
+            .context("starting the dashboard")?;
+        tracing::info!(url = dashboard.url(), "the dashboard is served beside the API");
         let app = Arc::new(
-            tapster_http::App::new(self.store, Arc::clone(&self.access)).with_cache_budget(self.cache_budget),
+            tapster_http::App::new(self.store, Arc::clone(&self.access))
+                .with_cache_budget(self.cache_budget)
+                .with_pages(DashboardPages(dashboard)),
         );
         let stop = Arc::new(AtomicBool::new(false));
         let mut watcher = self.accounts.watcher().context("watching the accounts database")?;
         let (access, accounts) = (Arc::clone(&self.access), self.accounts.clone());
         let (mut flushed, mut purged) = (Instant::now(), Instant::now());
-        let runtime = tokio::runtime::Handle::current();
-        let keys = every(RELOAD_EVERY, &stop, move || {
-            runtime.block_on(async {
-                match watcher.changed().await {
+        // A task: it waits on the accounts store, which wakes it at once for the dashboard's changes
+        // (a key made or revoked works, or stops, before the page that says so has loaded), and
+        // polls for the admin commands'.
+        let upkeep = Arc::clone(&stop);
+        let keys = tokio::spawn(async move {
+            while !upkeep.load(Ordering::Relaxed) {
+                match watcher.next_change(RELOAD_EVERY).await {
                     Ok(true) => report(access.reload().await, "reloading keys"),
                     Ok(false) => {}
                     Err(e) => report(Err(e), "watching the accounts database"),
@@ -93,7 +108,7 @@ impl Service {
                     report(accounts.purge(timestamp()).await, "forgetting old sessions and links");
                     purged = Instant::now();
                 }
-            });
+            }
         });
         // Its own thread: reading new game data takes about a second, which key changes must not wait for.
         let publisher = Arc::clone(&app);
@@ -106,7 +121,7 @@ impl Service {
         });
         let served = tapster_http::serve(listener, app, config, shutdown).await;
         stop.store(true, Ordering::Relaxed);
-        let _ = keys.join();
+        let _ = keys.await;
         let _ = data.join();
         self.access.flush().await.context("recording the last usage counts")?;
         served.context("serving")

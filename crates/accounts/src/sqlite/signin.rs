@@ -45,8 +45,15 @@ pub(crate) fn issue_email_token(
 }
 
 /// Spends a link: confirms its address and signs in to the account that now holds it (made when
-/// there is none). All or nothing: a refusal leaves the link unspent and nothing changed.
-pub(crate) fn spend_email_token(conn: &mut Connection, token: TokenHash, now: Timestamp) -> Result<SignIn> {
+/// there is none). A link that confirms an address for an account is spent only where that account
+/// is signed in (`signed_in`), so that nobody is led to confirm their address into someone else's
+/// account. All or nothing: a refusal leaves the link unspent and nothing changed.
+pub(crate) fn spend_email_token(
+    conn: &mut Connection,
+    token: TokenHash,
+    signed_in: Option<AccountId>,
+    now: Timestamp,
+) -> Result<SignIn> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let found = tx
         .query_row(
@@ -70,6 +77,9 @@ pub(crate) fn spend_email_token(conn: &mut Connection, token: TokenHash, now: Ti
         return Err(Error::TokenExpired);
     }
     let email = Email::parse(&email).map_err(|_| Error::TokenUnknown)?;
+    if account.is_some_and(|asking| signed_in != Some(AccountId(asking))) {
+        return Err(Error::TokenForAnotherAccount);
+    }
     tx.execute(
         "UPDATE email_tokens SET spent_at = ?2 WHERE sha256 = ?1",
         params![token.0.as_slice(), now.0],
@@ -139,6 +149,50 @@ pub(crate) fn sign_in_with(conn: &mut Connection, profile: &Profile, now: Timest
     };
     tx.commit()?;
     Ok(signed_in)
+}
+
+/// Links a provider's user to `account`, which a signed-in owner chose. The account takes the
+/// address if the provider vouches for it and neither it nor anyone else has one confirmed.
+pub(crate) fn link_identity(
+    conn: &mut Connection,
+    account: AccountId,
+    profile: &Profile,
+    now: Timestamp,
+) -> Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    live_account(&tx, account)?;
+    let linked: Option<i64> = tx
+        .query_row(
+            "SELECT account_id FROM identities WHERE provider = ?1 AND subject = ?2",
+            params![profile.provider.as_str(), profile.subject()],
+            |row| row.get(0),
+        )
+        .optional()?;
+    match linked {
+        Some(owner) if owner != account.0 => return Err(Error::IdentityTaken),
+        Some(_) => {
+            tx.execute(
+                "UPDATE identities SET login = ?3 WHERE provider = ?1 AND subject = ?2",
+                params![profile.provider.as_str(), profile.subject(), profile.login],
+            )?;
+        }
+        None => {
+            tx.execute(
+                "INSERT INTO identities (provider, subject, account_id, login, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![profile.provider.as_str(), profile.subject(), account.0, profile.login, now.0],
+            )?;
+        }
+    }
+    if let Some(email) = profile.email.as_ref().filter(|_| profile.email_verified)
+        && account_with_email(&tx, email)?.is_none()
+    {
+        tx.execute(
+            "UPDATE accounts SET email = ?2, pending_email = NULL WHERE id = ?1 AND email IS NULL",
+            params![account.0, email.as_str()],
+        )?;
+    }
+    tx.commit()?;
+    Ok(())
 }
 
 /// The live account whose confirmed address is `email`.

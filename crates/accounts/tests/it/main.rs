@@ -49,5 +49,5 @@ fn at(seconds_after_t0: i64) -> Timestamp {
 async fn signed_up(accounts: &Accounts, address: &str, seed: u8) -> AccountId {
     let t = token(seed);
     accounts.issue_email_token(&email(address), None, t.hash(), T0).await.unwrap();
-    accounts.spend_email_token(t.hash(), T0).await.unwrap().account
+    accounts.spend_email_token(t.hash(), None, T0).await.unwrap().account
 }

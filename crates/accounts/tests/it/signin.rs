@@ -13,17 +13,17 @@ async fn a_link_signs_up_once_and_then_signs_in() {
         s.accounts.issue_email_token(&email("Marta@Example.org"), None, first.hash(), T0).await.unwrap(),
         Issued::Issued
     );
-    let signed = s.accounts.spend_email_token(first.hash(), at(60)).await.unwrap();
+    let signed = s.accounts.spend_email_token(first.hash(), None, at(60)).await.unwrap();
     assert!(signed.created);
     let account = s.accounts.account(signed.account).await.unwrap();
     assert_eq!(account.email, Some(email("marta@example.org")), "spending the link confirms the address");
 
     // Spent links stay spent.
-    assert!(matches!(s.accounts.spend_email_token(first.hash(), at(61)).await, Err(Error::TokenSpent)));
+    assert!(matches!(s.accounts.spend_email_token(first.hash(), None, at(61)).await, Err(Error::TokenSpent)));
 
     let second = token(2);
     s.accounts.issue_email_token(&email("marta@example.org"), None, second.hash(), at(120)).await.unwrap();
-    let again = s.accounts.spend_email_token(second.hash(), at(130)).await.unwrap();
+    let again = s.accounts.spend_email_token(second.hash(), None, at(130)).await.unwrap();
     assert_eq!(again, SignIn { account: signed.account, created: false });
 }
 
@@ -32,13 +32,19 @@ async fn links_expire_after_15_minutes_and_unknown_ones_open_nothing() {
     let s = store().await;
     let t = token(3);
     s.accounts.issue_email_token(&email("late@example.org"), None, t.hash(), T0).await.unwrap();
-    assert!(matches!(s.accounts.spend_email_token(t.hash(), at(15 * 60)).await, Err(Error::TokenExpired)));
-    assert!(matches!(s.accounts.spend_email_token(token(4).hash(), T0).await, Err(Error::TokenUnknown)));
+    assert!(matches!(
+        s.accounts.spend_email_token(t.hash(), None, at(15 * 60)).await,
+        Err(Error::TokenExpired)
+    ));
+    assert!(matches!(
+        s.accounts.spend_email_token(token(4).hash(), None, T0).await,
+        Err(Error::TokenUnknown)
+    ));
 
     // The second before expiry still works.
     let t = token(5);
     s.accounts.issue_email_token(&email("late@example.org"), None, t.hash(), at(100)).await.unwrap();
-    assert!(s.accounts.spend_email_token(t.hash(), at(100 + 15 * 60 - 1)).await.is_ok());
+    assert!(s.accounts.spend_email_token(t.hash(), None, at(100 + 15 * 60 - 1)).await.is_ok());
 }
 
 #[tokio::test]
@@ -59,7 +65,10 @@ async fn three_mails_per_address_per_15_minutes() {
         Issued::Throttled
     );
     // A throttled link was never stored.
-    assert!(matches!(s.accounts.spend_email_token(token(13).hash(), at(61)).await, Err(Error::TokenUnknown)));
+    assert!(matches!(
+        s.accounts.spend_email_token(token(13).hash(), None, at(61)).await,
+        Err(Error::TokenUnknown)
+    ));
     // Another address is not held back, and this one may have mail again once the window moves on.
     assert_eq!(
         s.accounts
@@ -114,7 +123,7 @@ async fn an_unverified_address_never_links_and_leaves_the_account_unconfirmed() 
     // And a sign-in link for the address still leads to Marta's own account.
     let t = crate::token(22);
     s.accounts.issue_email_token(&email("marta@example.org"), None, t.hash(), at(5)).await.unwrap();
-    assert_eq!(s.accounts.spend_email_token(t.hash(), at(6)).await.unwrap().account, marta);
+    assert_eq!(s.accounts.spend_email_token(t.hash(), None, at(6)).await.unwrap().account, marta);
 }
 
 #[tokio::test]
@@ -124,8 +133,18 @@ async fn an_account_confirms_an_address_by_mail() {
     let dana = s.accounts.sign_in_with(&discord, T0).await.unwrap().account;
     let t = token(30);
     s.accounts.issue_email_token(&email("dana@example.org"), Some(dana), t.hash(), at(1)).await.unwrap();
+    // Only where Dana is signed in: elsewhere the link is refused, and stays unspent.
+    assert!(matches!(
+        s.accounts.spend_email_token(t.hash(), None, at(2)).await,
+        Err(Error::TokenForAnotherAccount)
+    ));
+    let marta = signed_up(&s.accounts, "marta@example.org", 33).await;
+    assert!(matches!(
+        s.accounts.spend_email_token(t.hash(), Some(marta), at(2)).await,
+        Err(Error::TokenForAnotherAccount)
+    ));
     assert_eq!(
-        s.accounts.spend_email_token(t.hash(), at(2)).await.unwrap(),
+        s.accounts.spend_email_token(t.hash(), Some(dana), at(2)).await.unwrap(),
         SignIn { account: dana, created: false }
     );
     let account = s.accounts.account(dana).await.unwrap();
@@ -137,8 +156,14 @@ async fn an_account_confirms_an_address_by_mail() {
     signed_up(&s.accounts, "taken@example.org", 31).await;
     let t = token(32);
     s.accounts.issue_email_token(&email("taken@example.org"), Some(other), t.hash(), at(4)).await.unwrap();
-    assert!(matches!(s.accounts.spend_email_token(t.hash(), at(5)).await, Err(Error::AddressTaken(_))));
-    assert!(matches!(s.accounts.spend_email_token(t.hash(), at(6)).await, Err(Error::AddressTaken(_))));
+    assert!(matches!(
+        s.accounts.spend_email_token(t.hash(), Some(other), at(5)).await,
+        Err(Error::AddressTaken(_))
+    ));
+    assert!(matches!(
+        s.accounts.spend_email_token(t.hash(), Some(other), at(6)).await,
+        Err(Error::AddressTaken(_))
+    ));
     assert!(!s.accounts.account(other).await.unwrap().confirmed());
 }
 
@@ -159,4 +184,29 @@ async fn a_new_verified_identity_makes_a_confirmed_account_and_the_last_sign_in_
     assert!(matches!(s.accounts.unlink_identity(lonely, identity).await, Err(Error::LastSignIn)));
     // Another account's sign-in is no sign-in to this one.
     assert!(matches!(s.accounts.unlink_identity(signed.account, identity).await, Err(Error::NoSuchIdentity)));
+}
+
+#[tokio::test]
+async fn a_signed_in_owner_links_another_sign_in() {
+    let s = store().await;
+    let marta = signed_up(&s.accounts, "marta@example.org", 40).await;
+    let github = profile(Provider::GitHub, "583231", Some("marta@work.example"), true);
+    s.accounts.link_identity(marta, &github, T0).await.unwrap();
+    // Linking again is harmless; the account keeps its own address.
+    s.accounts.link_identity(marta, &github, at(1)).await.unwrap();
+    let account = s.accounts.account(marta).await.unwrap();
+    assert_eq!(account.identities.len(), 1);
+    assert_eq!(account.email, Some(email("marta@example.org")));
+    assert_eq!(s.accounts.sign_in_with(&github, at(2)).await.unwrap().account, marta);
+
+    // Someone else's sign-in is not theirs to link.
+    let dana = signed_up(&s.accounts, "dana@example.org", 41).await;
+    assert!(matches!(s.accounts.link_identity(dana, &github, at(3)).await, Err(Error::IdentityTaken)));
+
+    // An unconfirmed account takes the address a provider vouches for.
+    let unverified = profile(Provider::Discord, "99", Some("kim@example.org"), false);
+    let kim = s.accounts.sign_in_with(&unverified, at(4)).await.unwrap().account;
+    let verified = profile(Provider::GitHub, "100", Some("kim@example.org"), true);
+    s.accounts.link_identity(kim, &verified, at(5)).await.unwrap();
+    assert_eq!(s.accounts.account(kim).await.unwrap().email, Some(email("kim@example.org")));
 }

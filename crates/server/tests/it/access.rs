@@ -136,7 +136,7 @@ async fn owner_keys(data_dir: &Path) -> (String, String) {
     let link = Token::from_random([7; 32]);
     let email = tapster_domain::Email::parse("owner@example.org").unwrap();
     accounts.issue_email_token(&email, None, link.hash(), now).await.unwrap();
-    let owner = accounts.spend_email_token(link.hash(), now).await.unwrap().account;
+    let owner = accounts.spend_email_token(link.hash(), None, now).await.unwrap().account;
     let name = KeyName::parse("expiring").unwrap();
     let expired = ApiKey::generate(|| 11);
     accounts.create_key(owner, &name, Some(Timestamp(now.0 - 1)), &expired, now).await.unwrap();

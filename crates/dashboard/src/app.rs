@@ -1,0 +1,340 @@
+//! [`Dashboard`]: which paths are its own, and the way of every request through it: the browser's
+//! cookies read (its session, its form token), the route's handler called, and the answer finished
+//! (a new form token set, a dead session's cookie cleared, a failure drawn as a page).
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::header::{HeaderMap, ORIGIN, USER_AGENT};
+use hyper::{Method, Request, Response, StatusCode};
+use tapster_accounts::{Accounts, Provider, SessionInfo, Token, TokenHash};
+use tapster_domain::{AddressLimit, Timestamp};
+
+use crate::config::{Config, MailTransport};
+use crate::cookies::{Cookies, Jar};
+use crate::env::{Environment, Secrets};
+use crate::forms::Form;
+use crate::mail::Mailer;
+use crate::oauth::{HttpClient, OAuthProvider};
+use crate::reply::{Failure, Reply, allow_header};
+use crate::routes;
+use crate::views::{Nav, Problem, ProviderLink};
+use crate::{Result, constant_time_eq};
+
+/// Sign-in mails an address may ask for at once ...
+const SIGN_INS_BURST: u32 = 10;
+/// ... and how long it takes for one more to be allowed.
+const SIGN_INS_REFILL: Duration = Duration::from_secs(90);
+/// How often the per-address counts forget addresses that are whole again.
+const SWEEP_EVERY: Duration = Duration::from_secs(60);
+
+/// The developer dashboard. Cheap to clone; every clone serves the same accounts.
+#[derive(Debug, Clone)]
+pub struct Dashboard {
+    pub(crate) inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Inner {
+    pub(crate) config: Config,
+    pub(crate) accounts: Accounts,
+    pub(crate) env: Arc<dyn Environment>,
+    pub(crate) mailer: Mailer,
+    pub(crate) cookies: Cookies,
+    pub(crate) github: Option<OAuthProvider>,
+    pub(crate) discord: Option<OAuthProvider>,
+    pub(crate) http: HttpClient,
+    /// Sign-in mails asked for, per calling address.
+    pub(crate) sign_ins: AddressLimit,
+}
+
+impl Dashboard {
+    /// Starts the dashboard on the current tokio runtime (its mail worker runs there).
+    pub fn new(config: Config, accounts: Accounts, env: Arc<dyn Environment>) -> Result<Self> {
+        let provider = |provider, settings: &Option<_>| {
+            settings
+                .as_ref()
+                .map(|settings| OAuthProvider::new(provider, settings, &config.public_url))
+                .transpose()
+        };
+        let github = provider(Provider::GitHub, &config.github)?;
+        let discord = provider(Provider::Discord, &config.discord)?;
+        let mailer =
+            Mailer::start(&config.mail, config.public_url.clone(), accounts.clone(), Arc::clone(&env))?;
+        let inner = Arc::new(Inner {
+            cookies: Cookies::new(config.public_url.https()),
+            http: HttpClient::new()?,
+            sign_ins: AddressLimit::new(SIGN_INS_BURST, SIGN_INS_REFILL),
+            config,
+            accounts,
+            env,
+            mailer,
+            github,
+            discord,
+        });
+        let weak = Arc::downgrade(&inner);
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(SWEEP_EVERY);
+            ticks.tick().await;
+            loop {
+                ticks.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                inner.sign_ins.sweep(Duration::from_secs(inner.env.now().0.max(0) as u64));
+            }
+        });
+        Ok(Self { inner })
+    }
+
+    /// The dashboard's address, as browsers reach it.
+    pub fn url(&self) -> &str {
+        self.inner.config.public_url.origin()
+    }
+
+    /// Whether `path` is one of the dashboard's.
+    pub fn claims(&self, path: &str) -> bool {
+        path == "/"
+            || ["/signin", "/signout", "/account"].iter().any(|page| {
+                path.strip_prefix(page).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
+            || path.starts_with("/auth/")
+            || path.starts_with("/static/")
+    }
+
+    /// Answers one request from `peer` (the calling address).
+    pub async fn answer(&self, request: Request<Bytes>, peer: IpAddr) -> Response<Full<Bytes>> {
+        let inner = &*self.inner;
+        let mut ctx = match Ctx::load(inner, request, peer).await {
+            Ok(ctx) => ctx,
+            Err(failure) => return failure_page(&Nav { signed_in: false, csrf: String::new() }, failure),
+        };
+        let reply = match routes::route(inner, &mut ctx).await {
+            Ok(reply) => reply,
+            Err(failure) => match Reply::page(failure.status, &problem(&ctx.nav(), &failure)) {
+                Ok(mut reply) => {
+                    if let Some(allow) = failure.allow {
+                        let (name, value) = allow_header(allow);
+                        reply.set_header(name, value);
+                    }
+                    if let Some(jar) = failure.clears {
+                        reply.set_cookie(&inner.cookies.clear(jar));
+                    }
+                    reply
+                }
+                Err(failure) => return failure_page(&ctx.nav(), failure),
+            },
+        };
+        ctx.finish(inner, reply).into_response()
+    }
+}
+
+fn problem(nav: &Nav, failure: &Failure) -> Problem {
+    Problem {
+        nav: nav.clone(),
+        status: failure.status.as_u16(),
+        title: failure.title,
+        message: failure.message.clone(),
+        next: failure.next,
+    }
+}
+
+/// A failure page, for when there is no request context to finish it with.
+fn failure_page(nav: &Nav, failure: Failure) -> Response<Full<Bytes>> {
+    match Reply::page(failure.status, &problem(nav, &failure)) {
+        Ok(reply) => reply.into_response(),
+        Err(_) => {
+            let mut response = Response::new(Full::new(Bytes::from_static(b"The page could not be made.")));
+            *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+            response
+        }
+    }
+}
+
+/// A signed-in browser's session.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Session {
+    pub(crate) info: SessionInfo,
+    pub(crate) hash: TokenHash,
+}
+
+/// One request as the handlers see it.
+#[derive(Debug)]
+pub(crate) struct Ctx {
+    pub(crate) method: Method,
+    pub(crate) path: String,
+    pub(crate) query: Option<String>,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Bytes,
+    pub(crate) peer: IpAddr,
+    pub(crate) now: Timestamp,
+    pub(crate) session: Option<Session>,
+    /// This browser's form token: the one its cookie holds, or a new one (set by the answer).
+    pub(crate) csrf: String,
+    csrf_is_new: bool,
+    /// The browser sent a session cookie that opens nothing: the answer clears it.
+    stale_session: bool,
+    /// Cookies the handler set or cleared; these win over what [`Ctx::finish`] would do.
+    session_cookie_set: bool,
+}
+
+impl Ctx {
+    async fn load(inner: &Inner, request: Request<Bytes>, peer: IpAddr) -> Result<Self, Failure> {
+        let (head, body) = request.into_parts();
+        let now = inner.env.now();
+        let sent = inner.cookies.read(&head.headers, Jar::Session);
+        let session = match sent.as_deref().and_then(Token::parse) {
+            Some(token) => {
+                let hash = token.hash();
+                inner.accounts.session(hash, now).await?.map(|info| Session { info, hash })
+            }
+            None => None,
+        };
+        let (csrf, csrf_is_new) =
+            match inner.cookies.read(&head.headers, Jar::Csrf).filter(|v| Token::parse(v).is_some()) {
+                Some(csrf) => (csrf, false),
+                None => (inner.env.token().map_err(Failure::internal)?.expose().to_owned(), true),
+            };
+        Ok(Self {
+            method: head.method,
+            path: head.uri.path().to_owned(),
+            query: head.uri.query().map(str::to_owned),
+            headers: head.headers,
+            body,
+            peer,
+            now,
+            stale_session: sent.is_some() && session.is_none(),
+            session,
+            csrf,
+            csrf_is_new,
+            session_cookie_set: false,
+        })
+    }
+
+    pub(crate) fn nav(&self) -> Nav {
+        Nav { signed_in: self.session.is_some(), csrf: self.csrf.clone() }
+    }
+
+    pub(crate) fn user_agent(&self) -> &str {
+        self.headers.get(USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("")
+    }
+
+    /// A query parameter's value.
+    pub(crate) fn query_value(&self, name: &str) -> Option<String> {
+        let query = self.query.as_deref()?;
+        form_urlencoded::parse(query.as_bytes())
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.into_owned())
+    }
+
+    /// The form of a `POST`, once it is known to come from one of the dashboard's own pages: the
+    /// browser says the request is same-origin (`Origin` is the dashboard's, or, where the browser
+    /// hides the origin, `Sec-Fetch-Site: same-origin`), and the form repeats this browser's token.
+    pub(crate) fn form(&self, inner: &Inner) -> Result<Form, Failure> {
+        let forbidden = |message: String| {
+            Failure::new(StatusCode::FORBIDDEN, "This form was not sent from here", message)
+        };
+        let ours = inner.config.public_url.origin();
+        match self.headers.get(ORIGIN).map(|v| v.to_str().unwrap_or("")) {
+            Some(origin) if origin == ours => {}
+            // Browsers send `null` for pages that send no referrer, as these do; they still say
+            // where the request comes from in Sec-Fetch-Site.
+            Some("null") | None if self.headers.get("sec-fetch-site").is_some_and(|v| v == "same-origin") => {
+            }
+            Some(origin) if origin != "null" => {
+                return Err(forbidden(format!(
+                    "It came from {origin}, but the dashboard is at {ours}. Open the dashboard there and try again."
+                )));
+            }
+            _ => {
+                return Err(forbidden(format!(
+                    "The browser did not say where it came from. Open the dashboard at {ours} and try again."
+                )));
+            }
+        }
+        let form = Form::parse(&self.body)?;
+        let token = form.get("csrf").unwrap_or_default();
+        if self.csrf_is_new || !constant_time_eq(token.as_bytes(), self.csrf.as_bytes()) {
+            return Err(forbidden(
+                "The form is out of date (the page was open too long, or cookies are off). Reload the page and try again."
+                    .into(),
+            ));
+        }
+        Ok(form)
+    }
+
+    /// The signed-in session, or a failure that sends the browser to sign in.
+    pub(crate) fn signed_in(&self) -> Result<Session, Failure> {
+        self.session.ok_or_else(|| {
+            Failure::new(
+                StatusCode::FORBIDDEN,
+                "Sign in first",
+                "Your session has ended, or you never signed in.",
+            )
+            .next("/signin", "Sign in")
+        })
+    }
+
+    /// Starts a new session for `account` in the reply: the browser's old one (if any) ends, so every
+    /// sign-in gets a new id.
+    pub(crate) async fn start_session(
+        &mut self,
+        inner: &Inner,
+        account: tapster_accounts::AccountId,
+        reply: &mut Reply,
+    ) -> Result<(), Failure> {
+        if let Some(old) = self.session.take() {
+            inner.accounts.end_session(old.hash).await?;
+        }
+        let token = inner.env.token().map_err(Failure::internal)?;
+        let info = inner.accounts.create_session(account, token.hash(), self.user_agent(), self.now).await?;
+        reply.set_cookie(&inner.cookies.set(Jar::Session, token.expose()));
+        self.session = Some(Session { info, hash: token.hash() });
+        self.session_cookie_set = true;
+        Ok(())
+    }
+
+    /// Ends the browser's session, in the store and in the reply.
+    pub(crate) async fn end_session(&mut self, inner: &Inner, reply: &mut Reply) -> Result<(), Failure> {
+        if let Some(session) = self.session.take() {
+            inner.accounts.end_session(session.hash).await?;
+        }
+        reply.set_cookie(&inner.cookies.clear(Jar::Session));
+        self.session_cookie_set = true;
+        Ok(())
+    }
+
+    /// The reply with the cookies this request calls for.
+    fn finish(&self, inner: &Inner, mut reply: Reply) -> Reply {
+        if self.csrf_is_new {
+            reply.set_cookie(&inner.cookies.set(Jar::Csrf, &self.csrf));
+        }
+        if self.stale_session && !self.session_cookie_set {
+            reply.set_cookie(&inner.cookies.clear(Jar::Session));
+        }
+        reply
+    }
+}
+
+impl Inner {
+    pub(crate) fn provider(&self, provider: Provider) -> Option<&OAuthProvider> {
+        match provider {
+            Provider::GitHub => self.github.as_ref(),
+            Provider::Discord => self.discord.as_ref(),
+        }
+    }
+
+    /// The configured providers, as links.
+    pub(crate) fn provider_links(&self) -> Vec<ProviderLink> {
+        Provider::ALL
+            .into_iter()
+            .filter(|provider| self.provider(*provider).is_some())
+            .map(|provider| ProviderLink { slug: provider.as_str(), label: provider.label() })
+            .collect()
+    }
+
+    pub(crate) fn outbox(&self) -> bool {
+        matches!(self.config.mail.transport, MailTransport::Outbox(_))
+    }
+}

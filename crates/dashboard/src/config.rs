@@ -1,0 +1,122 @@
+//! How the dashboard is reached and what it talks to: its public address, how mail leaves, and the
+//! external sign-in providers. The binary assembles it from flags; nothing here reads them.
+
+use std::path::PathBuf;
+
+use crate::{Error, Result};
+
+/// The dashboard's configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub public_url: PublicUrl,
+    pub mail: MailConfig,
+    pub github: Option<ProviderConfig>,
+    pub discord: Option<ProviderConfig>,
+}
+
+/// The address browsers reach the dashboard at (`https://api.example.org`): links in mails, OAuth
+/// redirect URIs and the origin every form must come from derive from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublicUrl {
+    /// `scheme://host[:port]`, as a browser's `Origin` header writes it.
+    origin: String,
+    https: bool,
+}
+
+impl PublicUrl {
+    /// An `http` or `https` URL with nothing after the host and port but an optional `/`.
+    pub fn parse(value: &str) -> Result<Self> {
+        let bad = |why: &str| Error::Config(format!("the public URL {value:?} {why}"));
+        let url = url::Url::parse(value).map_err(|e| bad(&format!("is not a URL: {e}")))?;
+        let https = match url.scheme() {
+            "https" => true,
+            "http" => false,
+            _ => return Err(bad("must start with http:// or https://")),
+        };
+        if url.host_str().is_none_or(str::is_empty) {
+            return Err(bad("has no host"));
+        }
+        if url.path() != "/"
+            || url.query().is_some()
+            || url.fragment().is_some()
+            || !url.username().is_empty()
+        {
+            return Err(bad("must be only a scheme, a host and a port: the dashboard is served from /"));
+        }
+        Ok(Self { origin: url.origin().ascii_serialization(), https })
+    }
+
+    /// `scheme://host[:port]`, without a trailing slash.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    pub fn https(&self) -> bool {
+        self.https
+    }
+
+    /// The absolute URL of `path` (which starts with `/`).
+    pub fn join(&self, path: &str) -> String {
+        format!("{}{path}", self.origin)
+    }
+}
+
+/// How sign-in mails leave the server.
+#[derive(Debug, Clone)]
+pub struct MailConfig {
+    /// The sender, as `Tapster <tapster@example.org>` or a bare address.
+    pub from: String,
+    pub transport: MailTransport,
+}
+
+#[derive(Debug, Clone)]
+pub enum MailTransport {
+    /// Each mail is written to this directory as an `.eml` file and its link is logged: the set-up
+    /// that works with no mail server.
+    Outbox(PathBuf),
+    /// An SMTP server: `smtp://host:port` (plain), `smtp://user:pass@host?tls=required` (STARTTLS) or
+    /// `smtps://user:pass@host` (TLS).
+    Smtp(String),
+}
+
+/// One OAuth 2.0 provider's application and endpoints.
+#[derive(Debug, Clone)]
+pub struct ProviderConfig {
+    pub client_id: String,
+    pub client_secret: String,
+    pub authorize_url: String,
+    pub token_url: String,
+    /// GitHub's REST API (`/user`, `/user/emails`) or Discord's (`/users/@me`).
+    pub api_url: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn public_urls() {
+        let cases = [
+            ("http://127.0.0.1:8080", "http://127.0.0.1:8080", false),
+            ("https://api.example.org/", "https://api.example.org", true),
+            ("https://API.Example.org:443", "https://api.example.org", true),
+            ("http://[::1]:8080", "http://[::1]:8080", false),
+        ];
+        for (input, origin, https) in cases {
+            let url = PublicUrl::parse(input).unwrap();
+            assert_eq!((url.origin(), url.https()), (origin, https), "{input}");
+        }
+        assert_eq!(PublicUrl::parse("http://h:1").unwrap().join("/signin"), "http://h:1/signin");
+        for bad in [
+            "",
+            "127.0.0.1:8080",
+            "ftp://h",
+            "https://h/tapster",
+            "https://h/?x=1",
+            "https://u:p@h",
+            "http://",
+        ] {
+            assert!(PublicUrl::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! Forms as typed values. A body is parsed once into its fields (a field sent twice is refused:
+//! nothing should guess which one counted), and each form into a value whose fields are checked, or
+//! into the messages to show beside the fields that are not.
+
+use hyper::StatusCode;
+use tapster_accounts::{KeyName, Token};
+use tapster_domain::Email;
+
+use crate::reply::Failure;
+
+/// The fields of an `application/x-www-form-urlencoded` body.
+#[derive(Debug)]
+pub(crate) struct Form {
+    fields: Vec<(String, String)>,
+}
+
+impl Form {
+    pub(crate) fn parse(body: &[u8]) -> Result<Self, Failure> {
+        let mut fields: Vec<(String, String)> = Vec::new();
+        for (name, value) in form_urlencoded::parse(body) {
+            if fields.iter().any(|(seen, _)| *seen == name) {
+                return Err(Failure::bad_request(format!("The form sent the field {name:?} twice.")));
+            }
+            fields.push((name.into_owned(), value.into_owned()));
+        }
+        Ok(Self { fields })
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
+        self.fields.iter().find(|(field, _)| field == name).map(|(_, value)| value.as_str())
+    }
+}
+
+/// An e-mail address as a form gives it, or what is wrong with it.
+pub(crate) fn email(form: &Form) -> Result<Email, String> {
+    let value = form.get("email").unwrap_or_default().trim();
+    if value.is_empty() {
+        return Err("Enter your e-mail address.".into());
+    }
+    if value.len() > Email::MAX_LEN {
+        return Err(format!("An e-mail address is at most {} characters.", Email::MAX_LEN));
+    }
+    let email =
+        Email::parse(value).map_err(|_| "That is not an e-mail address (name@example.org).".to_owned())?;
+    // What the mailer cannot address is no address for us either.
+    if email.as_str().parse::<lettre::Address>().is_err() {
+        return Err("We cannot send mail to that address; check it for typing mistakes.".into());
+    }
+    Ok(email)
+}
+
+/// A one-time link's token, which only ever comes from a link the dashboard mailed.
+pub(crate) fn token(value: Option<&str>) -> Result<Token, Failure> {
+    value.and_then(Token::parse).ok_or_else(|| {
+        Failure::new(
+            StatusCode::BAD_REQUEST,
+            "This link is not valid",
+            "The link is incomplete or was changed. Open it exactly as it arrived, or ask for a new one.",
+        )
+        .next("/signin", "Ask for a new link")
+    })
+}
+
+/// What a new key is to be: its name and how many days it lives (`None`: until revoked).
+#[derive(Debug)]
+pub(crate) struct NewKey {
+    pub(crate) name: KeyName,
+    pub(crate) days: Option<u16>,
+}
+
+/// The new-key form as typed, to show again beside its messages.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct NewKeyInput {
+    pub(crate) name: String,
+    pub(crate) expiry: String,
+    pub(crate) name_error: Option<String>,
+    pub(crate) expiry_error: Option<String>,
+}
+
+/// The days a key may live, as the form offers them; the empty choice is "never".
+pub(crate) const EXPIRIES: [u16; 3] = [30, 90, 365];
+
+pub(crate) fn new_key(form: &Form) -> Result<NewKey, NewKeyInput> {
+    let mut input = NewKeyInput {
+        name: form.get("name").unwrap_or_default().chars().take(200).collect(),
+        expiry: form.get("expires_in_days").unwrap_or_default().chars().take(10).collect(),
+        ..NewKeyInput::default()
+    };
+    let name = KeyName::parse(&input.name)
+        .map_err(|e| input.name_error = Some(crate::reply::capitalized(&e.to_string())))
+        .ok();
+    let days = match input.expiry.as_str() {
+        "" => Some(None),
+        days => days.parse::<u16>().ok().filter(|d| EXPIRIES.contains(d)).map(Some),
+    };
+    if days.is_none() {
+        input.expiry_error = Some("Choose when the key expires: never, or after 30, 90 or 365 days.".into());
+    }
+    match (name, days) {
+        (Some(name), Some(days)) => Ok(NewKey { name, days }),
+        _ => Err(input),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form(body: &str) -> Form {
+        Form::parse(body.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn fields_are_decoded_and_never_sent_twice() {
+        let parsed = form("email=marta%40example.org&name=wiki+bot&empty=");
+        assert_eq!(parsed.get("email"), Some("marta@example.org"));
+        assert_eq!(parsed.get("name"), Some("wiki bot"));
+        assert_eq!(parsed.get("empty"), Some(""));
+        assert_eq!(parsed.get("missing"), None);
+        assert_eq!(Form::parse(b"a=1&a=2").unwrap_err().status, StatusCode::BAD_REQUEST);
+    }
+
+    #[test]
+    fn e_mail_addresses() {
+        assert_eq!(email(&form("email=+Marta%40Example.org+")).unwrap().as_str(), "marta@example.org");
+        let long = format!("email={}%40example.org", "a".repeat(250));
+        for (body, message) in [
+            ("", "Enter your e-mail address."),
+            ("email=", "Enter your e-mail address."),
+            ("email=marta", "That is not an e-mail address (name@example.org)."),
+            ("email=a%40b%40c", "That is not an e-mail address (name@example.org)."),
+            (long.as_str(), "An e-mail address is at most 254 characters."),
+            (
+                "email=m%22arta%40example.org",
+                "We cannot send mail to that address; check it for typing mistakes.",
+            ),
+        ] {
+            assert_eq!(email(&form(body)).unwrap_err(), message, "{body}");
+        }
+    }
+
+    #[test]
+    fn new_keys() {
+        let key = new_key(&form("name=wiki+bot&expires_in_days=90")).unwrap();
+        assert_eq!((key.name.as_str(), key.days), ("wiki bot", Some(90)));
+        assert_eq!(new_key(&form("name=x&expires_in_days=")).unwrap().days, None);
+
+        let refused = new_key(&form(&format!("name={}&expires_in_days=7", "x".repeat(65)))).unwrap_err();
+        assert_eq!(refused.name_error.as_deref(), Some("A key's name is at most 64 characters."));
+        assert!(refused.expiry_error.is_some());
+        assert_eq!(refused.expiry, "7", "the input is shown again as typed");
+        assert_eq!(
+            new_key(&form("expires_in_days=30")).unwrap_err().name_error.as_deref(),
+            Some("A key's name is required.")
+        );
+        assert!(token(Some("nonsense")).is_err());
+        assert!(token(Some(&"ab".repeat(32))).is_ok());
+    }
+}

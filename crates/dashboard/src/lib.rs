@@ -1,0 +1,34 @@
+//! The developer dashboard: the HTML pages where people get their API keys. Sign-in by e-mail
+//! (passwordless, a one-time link), GitHub or Discord; keys created with a name and an expiry, shown
+//! once, revoked after a confirmation; usage at a glance; sessions, linked sign-ins, deleting the
+//! account.
+//!
+//! It knows accounts (through `tapster-accounts`), HTML, cookies, forms, mail and OAuth, and nothing
+//! of the `/v1` API: the server serves it beside the API through [`Dashboard::claims`] and
+//! [`Dashboard::answer`]. Time and randomness come from the [`Environment`] it is given.
+//!
+//! Every `POST` must come from one of its own pages (same origin, and the form token of the browser's
+//! cookie); every page carries a strict Content-Security-Policy and is never cached.
+
+mod app;
+mod chart;
+mod config;
+mod cookies;
+mod env;
+mod error;
+mod forms;
+mod mail;
+mod oauth;
+mod reply;
+mod routes;
+mod views;
+
+pub use app::Dashboard;
+pub use config::{Config, MailConfig, MailTransport, ProviderConfig, PublicUrl};
+pub use env::Environment;
+pub use error::{Error, Result};
+
+/// Compares two secrets in time that depends only on their length, not on where they differ.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && std::hint::black_box(a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y))) == 0
+}

@@ -1,0 +1,111 @@
+//! Sign-in by e-mail: the form, the same "check your mail" page for every address (the mail is made
+//! off the request path), and the one-time link, which a `GET` only shows (mail scanners follow
+//! links) and a `POST` spends.
+
+use std::time::Duration;
+
+use hyper::StatusCode;
+use tapster_accounts::{Error, TOKEN_LIFETIME_SECS};
+
+use crate::app::{Ctx, Inner};
+use crate::forms;
+use crate::mail;
+use crate::reply::{Failure, Reply};
+use crate::views::{Confirm, SignIn, SignInSent};
+
+pub(super) fn page(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
+    if ctx.session.is_some() {
+        return Ok(Reply::see_other("/account"));
+    }
+    let page =
+        SignIn { nav: ctx.nav(), email: String::new(), error: None, providers: inner.provider_links() };
+    Reply::page(StatusCode::OK, &page)
+}
+
+/// Queues a sign-in mail and answers the same page whatever becomes of it: past the calling
+/// address's limit, or the address's own, no mail is sent, and the page does not say so.
+pub(super) fn send_link(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
+    let form = ctx.form(inner)?;
+    let email = match forms::email(&form) {
+        Ok(email) => email,
+        Err(error) => {
+            let typed = form.get("email").unwrap_or_default().chars().take(254).collect();
+            let page = SignIn {
+                nav: ctx.nav(),
+                email: typed,
+                error: Some(error),
+                providers: inner.provider_links(),
+            };
+            return Reply::page(StatusCode::UNPROCESSABLE_ENTITY, &page);
+        }
+    };
+    let now = Duration::from_secs(ctx.now.0.max(0) as u64);
+    if inner.sign_ins.take(ctx.peer, now).is_ok() {
+        inner.mailer.send(mail::Request { to: email.clone(), confirming: None });
+    }
+    let page = SignInSent {
+        nav: ctx.nav(),
+        email: email.to_string(),
+        outbox: inner.outbox(),
+        minutes: TOKEN_LIFETIME_SECS / 60,
+    };
+    Reply::page(StatusCode::OK, &page)
+}
+
+pub(super) fn confirm_page(ctx: &Ctx) -> Result<Reply, Failure> {
+    let token = forms::token(ctx.query_value("token").as_deref())?;
+    Reply::page(StatusCode::OK, &Confirm { nav: ctx.nav(), token: token.expose().to_owned() })
+}
+
+/// Spends the link, then signs the browser in to the account it opens, with a new session.
+pub(super) async fn confirm(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failure> {
+    let form = ctx.form(inner)?;
+    let token = forms::token(form.get("token"))?;
+    let signed_in = ctx.session.map(|session| session.info.account);
+    let link_failure = |message: &str| {
+        Failure::new(StatusCode::BAD_REQUEST, "This link cannot be used", message.to_owned())
+            .next("/signin", "Ask for a new link")
+    };
+    let outcome = match inner.accounts.spend_email_token(token.hash(), signed_in, ctx.now).await {
+        Ok(outcome) => outcome,
+        Err(Error::TokenUnknown) => {
+            return Err(link_failure("It was never sent, or it was changed on the way."));
+        }
+        Err(Error::TokenSpent) => {
+            return Err(link_failure("It has been used already: each link works once."));
+        }
+        Err(Error::TokenExpired) => {
+            return Err(link_failure("It has expired: a link works for 15 minutes after it is sent."));
+        }
+        Err(Error::TokenForAnotherAccount) => {
+            return Err(Failure::new(
+                StatusCode::FORBIDDEN,
+                "Open this link where you asked for it",
+                "It confirms an address for an account that is not signed in in this browser. Open it in the \
+                 browser where you are signed in to that account.",
+            ));
+        }
+        Err(Error::AddressTaken(email)) => {
+            return Err(Failure::new(
+                StatusCode::CONFLICT,
+                "That address has an account already",
+                format!(
+                    "{email} is confirmed for another account. Sign out and sign in with it to use that account, \
+                     or confirm another address here."
+                ),
+            )
+            .next("/account", "Back to your keys"));
+        }
+        Err(other) => return Err(other.into()),
+    };
+    let notice = match (outcome.created, signed_in == Some(outcome.account)) {
+        (true, _) => "welcome",
+        (false, true) => "confirmed",
+        (false, false) => "",
+    };
+    let location =
+        if notice.is_empty() { "/account".to_owned() } else { format!("/account?notice={notice}") };
+    let mut reply = Reply::see_other(&location);
+    ctx.start_session(inner, outcome.account, &mut reply).await?;
+    Ok(reply)
+}

@@ -1,0 +1,160 @@
+//! The pages: one askama template per page over one layout (`templates/`), each with the values it
+//! shows. Templates escape everything they print, so a key named `<script>` is text.
+
+use askama::Template;
+
+use crate::chart::Chart;
+use crate::forms::NewKeyInput;
+
+/// What the layout needs on every page: whether someone is signed in, and the form token its
+/// sign-out button sends.
+#[derive(Debug, Clone)]
+pub(crate) struct Nav {
+    pub(crate) signed_in: bool,
+    pub(crate) csrf: String,
+}
+
+/// A sign-in provider as a link.
+#[derive(Debug, Clone)]
+pub(crate) struct ProviderLink {
+    pub(crate) slug: &'static str,
+    pub(crate) label: &'static str,
+}
+
+#[derive(Debug, Template)]
+#[template(path = "landing.html")]
+pub(crate) struct Landing {
+    pub(crate) nav: Nav,
+    pub(crate) notice: Option<&'static str>,
+    pub(crate) api_base: String,
+    pub(crate) providers: Vec<ProviderLink>,
+}
+
+#[derive(Debug, Template)]
+#[template(path = "signin.html")]
+pub(crate) struct SignIn {
+    pub(crate) nav: Nav,
+    pub(crate) email: String,
+    pub(crate) error: Option<String>,
+    pub(crate) providers: Vec<ProviderLink>,
+}
+
+#[derive(Debug, Template)]
+#[template(path = "signin_sent.html")]
+pub(crate) struct SignInSent {
+    pub(crate) nav: Nav,
+    pub(crate) email: String,
+    /// Mail goes to the outbox directory, not to a mail server: say where to look.
+    pub(crate) outbox: bool,
+    pub(crate) minutes: i64,
+}
+
+#[derive(Debug, Template)]
+#[template(path = "confirm.html")]
+pub(crate) struct Confirm {
+    pub(crate) nav: Nav,
+    pub(crate) token: String,
+}
+
+#[derive(Debug, Template)]
+#[template(path = "account.html")]
+pub(crate) struct Account {
+    pub(crate) nav: Nav,
+    /// How the account is named at the top: its address, or a linked sign-in.
+    pub(crate) who: String,
+    pub(crate) notice: Option<&'static str>,
+    /// `Some` when suspended, with the operator's reason if they gave one.
+    pub(crate) suspended: Option<Option<String>>,
+    pub(crate) confirm: Option<ConfirmAddress>,
+    pub(crate) keys: Vec<KeyRow>,
+    pub(crate) create: CreateKey,
+    pub(crate) email: Option<String>,
+    pub(crate) identities: Vec<IdentityRow>,
+    pub(crate) link: Vec<ProviderLink>,
+    pub(crate) sessions: Vec<SessionRow>,
+    pub(crate) api_base: String,
+}
+
+/// The form that mails a link to confirm an address, shown to accounts without one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ConfirmAddress {
+    pub(crate) email: String,
+    pub(crate) error: Option<String>,
+}
+
+/// The new-key form, or why the account cannot make one now.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CreateKey {
+    pub(crate) refused: Option<String>,
+    pub(crate) input: NewKeyInput,
+    pub(crate) expiries: Vec<u16>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct KeyRow {
+    pub(crate) id: i64,
+    pub(crate) name: String,
+    pub(crate) prefix: String,
+    pub(crate) created: String,
+    pub(crate) last_used: String,
+    pub(crate) expires: String,
+    pub(crate) status: &'static str,
+    /// Not revoked yet.
+    pub(crate) revocable: bool,
+    pub(crate) today: String,
+    pub(crate) chart: Chart,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct IdentityRow {
+    pub(crate) id: i64,
+    pub(crate) provider: &'static str,
+    pub(crate) login: String,
+    pub(crate) linked: String,
+    /// Whether it may go: not while it is the only way in.
+    pub(crate) removable: bool,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct SessionRow {
+    pub(crate) id: i64,
+    pub(crate) browser: String,
+    pub(crate) created: String,
+    pub(crate) last_seen: String,
+    pub(crate) current: bool,
+}
+
+#[derive(Debug, Template)]
+#[template(path = "key_created.html")]
+pub(crate) struct KeyCreated {
+    pub(crate) nav: Nav,
+    pub(crate) name: String,
+    pub(crate) key: String,
+    pub(crate) expires: Option<String>,
+    pub(crate) api_base: String,
+}
+
+#[derive(Debug, Template)]
+#[template(path = "revoke.html")]
+pub(crate) struct Revoke {
+    pub(crate) nav: Nav,
+    pub(crate) key: KeyRow,
+}
+
+#[derive(Debug, Template)]
+#[template(path = "delete.html")]
+pub(crate) struct Delete {
+    pub(crate) nav: Nav,
+    pub(crate) who: String,
+    pub(crate) active_keys: usize,
+}
+
+#[derive(Debug, Template)]
+#[template(path = "problem.html")]
+pub(crate) struct Problem {
+    pub(crate) nav: Nav,
+    pub(crate) status: u16,
+    pub(crate) title: &'static str,
+    pub(crate) message: String,
+    pub(crate) next: Option<(&'static str, &'static str)>,
+}

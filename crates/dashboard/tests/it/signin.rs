@@ -1,0 +1,169 @@
+//! Sign-in by e-mail over a real SMTP conversation: the link mailed, shown by a `GET`, spent by a
+//! `POST` once, within 15 minutes; the same page for every address; the mail limits; sessions.
+
+use std::time::Duration;
+
+use crate::{link, site};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mailed_link_signs_up_once_and_the_get_does_not_spend_it() {
+    let site = site().await;
+    let mut browser = site.browser();
+    let page = browser.get("/signin").await;
+    assert_eq!(page.status, 200);
+    assert!(page.contains("Sign in with GitHub") && page.contains("Sign in with Discord"));
+
+    let sent = browser.post("/signin", &[("csrf", &page.csrf()), ("email", "Marta@Example.org")]).await;
+    assert_eq!(sent.status, 200);
+    assert!(sent.contains("Check your mail") && sent.contains("marta@example.org"), "{}", sent.body);
+    let mail = &site.mails(1).await[0];
+    assert_eq!(mail.to, ["marta@example.org"]);
+    assert_eq!(mail.header("Subject").as_deref(), Some("Your Tapster sign-in link"));
+    let link = link(mail);
+
+    // Opening the link (twice, as a mail scanner and then a person would) spends nothing.
+    for _ in 0..2 {
+        let confirm = site.browser_at("203.0.113.9").get(&link).await;
+        assert_eq!(confirm.status, 200);
+        assert!(confirm.contains("Finish signing in"));
+    }
+    let confirm = browser.get(&link).await;
+    assert_eq!(confirm.header("referrer-policy"), "no-referrer", "the page's address holds the token");
+    let token = confirm.field("token");
+    let done = browser.post("/signin/confirm", &[("csrf", &confirm.csrf()), ("token", &token)]).await;
+    assert_eq!((done.status, done.location()), (303, "/account?notice=welcome"));
+    assert!(browser.has_session());
+    let account = browser.get(done.location()).await;
+    assert_eq!(account.status, 200);
+    assert!(account.contains("Signed in as <strong>marta@example.org</strong>"), "{}", account.body);
+    assert!(account.contains("Welcome! Your account is ready."));
+
+    // Once spent, the link is spent for everyone.
+    let mut other = site.browser_at("203.0.113.9");
+    let again = other.get(&link).await;
+    let refused = other.post("/signin/confirm", &[("csrf", &again.csrf()), ("token", &token)]).await;
+    assert_eq!(refused.status, 400);
+    assert!(refused.contains("It has been used already"), "{}", refused.body);
+    assert!(!other.has_session());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_is_the_same_for_every_address_and_links_expire_after_15_minutes() {
+    let site = site().await;
+    let mut browser = site.browser();
+    browser.sign_in("known@example.org", 1).await;
+
+    let mut stranger = site.browser_at("203.0.113.20");
+    let csrf = stranger.get("/signin").await.csrf();
+    let known = stranger.post("/signin", &[("csrf", &csrf), ("email", "known@example.org")]).await;
+    let (head, tail) = known.body.split_once("known@example.org").unwrap();
+    let unknown = stranger.post("/signin", &[("csrf", &csrf), ("email", "nobody@example.org")]).await;
+    assert_eq!((known.status, unknown.status), (200, 200));
+    assert_eq!(
+        unknown.body,
+        format!("{head}nobody@example.org{tail}"),
+        "the pages differ beyond the address"
+    );
+
+    let mails = site.mails(3).await;
+    let late = link(&mails[2]);
+    site.env.advance(15 * 60);
+    let page = stranger.get(&late).await;
+    let expired =
+        stranger.post("/signin/confirm", &[("csrf", &page.csrf()), ("token", &page.field("token"))]).await;
+    assert_eq!(expired.status, 400);
+    assert!(expired.contains("It has expired"), "{}", expired.body);
+    assert!(!stranger.has_session());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_is_limited_per_address_and_per_calling_address_without_the_page_saying_so() {
+    let site = site().await;
+    let mut browser = site.browser_at("203.0.113.30");
+    let csrf = browser.get("/signin").await.csrf();
+    for _ in 0..5 {
+        let page = browser.post("/signin", &[("csrf", &csrf), ("email", "busy@example.org")]).await;
+        assert_eq!(page.status, 200);
+    }
+    // Three for the one address; the other two were never sent.
+    assert_eq!(site.mails(3).await.len(), 3);
+
+    // Ten per calling address at once: five more addresses go out, the sixth does not.
+    for n in 0..6 {
+        let page =
+            browser.post("/signin", &[("csrf", &csrf), ("email", &format!("user{n}@example.org"))]).await;
+        assert!(page.contains("Check your mail"));
+    }
+    // Waiting for a ninth that must never come.
+    let mails = site.mails_within(9, Duration::from_secs(2)).await;
+    assert_eq!(mails.len(), 8, "{:?}", mails.iter().map(|m| &m.to).collect::<Vec<_>>());
+    assert!(mails.iter().all(|mail| mail.to != ["user5@example.org"]));
+    // Another calling address is not held back.
+    let mut elsewhere = site.browser_at("198.51.100.99");
+    let csrf = elsewhere.get("/signin").await.csrf();
+    elsewhere.post("/signin", &[("csrf", &csrf), ("email", "user5@example.org")]).await;
+    assert_eq!(site.mails(9).await[8].to, ["user5@example.org"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_sign_in_gets_a_new_session_and_sign_out_ends_it() {
+    let site = site().await;
+    let mut browser = site.browser();
+    browser.sign_in("marta@example.org", 1).await;
+    let first = browser.cookies["tapster_session"].clone();
+    browser.sign_in("marta@example.org", 2).await;
+    let second = browser.cookies["tapster_session"].clone();
+    assert_ne!(first, second);
+
+    // The first id opens nothing any more, and the browser holding it is told to forget it.
+    let mut stale = site.browser();
+    stale.cookies.insert("tapster_session".into(), first);
+    let page = stale.get("/account").await;
+    assert_eq!((page.status, page.location()), (303, "/signin"));
+    assert!(!stale.has_session());
+
+    let account = browser.get("/account").await;
+    let out = browser.post("/signout", &[("csrf", &account.csrf())]).await;
+    assert_eq!((out.status, out.location()), (303, "/?notice=signed-out"));
+    assert!(!browser.has_session());
+    let mut replay = site.browser();
+    replay.cookies.insert("tapster_session".into(), second);
+    assert_eq!(replay.get("/account").await.status, 303);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_end_everywhere_else_and_after_30_idle_days() {
+    let site = site().await;
+    let mut laptop = site.browser();
+    laptop.sign_in("marta@example.org", 1).await;
+    let mut phone = site.browser_at("203.0.113.40");
+    phone.sign_in("marta@example.org", 2).await;
+
+    let account = laptop.get("/account").await;
+    assert_eq!(account.body.matches("signed in 2026").count(), 2, "both sessions are listed");
+    let ended = laptop.post("/account/sessions/others/end", &[("csrf", &account.csrf())]).await;
+    assert_eq!(ended.location(), "/account?notice=signed-out-elsewhere");
+    assert_eq!(phone.get("/account").await.status, 303);
+    assert_eq!(laptop.get("/account").await.status, 200);
+
+    site.env.advance(30 * 86_400);
+    assert_eq!(laptop.get("/account").await.location(), "/signin");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mail_server_that_never_answers_does_not_hold_the_page() {
+    // A listener that accepts and says nothing: the SMTP client waits for its greeting.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("smtp://{}", silent.local_addr().unwrap());
+    let site = crate::site_with_smtp(Some(&url)).await;
+    let mut browser = site.browser();
+    let csrf = browser.get("/signin").await.csrf();
+    let page = tokio::time::timeout(
+        Duration::from_secs(5),
+        browser.post("/signin", &[("csrf", &csrf), ("email", "marta@example.org")]),
+    )
+    .await
+    .expect("the page waited for the mail server");
+    assert_eq!(page.status, 200);
+    drop(silent);
+}
