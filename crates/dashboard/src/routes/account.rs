@@ -128,10 +128,10 @@ pub(super) fn key_row(key: &KeyRecord, now: Timestamp, usage: impl Iterator<Item
     }
 }
 
-/// A moment as `2026-11-22 14:05 UTC`.
+/// A moment in UTC as `2026-11-22 14:05` (the tables say the zone in their heading).
 fn minute(at: Timestamp) -> String {
     let text = at.to_string();
-    format!("{} {} UTC", &text[..10], &text[11..16])
+    format!("{} {}", &text[..10], &text[11..16])
 }
 
 fn session_row(record: &SessionRecord, current: i64) -> SessionRow {

@@ -50,14 +50,18 @@ async fn usage_shows_as_a_30_day_chart_and_todays_count() {
     site.accounts.record_usage(vec![usage(today - 3, 1_500), usage(today, 250)]).await.unwrap();
 
     let page = browser.get("/account").await;
-    assert!(page.contains(r#"<td class="number">250</td>"#), "{}", page.body);
+    assert!(page.contains(r#"<td class="number" data-label="Today">250</td>"#), "{}", page.body);
     assert!(page.contains("1,750 requests in the last 30 days"));
     assert!(page.contains("<title>2026-11-15: 1,500 requests</title>"), "{}", page.body);
     assert!(
         page.contains(r#"<rect x="104" y="0" width="3" height="28">"#),
         "the busiest day fills the chart"
     );
-    assert!(page.contains("2026-11-18 00:01 UTC"), "last used");
+    assert!(
+        page.contains("<td data-label=\"Last used (UTC)\">2026-11-18 00:01</td>"),
+        "last used: {}",
+        page.body
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,8 +1,11 @@
 //! Integration tests of the server: the real service on `127.0.0.1:0` over TCP with a plain HTTP/1.1
-//! client, in-process (`access`) and as the `tapster` binary a user runs (`cli`).
+//! client, in-process (`access`) and as the `tapster` binary a user runs (`cli`), and the dashboard
+//! in a real browser (`browser`).
 
 mod access;
+mod browser;
 mod cli;
+mod dashboard;
 mod edge;
 mod live;
 
@@ -76,6 +79,8 @@ struct Serving {
     addr: SocketAddr,
     /// The key `serve` created and printed for a data dir without keys.
     key: Option<String>,
+    /// The dashboard's address, printed beside that key.
+    dashboard: Option<String>,
 }
 
 impl Serving {
@@ -92,9 +97,15 @@ impl Drop for Serving {
 }
 
 fn serve(data_dir: &Path) -> Serving {
+    serve_with(data_dir, &[])
+}
+
+/// `tapster serve` on `data_dir` with further flags.
+fn serve_with(data_dir: &Path, flags: &[&str]) -> Serving {
     let mut child = Command::new(TAPSTER)
         .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
         .arg(data_dir)
+        .args(flags)
         .env_remove("TAPSTER_FIXTURES")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -102,11 +113,14 @@ fn serve(data_dir: &Path) -> Serving {
         .unwrap();
     let stderr = BufReader::new(child.stderr.take().unwrap());
     let mut lines = stderr.lines();
-    let mut key = None;
+    let (mut key, mut dashboard) = (None, None);
     let addr = loop {
         let line = lines.next().expect("tapster serve exited before listening").unwrap();
         if line.trim().starts_with("tap_") {
             key = Some(line.trim().to_owned());
+        }
+        if let Some(rest) = line.strip_prefix("To make keys of your own, open ") {
+            dashboard = rest.split_whitespace().next().map(str::to_owned);
         }
         if let Some((_, addr)) = line.split_once(" on http://") {
             break addr.trim().parse().unwrap();
@@ -114,5 +128,5 @@ fn serve(data_dir: &Path) -> Serving {
     };
     // Keep draining stderr so that the server never blocks on a full pipe.
     std::thread::spawn(move || lines.for_each(drop));
-    Serving { child, addr, key }
+    Serving { child, addr, key, dashboard }
 }

@@ -1,0 +1,395 @@
+//! The dashboard in a real browser: Debian's Chromium, headless, driven over WebDriver (`chromedriver`
+//! and `fantoccini`) against the `tapster` binary, with the sign-in providers mocked and mail going
+//! to the outbox, as it does on a newcomer's machine. A person's whole way to a key: sign in by mail,
+//! open the link, confirm, create a key, read it off the page, call the API with it, revoke it (and
+//! see it refused within a second); sign in with GitHub; sign in with Discord with an unverified
+//! address and be refused keys until it is confirmed; a key named like a script shown as text.
+//! Each page is saved as a screenshot under `target/tmp/screenshots/`.
+//!
+//! Without Chromium and its driver the test says so and passes, so that `cargo test` works on any
+//! machine; `.ci/run` installs them and sets `TAPSTER_REQUIRE_BROWSER=1`, which makes their absence
+//! a failure.
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::json;
+use tapster_test_support::{Behaviour, Flavour, MockProvider, User};
+
+use crate::{get_with_key, mini, serve_with};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// Where the screenshots go: under `target/`, kept by CI.
+fn screenshots() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Whether the browser is here; its absence fails the test only when CI asked for it.
+#[allow(clippy::print_stderr, reason = "a skipped test must say so where `cargo test` shows it")]
+fn browser_available() -> bool {
+    if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
+        return true;
+    }
+    let required = std::env::var("TAPSTER_REQUIRE_BROWSER").is_ok_and(|v| v == "1");
+    assert!(!required, "TAPSTER_REQUIRE_BROWSER=1 but {CHROMIUM} or {CHROMEDRIVER} is missing");
+    eprintln!(
+        "\n*** SKIPPED: the dashboard's browser test needs {CHROMIUM} and {CHROMEDRIVER} \
+         (apt-get install chromium chromium-driver); .ci/run installs them ***\n"
+    );
+    false
+}
+
+/// `chromedriver` on a free port, stopped when dropped.
+struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Driver {
+    fn start() -> Self {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starting chromedriver");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not listen on {port}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Self { child, url: format!("http://127.0.0.1:{port}") }
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A headless Chromium with a profile of its own, as the machine's notes say to start it as root.
+async fn browser(driver: &Driver, profile: &Path) -> Client {
+    let args = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-quic",
+        "--no-first-run",
+        "--window-size=1280,1000",
+        &format!("--user-data-dir={}", profile.display()),
+    ];
+    let capabilities = json!({"goog:chromeOptions": {"binary": CHROMIUM, "args": args}});
+    let serde_json::Value::Object(capabilities) = capabilities else { unreachable!() };
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(capabilities)
+        .connect(&driver.url)
+        .await
+        .expect("a Chromium session")
+}
+
+/// The browser and what it looks at.
+struct Session {
+    client: Client,
+    addr: SocketAddr,
+    outbox: PathBuf,
+}
+
+impl Session {
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    async fn goto(&self, path: &str) {
+        self.client.goto(&self.url(path)).await.unwrap();
+    }
+
+    async fn click(&self, css: &str) {
+        self.client
+            .find(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("{css}: {e}"))
+            .click()
+            .await
+            .unwrap();
+    }
+
+    async fn type_into(&self, css: &str, text: &str) {
+        let field = self.client.find(Locator::Css(css)).await.unwrap();
+        field.clear().await.unwrap();
+        field.send_keys(text).await.unwrap();
+    }
+
+    async fn text(&self, css: &str) -> String {
+        let element =
+            self.client.wait().at_most(Duration::from_secs(15)).for_element(Locator::Css(css)).await;
+        element.unwrap_or_else(|e| panic!("{css}: {e}")).text().await.unwrap()
+    }
+
+    /// Waits until the page's heading starts with `start`: a form's answer has been shown (its
+    /// address may be the form's page's own, so the address cannot tell).
+    async fn until_heading(&self, start: &str) {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let heading = match self.client.find(Locator::Css("h1")).await {
+                Ok(h1) => h1.text().await.unwrap_or_default(),
+                Err(_) => String::new(),
+            };
+            if heading.starts_with(start) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the page's heading is {heading:?}, not {start:?}…");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn has(&self, css: &str) -> bool {
+        !self.client.find_all(Locator::Css(css)).await.unwrap().is_empty()
+    }
+
+    /// Waits until the browser shows a page whose address starts with `path` (and query).
+    async fn arrive(&self, path: &str) {
+        let expected = self.url(path);
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let at = self.client.current_url().await.unwrap().to_string();
+            if at.starts_with(&expected) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the browser is at {at}, not at {expected}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn screenshot(&self, name: &str) {
+        let png = self.client.screenshot().await.unwrap();
+        std::fs::write(screenshots().join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// The link of the `n`th mail in the outbox (counted from 1), waiting for it to be written.
+    async fn mailed_link(&self, n: usize) -> String {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let mut mails: Vec<PathBuf> = std::fs::read_dir(&self.outbox)
+                .map(|dir| {
+                    dir.flatten()
+                        .map(|e| e.path())
+                        .filter(|p| p.extension().is_some_and(|x| x == "eml"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            mails.sort_by_key(|path| std::fs::metadata(path).and_then(|m| m.modified()).unwrap());
+            if let Some(mail) = mails.get(n - 1) {
+                let text = std::fs::read_to_string(mail).unwrap();
+                let line = text.lines().find(|line| line.contains("/signin/confirm?token=")).unwrap();
+                return line.trim().to_owned();
+            }
+            assert!(Instant::now() < deadline, "no mail number {n} in {}", self.outbox.display());
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn sign_out(&self) {
+        self.click("header form button").await;
+        self.arrive("/?notice=signed-out").await;
+    }
+}
+
+#[test]
+fn a_newcomer_gets_a_key_in_a_browser_and_providers_sign_in() {
+    if !browser_available() {
+        return;
+    }
+    let github = MockProvider::start(Flavour::GitHub, "gh-app", "gh-secret");
+    github.set(Behaviour::Consent(User {
+        id: 583_231,
+        login: "marta-gh".into(),
+        email: Some("marta@example.org".into()),
+        verified: true,
+    }));
+    let discord = MockProvider::start(Flavour::Discord, "dc-app", "dc-secret");
+    discord.set(Behaviour::Consent(User {
+        id: 80_351_110_224_678_912,
+        login: "dana".into(),
+        email: Some("dana@example.org".into()),
+        verified: false,
+    }));
+    let data_dir = tempfile::TempDir::new().unwrap();
+    let (gh_authorize, gh_token, gh_api) = (github.authorize_url(), github.token_url(), github.api_url());
+    let (dc_authorize, dc_token, dc_api) = (discord.authorize_url(), discord.token_url(), discord.api_url());
+    let fixtures = mini();
+    let server = serve_with(
+        data_dir.path(),
+        &[
+            "--fixtures",
+            fixtures.to_str().unwrap(),
+            "--github-client-id",
+            "gh-app",
+            "--github-client-secret",
+            "gh-secret",
+            "--github-authorize-url",
+            &gh_authorize,
+            "--github-token-url",
+            &gh_token,
+            "--github-api-url",
+            &gh_api,
+            "--discord-client-id",
+            "dc-app",
+            "--discord-client-secret",
+            "dc-secret",
+            "--discord-authorize-url",
+            &dc_authorize,
+            "--discord-token-url",
+            &dc_token,
+            "--discord-api-url",
+            &dc_api,
+        ],
+    );
+    let profile = tempfile::TempDir::new().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let driver = Driver::start();
+        let client = browser(&driver, profile.path()).await;
+        let session =
+            Session { client: client.clone(), addr: server.addr, outbox: data_dir.path().join("outbox") };
+        // On a task of its own, so that a failed step still leaves the last page's screenshot and
+        // a closed browser behind.
+        let outcome = tokio::spawn(async move { journeys(&session).await }).await;
+        let last = Session { client: client.clone(), addr: server.addr, outbox: PathBuf::new() };
+        last.screenshot("last").await;
+        let _ = client.close().await;
+        drop(driver);
+        if let Err(failure) = outcome {
+            std::panic::resume_unwind(failure.into_panic());
+        }
+    });
+}
+
+async fn journeys(s: &Session) {
+    by_mail_to_a_key_and_back(s).await;
+    s.sign_out().await;
+    with_github(s).await;
+    s.sign_out().await;
+    with_discord_unverified(s).await;
+}
+
+async fn by_mail_to_a_key_and_back(s: &Session) {
+    s.goto("/").await;
+    s.screenshot("landing").await;
+    s.click("main a.button").await;
+    s.arrive("/signin").await;
+    s.screenshot("signin").await;
+    s.type_into("#email", "marta@example.org").await;
+    s.click("form.card button[type=submit]").await;
+    s.until_heading("Check your mail").await;
+    s.screenshot("signin-sent").await;
+
+    let link = s.mailed_link(1).await;
+    s.client.goto(&link).await.unwrap();
+    s.until_heading("Finish signing in").await;
+    s.screenshot("signin-confirm").await;
+    s.click("#confirm").await;
+    s.arrive("/account?notice=welcome").await;
+    s.screenshot("account-new").await;
+
+    s.type_into("#key-name", "wiki bot").await;
+    s.client.find(Locator::Css("#key-expiry")).await.unwrap().select_by_value("90").await.unwrap();
+    s.click("form[action='/account/keys'] button").await;
+    s.until_heading("Your new key “wiki bot”").await;
+    let key = s.text("#new-key").await;
+    assert!(key.starts_with("tap_") && key.len() == 40, "{key}");
+    assert!(s.text(".warning").await.contains("shown only this once"));
+    s.screenshot("key-created").await;
+
+    let answer = get_with_key(s.addr, "/v1/versions", &key);
+    assert_eq!(answer.status, 200, "{}", answer.body);
+
+    // A key named like a script is shown as text, and runs nothing.
+    s.goto("/account").await;
+    let name = "<script>alert(1)</script>";
+    s.type_into("#key-name", name).await;
+    s.click("form[action='/account/keys'] button").await;
+    s.until_heading(&format!("Your new key “{name}”")).await;
+    assert!(s.client.get_alert_text().await.is_err(), "an alert opened");
+    s.goto("/account").await;
+    assert!(s.client.get_alert_text().await.is_err(), "an alert opened");
+    let names: Vec<String> = {
+        let mut names = Vec::new();
+        for cell in s.client.find_all(Locator::Css("#keys td.name")).await.unwrap() {
+            names.push(cell.text().await.unwrap());
+        }
+        names
+    };
+    assert_eq!(names, [name, "wiki bot"]);
+    s.screenshot("account").await;
+    s.client.set_window_size(390, 844).await.unwrap();
+    s.screenshot("account-phone").await;
+    s.client.set_window_size(1280, 1000).await.unwrap();
+
+    // Revoke "wiki bot" (the second row): a confirmation first, then 401 within a second.
+    let revoke = s.client.find_all(Locator::Css("#keys a[href$='/revoke']")).await.unwrap();
+    revoke[1].click().await.unwrap();
+    s.until_heading("Revoke “wiki bot”").await;
+    s.screenshot("revoke").await;
+    assert_eq!(get_with_key(s.addr, "/v1/versions", &key).status, 200, "the confirmation page revoked it");
+    s.click("button.danger").await;
+    let revoked = Instant::now();
+    s.arrive("/account?notice=revoked").await;
+    loop {
+        let status = get_with_key(s.addr, "/v1/versions", &key).status;
+        if status == 401 {
+            break;
+        }
+        assert!(revoked.elapsed() < Duration::from_secs(1), "still {status} after {:?}", revoked.elapsed());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn with_github(s: &Session) {
+    s.goto("/signin").await;
+    s.click("a[href='/auth/github']").await;
+    s.arrive("/account").await;
+    let methods = s.text("main").await;
+    assert!(methods.contains("GitHub: marta-gh"), "{methods}");
+    assert!(
+        methods.contains("E-mail: marta@example.org (confirmed)"),
+        "the verified address joined the mail account"
+    );
+    s.screenshot("account-github").await;
+}
+
+async fn with_discord_unverified(s: &Session) {
+    s.goto("/signin").await;
+    s.click("a[href='/auth/discord']").await;
+    s.arrive("/account?notice=welcome").await;
+    assert!(s.has("#create-refused").await, "an unconfirmed account is offered no key");
+    assert!(!s.has("#key-name").await);
+    s.screenshot("account-unconfirmed").await;
+
+    // The confirmation form holds the address Discord gave; the mail is the second in the outbox.
+    s.click("form[action='/account/email'] button").await;
+    s.arrive("/account?notice=confirmation-sent").await;
+    let link = s.mailed_link(2).await;
+    s.client.goto(&link).await.unwrap();
+    s.until_heading("Finish signing in").await;
+    s.click("#confirm").await;
+    s.arrive("/account?notice=confirmed").await;
+    assert!(s.has("#key-name").await);
+    s.type_into("#key-name", "discord bot").await;
+    s.click("form[action='/account/keys'] button").await;
+    s.until_heading("Your new key").await;
+    let key = s.text("#new-key").await;
+    assert_eq!(get_with_key(s.addr, "/v1/versions", &key).status, 200);
+}

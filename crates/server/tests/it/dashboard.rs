@@ -1,0 +1,52 @@
+//! The dashboard beside the API in the `tapster` binary: its address printed beside the first key,
+//! its pages on the API's port, and the two kinds of credentials kept apart (an API key never opens
+//! a page, a session cookie never opens `/v1`).
+
+use tapster_accounts::{Accounts, Location, Token};
+use tapster_domain::{Email, Timestamp};
+
+use crate::{block, get, get_with_key, mini, serve_with};
+
+#[test]
+fn the_dashboard_is_served_beside_the_api_and_credentials_stay_apart() {
+    let data_dir = tempfile::TempDir::new().unwrap();
+    let server = serve_with(data_dir.path(), &["--fixtures", mini().to_str().unwrap()]);
+    let key = server.first_key().to_owned();
+    assert_eq!(server.dashboard.as_deref(), Some(format!("http://{}/", server.addr).as_str()));
+
+    let landing = get(server.addr, "/", &[]);
+    assert_eq!(landing.status, 200);
+    assert_eq!(landing.header("content-type"), "text/html; charset=utf-8");
+    assert!(landing.body.contains("Get an API key"));
+    assert!(landing.header("access-control-allow-origin").is_empty(), "pages get no CORS headers");
+
+    // A session made the way the dashboard makes one, in the store the server uses.
+    let session = Token::from_random([42; 32]);
+    block(async {
+        let accounts = Accounts::open(&Location::DataDir(data_dir.path().to_owned())).await.unwrap();
+        let now = Timestamp(
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64,
+        );
+        let link = Token::from_random([7; 32]);
+        accounts
+            .issue_email_token(&Email::parse("marta@example.org").unwrap(), None, link.hash(), now)
+            .await
+            .unwrap();
+        let account = accounts.spend_email_token(link.hash(), None, now).await.unwrap().account;
+        accounts.create_session(account, session.hash(), "test", now).await.unwrap();
+    });
+    let cookie = format!("tapster_session={}", session.expose());
+    let account = get(server.addr, "/account", &[("Cookie", &cookie)]);
+    assert_eq!(account.status, 200);
+    assert!(account.body.contains("Signed in as <strong>marta@example.org</strong>"));
+
+    let api_with_cookie = get(server.addr, "/v1/versions", &[("Cookie", &cookie)]);
+    assert_eq!(api_with_cookie.status, 401, "a session cookie opened /v1");
+    let page_with_key = get(server.addr, "/account", &[("Authorization", &format!("Bearer {key}"))]);
+    assert_eq!(
+        (page_with_key.status, page_with_key.header("location")),
+        (303, "/signin"),
+        "an API key opened a page"
+    );
+    assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200);
+}
