@@ -368,6 +368,17 @@ async fn with_github(s: &Session) {
         "the verified address joined the mail account"
     );
     s.screenshot("account-github").await;
+
+    // The two pages a person meets more rarely: the deletion's confirmation, and a failure.
+    s.goto("/account/delete").await;
+    s.until_heading("Delete the account marta@example.org?").await;
+    s.screenshot("delete").await;
+    s.click("a.button.secondary").await;
+    s.arrive("/account").await;
+    s.goto("/account/keys/999999/revoke").await;
+    s.until_heading("That did not work").await;
+    assert!(s.text("main").await.contains("Status 404."));
+    s.screenshot("problem").await;
 }
 
 async fn with_discord_unverified(s: &Session) {
