@@ -14,8 +14,8 @@ use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
 use tokio::sync::Notify;
 
 use crate::model::{
-    AccessSnapshot, Account, AccountId, DailyUsage, Issued, KeyAction, KeyHash, KeyName, KeyRecord, Profile,
-    SessionInfo, SessionRecord, SignIn, Usage,
+    AccessSnapshot, Account, AccountId, DailyUsage, Issued, KeyAction, KeyHash, KeyName, KeyRecord,
+    PendingLink, Profile, SessionInfo, SessionRecord, SignIn, Usage,
 };
 use crate::sqlite::{self, Sqlite, SqliteWatcher};
 use crate::token::{TokenHash, hash_key};
@@ -68,13 +68,6 @@ impl Accounts {
                 let db = tokio::task::spawn_blocking(move || Sqlite::open(&dir)).await??;
                 Ok(Self { backend: Backend::Sqlite(Arc::new(db)), written: Arc::default() })
             }
-        }
-    }
-
-    /// What the store is, for messages: the SQLite file's path.
-    pub fn describe(&self) -> String {
-        match &self.backend {
-            Backend::Sqlite(db) => db.path().display().to_string(),
         }
     }
 
@@ -140,20 +133,8 @@ impl Accounts {
     /// Writes a consistent copy of the store into the directory `dest` (never over an existing
     /// file); returns the file written.
     pub async fn backup(&self, dest: &Path) -> Result<PathBuf> {
-        let target = dest.join(sqlite::ACCOUNTS_DB);
-        if target.exists() {
-            return Err(Error::Io {
-                path: target,
-                source: std::io::Error::new(
-                    std::io::ErrorKind::AlreadyExists,
-                    "exists already; back up into a new directory",
-                ),
-            });
-        }
-        std::fs::create_dir_all(dest).map_err(Error::io(dest))?;
-        let written = target.clone();
-        on_backend!(self, |conn| sqlite::backup(conn, &target))?;
-        Ok(written)
+        let dest = dest.to_owned();
+        on_backend!(self, |conn| sqlite::backup(conn, &dest))
     }
 
     /// Forgets expired links and idle sessions.
@@ -210,6 +191,11 @@ impl Accounts {
         now: Timestamp,
     ) -> Result<SignIn> {
         on_backend!(write self, |conn| sqlite::spend_email_token(conn, token, signed_in, now))
+    }
+
+    /// What a link is for, while it can still be spent; reads only.
+    pub async fn pending_link(&self, token: TokenHash, now: Timestamp) -> Result<Option<PendingLink>> {
+        on_backend!(self, |conn| sqlite::pending_link(conn, token, now))
     }
 
     /// Signs in with what a provider said of its user.
@@ -286,6 +272,11 @@ impl Accounts {
     ) -> Result<KeyRecord> {
         let (name, key) = (name.clone(), key.clone());
         on_backend!(write self, |conn| sqlite::owner_create_key(conn, account, &name, expires_at, &key, now))
+    }
+
+    /// Whether the owner may make a key now: refused as [`create_key`](Self::create_key) would refuse.
+    pub async fn key_allowance(&self, account: AccountId, now: Timestamp) -> Result<()> {
+        on_backend!(self, |conn| sqlite::may_create_key(conn, account, now))
     }
 
     /// The keys an owner sees, newest first.

@@ -26,7 +26,9 @@ pub enum Error {
     AccountGone,
     #[error("a key's name {0}")]
     InvalidKeyName(&'static str),
-    #[error("an account may have at most {max} active keys; revoke one to make another")]
+    #[error(
+        "an account may hold at most {max} keys that are neither revoked nor expired; revoke one to make another"
+    )]
     TooManyKeys { max: usize },
     /// Keys are for accounts whose e-mail address is confirmed.
     #[error("confirm an e-mail address for this account before creating keys")]
@@ -60,6 +62,8 @@ pub enum Error {
     NoSuchSession,
     #[error("{} was written by another generation of Tapster (schema {found}, this build reads up to {expected})", path.display())]
     Schema { path: PathBuf, found: i64, expected: i64 },
+    #[error("{} exists already; back up into a new directory", .0.display())]
+    BackupExists(PathBuf),
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
     #[error("accounts database: {0}")]

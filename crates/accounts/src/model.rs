@@ -183,6 +183,16 @@ pub struct SessionInfo {
     pub account: AccountId,
     /// The session's number, to tell it apart in the list of sessions.
     pub id: i64,
+    /// The lookup moved the session's idle deadline on: the browser's cookie should be renewed too.
+    pub renewed: bool,
+}
+
+/// What a one-time link is for, as its page tells the person about to spend it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingLink {
+    pub email: Email,
+    /// It confirms the address for an account that asked, rather than signing in.
+    pub confirms: bool,
 }
 
 /// A session as its owner sees it in the list.

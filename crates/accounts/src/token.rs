@@ -18,12 +18,7 @@ impl Token {
     pub const LEN: usize = Self::BYTES * 2;
 
     pub fn from_random(bytes: [u8; Self::BYTES]) -> Self {
-        let mut text = String::with_capacity(Self::LEN);
-        for byte in bytes {
-            text.push(char::from(HEX[usize::from(byte >> 4)]));
-            text.push(char::from(HEX[usize::from(byte & 0xf)]));
-        }
-        Self(text)
+        Self(hex(&bytes))
     }
 
     /// A token as a browser sent it back: exactly 64 lower-case hex digits, or nothing.
@@ -52,7 +47,37 @@ impl fmt::Debug for Token {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TokenHash(pub(crate) [u8; 32]);
 
+impl TokenHash {
+    /// The hash as 64 lower-case hex digits.
+    pub fn to_hex(&self) -> String {
+        hex(&self.0)
+    }
+
+    /// A hash as [`to_hex`](Self::to_hex) writes it, or nothing.
+    pub fn from_hex(text: &str) -> Option<Self> {
+        let bytes = text.as_bytes();
+        if bytes.len() != 64 {
+            return None;
+        }
+        let digit = |b: u8| HEX.iter().position(|&h| h == b).map(|d| d as u8);
+        let mut hash = [0u8; 32];
+        for (i, pair) in bytes.chunks(2).enumerate() {
+            hash[i] = digit(pair[0])? << 4 | digit(pair[1])?;
+        }
+        Some(Self(hash))
+    }
+}
+
 const HEX: &[u8; 16] = b"0123456789abcdef";
+
+fn hex(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        text.push(char::from(HEX[usize::from(byte >> 4)]));
+        text.push(char::from(HEX[usize::from(byte & 0xf)]));
+    }
+    text
+}
 
 /// The SHA-256 of an API key: what is stored and looked up instead of the key.
 pub fn hash_key(key: &ApiKey) -> KeyHash {
@@ -73,5 +98,9 @@ mod tests {
             assert_eq!(Token::parse(bad), None, "{bad:?}");
         }
         assert_ne!(Token::from_random([1; 32]).hash(), token.hash());
+        let hash = token.hash();
+        assert_eq!(TokenHash::from_hex(&hash.to_hex()), Some(hash));
+        assert_eq!(TokenHash::from_hex(&"AB".repeat(32)), None);
+        assert_eq!(TokenHash::from_hex("ab"), None);
     }
 }

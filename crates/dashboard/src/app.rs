@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper::header::{HeaderMap, ORIGIN, USER_AGENT};
+use hyper::header::{HOST, HeaderMap, ORIGIN, USER_AGENT};
 use hyper::{Method, Request, Response, StatusCode};
 use tapster_accounts::{Accounts, Provider, SessionInfo, Token, TokenHash};
 use tapster_domain::{AddressLimit, Timestamp};
@@ -18,6 +18,7 @@ use crate::cookies::{Cookies, Jar};
 use crate::env::{Environment, Secrets};
 use crate::forms::Form;
 use crate::mail::Mailer;
+use crate::notice::Notice;
 use crate::oauth::{HttpClient, OAuthProvider};
 use crate::reply::{Failure, Reply, allow_header};
 use crate::routes;
@@ -82,7 +83,7 @@ impl Dashboard {
             loop {
                 ticks.tick().await;
                 let Some(inner) = weak.upgrade() else { return };
-                inner.sign_ins.sweep(Duration::from_secs(inner.env.now().0.max(0) as u64));
+                inner.sign_ins.sweep(inner.env.now().since_epoch());
             }
         });
         Ok(Self { inner })
@@ -91,6 +92,17 @@ impl Dashboard {
     /// The dashboard's address, as browsers reach it.
     pub fn url(&self) -> &str {
         self.inner.config.public_url.origin()
+    }
+
+    /// The page for a calling address the operator blocked.
+    pub fn blocked(&self) -> Response<Full<Bytes>> {
+        let failure = Failure::new(
+            StatusCode::FORBIDDEN,
+            "Requests from your address are blocked",
+            "The operator of this service blocked the network you are on. If you think this is a mistake, \
+             write to them.",
+        );
+        failure_page(&Nav { signed_in: false, csrf: String::new() }, failure)
     }
 
     /// Whether `path` is one of the dashboard's.
@@ -106,6 +118,10 @@ impl Dashboard {
     /// Answers one request from `peer` (the calling address).
     pub async fn answer(&self, request: Request<Bytes>, peer: IpAddr) -> Response<Full<Bytes>> {
         let inner = &*self.inner;
+        // Static files are the same for everyone and cacheable: no session, no cookies.
+        if let Some(asset) = routes::asset(request.method(), request.uri().path()) {
+            return asset.into_response();
+        }
         let mut ctx = match Ctx::load(inner, request, peer).await {
             Ok(ctx) => ctx,
             Err(failure) => return failure_page(&Nav { signed_in: false, csrf: String::new() }, failure),
@@ -159,13 +175,14 @@ pub(crate) struct Session {
     pub(crate) hash: TokenHash,
 }
 
-/// One request as the handlers see it.
-#[derive(Debug)]
+/// One request as the handlers see it. (No `Debug`: it holds the session cookie and the form.)
 pub(crate) struct Ctx {
     pub(crate) method: Method,
     pub(crate) path: String,
     pub(crate) query: Option<String>,
     pub(crate) headers: HeaderMap,
+    /// `host[:port]` the browser asked for (`Host`, or HTTP/2's `:authority`).
+    authority: Option<String>,
     pub(crate) body: Bytes,
     pub(crate) peer: IpAddr,
     pub(crate) now: Timestamp,
@@ -173,10 +190,16 @@ pub(crate) struct Ctx {
     /// This browser's form token: the one its cookie holds, or a new one (set by the answer).
     pub(crate) csrf: String,
     csrf_is_new: bool,
+    /// The session cookie, when the lookup renewed the session: the answer renews the cookie too.
+    renew_session: Option<String>,
     /// The browser sent a session cookie that opens nothing: the answer clears it.
     stale_session: bool,
-    /// Cookies the handler set or cleared; these win over what [`Ctx::finish`] would do.
+    /// The handler set or cleared the session cookie; that wins over what [`Ctx::finish`] would do.
     session_cookie_set: bool,
+    /// The notice the browser brought, shown by the page and then cleared.
+    pub(crate) notice: Option<Notice>,
+    notice_sent: bool,
+    notice_set: bool,
 }
 
 impl Ctx {
@@ -184,13 +207,20 @@ impl Ctx {
         let (head, body) = request.into_parts();
         let now = inner.env.now();
         let sent = inner.cookies.read(&head.headers, Jar::Session);
-        let session = match sent.as_deref().and_then(Token::parse) {
-            Some(token) => {
-                let hash = token.hash();
-                inner.accounts.session(hash, now).await?.map(|info| Session { info, hash })
+        let (mut session, mut renew_session) = (None, None);
+        if let Some(token) = sent.as_deref().and_then(Token::parse) {
+            let hash = token.hash();
+            if let Some(info) = inner.accounts.session(hash, now).await? {
+                session = Some(Session { info, hash });
+                renew_session = info.renewed.then(|| token.expose().to_owned());
             }
-            None => None,
-        };
+        }
+        let authority = head
+            .uri
+            .authority()
+            .map(|authority| authority.as_str().to_owned())
+            .or_else(|| head.headers.get(HOST).and_then(|host| host.to_str().ok()).map(str::to_owned));
+        let notice_cookie = inner.cookies.read(&head.headers, Jar::Notice);
         let (csrf, csrf_is_new) =
             match inner.cookies.read(&head.headers, Jar::Csrf).filter(|v| Token::parse(v).is_some()) {
                 Some(csrf) => (csrf, false),
@@ -201,6 +231,7 @@ impl Ctx {
             path: head.uri.path().to_owned(),
             query: head.uri.query().map(str::to_owned),
             headers: head.headers,
+            authority,
             body,
             peer,
             now,
@@ -208,7 +239,11 @@ impl Ctx {
             session,
             csrf,
             csrf_is_new,
+            renew_session,
             session_cookie_set: false,
+            notice: notice_cookie.as_deref().and_then(Notice::parse),
+            notice_sent: notice_cookie.is_some(),
+            notice_set: false,
         })
     }
 
@@ -229,18 +264,26 @@ impl Ctx {
     }
 
     /// The form of a `POST`, once it is known to come from one of the dashboard's own pages: the
-    /// browser says the request is same-origin (`Origin` is the dashboard's, or, where the browser
-    /// hides the origin, `Sec-Fetch-Site: same-origin`), and the form repeats this browser's token.
+    /// browser says the request is same-origin (`Origin` is the dashboard's; or, where the browser
+    /// hides the origin, `Sec-Fetch-Site: same-origin` and a `Host` that is the dashboard's), and
+    /// the form repeats this browser's token.
     pub(crate) fn form(&self, inner: &Inner) -> Result<Form, Failure> {
         let forbidden = |message: String| {
             Failure::new(StatusCode::FORBIDDEN, "This form was not sent from here", message)
         };
-        let ours = inner.config.public_url.origin();
+        let public_url = &inner.config.public_url;
+        let ours = public_url.origin();
+        let same_origin = self.headers.get("sec-fetch-site").is_some_and(|v| v == "same-origin");
+        let asked = self.authority.as_deref().unwrap_or("another address");
         match self.headers.get(ORIGIN).map(|v| v.to_str().unwrap_or("")) {
             Some(origin) if origin == ours => {}
-            // Browsers send `null` for pages that send no referrer, as these do; they still say
-            // where the request comes from in Sec-Fetch-Site.
-            Some("null") | None if self.headers.get("sec-fetch-site").is_some_and(|v| v == "same-origin") => {
+            // Pages that send no referrer (these send none) make browsers send `Origin: null`; they
+            // still say in Sec-Fetch-Site whether the page was of the host they asked for.
+            Some("null") | None if same_origin && asked.eq_ignore_ascii_case(public_url.authority()) => {}
+            Some("null") | None if same_origin => {
+                return Err(forbidden(format!(
+                    "It was sent to {asked}, but the dashboard is at {ours}. Open the dashboard there and try again."
+                )));
             }
             Some(origin) if origin != "null" => {
                 return Err(forbidden(format!(
@@ -276,23 +319,30 @@ impl Ctx {
         })
     }
 
-    /// Starts a new session for `account` in the reply: the browser's old one (if any) ends, so every
-    /// sign-in gets a new id.
+    /// Starts a new session for `account` in the reply; then the browser's old one (if any) ends,
+    /// so every sign-in gets a new id.
     pub(crate) async fn start_session(
         &mut self,
         inner: &Inner,
         account: tapster_accounts::AccountId,
         reply: &mut Reply,
     ) -> Result<(), Failure> {
-        if let Some(old) = self.session.take() {
-            inner.accounts.end_session(old.hash).await?;
-        }
         let token = inner.env.token().map_err(Failure::internal)?;
         let info = inner.accounts.create_session(account, token.hash(), self.user_agent(), self.now).await?;
         reply.set_cookie(&inner.cookies.set(Jar::Session, token.expose()));
-        self.session = Some(Session { info, hash: token.hash() });
         self.session_cookie_set = true;
+        if let Some(old) = self.session.replace(Session { info, hash: token.hash() }) {
+            inner.accounts.end_session(old.hash).await?;
+        }
         Ok(())
+    }
+
+    /// `303` to `path`, with `notice` to say on the page it leads to.
+    pub(crate) fn redirect(&mut self, inner: &Inner, path: &str, notice: Notice) -> Reply {
+        let mut reply = Reply::see_other(path);
+        reply.set_cookie(&inner.cookies.set(Jar::Notice, notice.slug()));
+        self.notice_set = true;
+        reply
     }
 
     /// Ends the browser's session, in the store and in the reply.
@@ -310,8 +360,15 @@ impl Ctx {
         if self.csrf_is_new {
             reply.set_cookie(&inner.cookies.set(Jar::Csrf, &self.csrf));
         }
-        if self.stale_session && !self.session_cookie_set {
-            reply.set_cookie(&inner.cookies.clear(Jar::Session));
+        if !self.session_cookie_set {
+            if let Some(token) = &self.renew_session {
+                reply.set_cookie(&inner.cookies.set(Jar::Session, token));
+            } else if self.stale_session {
+                reply.set_cookie(&inner.cookies.clear(Jar::Session));
+            }
+        }
+        if self.notice_sent && !self.notice_set {
+            reply.set_cookie(&inner.cookies.clear(Jar::Notice));
         }
         reply
     }

@@ -1,6 +1,7 @@
 //! How the dashboard is reached and what it talks to: its public address, how mail leaves, and the
 //! external sign-in providers. The binary assembles it from flags; nothing here reads them.
 
+use std::fmt;
 use std::path::PathBuf;
 
 use crate::{Error, Result};
@@ -26,7 +27,7 @@ pub struct PublicUrl {
 impl PublicUrl {
     /// An `http` or `https` URL with nothing after the host and port but an optional `/`.
     pub fn parse(value: &str) -> Result<Self> {
-        let bad = |why: &str| Error::Config(format!("the public URL {value:?} {why}"));
+        let bad = |why: &str| Error::PublicUrl { value: value.to_owned(), reason: why.to_owned() };
         let url = url::Url::parse(value).map_err(|e| bad(&format!("is not a URL: {e}")))?;
         let https = match url.scheme() {
             "https" => true,
@@ -51,6 +52,11 @@ impl PublicUrl {
         &self.origin
     }
 
+    /// `host[:port]`, as a browser's `Host` header writes it for this URL.
+    pub fn authority(&self) -> &str {
+        self.origin.split_once("://").map_or(&self.origin, |(_, authority)| authority)
+    }
+
     pub fn https(&self) -> bool {
         self.https
     }
@@ -69,7 +75,7 @@ pub struct MailConfig {
     pub transport: MailTransport,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub enum MailTransport {
     /// Each mail is written to this directory as an `.eml` file and its link is logged: the set-up
     /// that works with no mail server.
@@ -79,8 +85,29 @@ pub enum MailTransport {
     Smtp(String),
 }
 
+/// Never prints an SMTP URL whole: it may hold a password.
+impl fmt::Debug for MailTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Outbox(dir) => f.debug_tuple("Outbox").field(dir).finish(),
+            Self::Smtp(url) => {
+                let shown = url::Url::parse(url).map_or_else(
+                    |_| "(unparsable)".to_owned(),
+                    |mut url| {
+                        if url.password().is_some() {
+                            let _ = url.set_password(Some("***"));
+                        }
+                        url.to_string()
+                    },
+                );
+                f.debug_tuple("Smtp").field(&shown).finish()
+            }
+        }
+    }
+}
+
 /// One OAuth 2.0 provider's application and endpoints.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ProviderConfig {
     pub client_id: String,
     pub client_secret: String,
@@ -88,6 +115,19 @@ pub struct ProviderConfig {
     pub token_url: String,
     /// GitHub's REST API (`/user`, `/user/emails`) or Discord's (`/users/@me`).
     pub api_url: String,
+}
+
+/// Never prints the client secret.
+impl fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"***")
+            .field("authorize_url", &self.authorize_url)
+            .field("token_url", &self.token_url)
+            .field("api_url", &self.api_url)
+            .finish()
+    }
 }
 
 #[cfg(test)]
@@ -107,6 +147,8 @@ mod tests {
             assert_eq!((url.origin(), url.https()), (origin, https), "{input}");
         }
         assert_eq!(PublicUrl::parse("http://h:1").unwrap().join("/signin"), "http://h:1/signin");
+        assert_eq!(PublicUrl::parse("https://h:443").unwrap().authority(), "h");
+        assert_eq!(PublicUrl::parse("http://[::1]:8080").unwrap().authority(), "[::1]:8080");
         for bad in [
             "",
             "127.0.0.1:8080",

@@ -2,7 +2,8 @@
 //! public URL `Secure` with the `__Host-` prefix (so that no other host can set them):
 //! - the session: a random id whose hash the accounts store keeps, for 30 days;
 //! - the form token: a random value every form repeats in its `csrf` field, for the browser session;
-//! - the sign-in in flight: the OAuth `state` and PKCE verifier of a provider sign-in, for 10 minutes.
+//! - the sign-in in flight: the OAuth `state` and PKCE verifier of a provider sign-in, for 10 minutes;
+//! - the notice: what the form that redirected here did, read once, for a minute.
 
 use cookie::time::Duration;
 use cookie::{Cookie, SameSite};
@@ -13,12 +14,15 @@ use tapster_accounts::SESSION_IDLE_SECS;
 
 /// How long a provider sign-in may take, from leaving for the provider to coming back.
 pub(crate) const OAUTH_SECS: i64 = 10 * 60;
+/// How long a notice waits for the page it is for.
+const NOTICE_SECS: i64 = 60;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Jar {
     Session,
     Csrf,
     OAuth,
+    Notice,
 }
 
 impl Jar {
@@ -27,6 +31,7 @@ impl Jar {
             Self::Session => "tapster_session",
             Self::Csrf => "tapster_csrf",
             Self::OAuth => "tapster_oauth",
+            Self::Notice => "tapster_notice",
         }
     }
 }
@@ -72,6 +77,7 @@ impl Cookies {
         match jar {
             Jar::Session => cookie = cookie.max_age(Duration::seconds(SESSION_IDLE_SECS)),
             Jar::OAuth => cookie = cookie.max_age(Duration::seconds(OAUTH_SECS)),
+            Jar::Notice => cookie = cookie.max_age(Duration::seconds(NOTICE_SECS)),
             // Lives as long as the browser session: a new one comes with the next page.
             Jar::Csrf => {}
         }

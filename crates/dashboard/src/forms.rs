@@ -8,6 +8,9 @@ use tapster_domain::Email;
 
 use crate::reply::Failure;
 
+/// The most fields a form may send; the dashboard's have three at most.
+const MAX_FIELDS: usize = 16;
+
 /// The fields of an `application/x-www-form-urlencoded` body.
 #[derive(Debug)]
 pub(crate) struct Form {
@@ -18,6 +21,9 @@ impl Form {
     pub(crate) fn parse(body: &[u8]) -> Result<Self, Failure> {
         let mut fields: Vec<(String, String)> = Vec::new();
         for (name, value) in form_urlencoded::parse(body) {
+            if fields.len() == MAX_FIELDS {
+                return Err(Failure::bad_request(format!("A form sends at most {MAX_FIELDS} fields.")));
+            }
             if fields.iter().any(|(seen, _)| *seen == name) {
                 return Err(Failure::bad_request(format!("The form sent the field {name:?} twice.")));
             }
@@ -118,6 +124,8 @@ mod tests {
         assert_eq!(parsed.get("empty"), Some(""));
         assert_eq!(parsed.get("missing"), None);
         assert_eq!(Form::parse(b"a=1&a=2").unwrap_err().status, StatusCode::BAD_REQUEST);
+        let many: Vec<String> = (0..17).map(|n| format!("f{n}=x")).collect();
+        assert_eq!(Form::parse(many.join("&").as_bytes()).unwrap_err().status, StatusCode::BAD_REQUEST);
     }
 
     #[test]

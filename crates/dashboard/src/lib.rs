@@ -3,9 +3,10 @@
 //! once, revoked after a confirmation; usage at a glance; sessions, linked sign-ins, deleting the
 //! account.
 //!
-//! It knows accounts (through `tapster-accounts`), HTML, cookies, forms, mail and OAuth, and nothing
-//! of the `/v1` API: the server serves it beside the API through [`Dashboard::claims`] and
-//! [`Dashboard::answer`]. Time and randomness come from the [`Environment`] it is given.
+//! It knows accounts (through `tapster-accounts`), HTML, cookies, forms, mail and OAuth, and none of
+//! the API's code (its pages only link to the API's public documents): the server serves it beside
+//! the API through [`Dashboard::claims`] and [`Dashboard::answer`]. Time and randomness come from the
+//! [`Environment`] it is given.
 //!
 //! Every `POST` must come from one of its own pages (same origin, and the form token of the browser's
 //! cookie); every page carries a strict Content-Security-Policy and is never cached.
@@ -18,6 +19,7 @@ mod env;
 mod error;
 mod forms;
 mod mail;
+mod notice;
 mod oauth;
 mod reply;
 mod routes;

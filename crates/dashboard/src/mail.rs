@@ -47,14 +47,14 @@ impl Mailer {
         accounts: Accounts,
         env: Arc<dyn Environment>,
     ) -> Result<Self> {
-        let from: Mailbox = config.from.parse().map_err(|e| {
-            Error::Config(format!("the sender address {:?} is not a mailbox: {e}", config.from))
+        let from: Mailbox = config.from.parse().map_err(|e: lettre::address::AddressError| {
+            Error::MailFrom { value: config.from.clone(), reason: e.to_string() }
         })?;
         let transport = match &config.transport {
             MailTransport::Outbox(dir) => Transport::Outbox { dir: dir.clone(), written: AtomicU64::new(0) },
             MailTransport::Smtp(url) => Transport::Smtp(
                 AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
-                    .map_err(|e| Error::Config(format!("the SMTP URL is not usable: {e}")))?
+                    .map_err(|e| Error::SmtpUrl(e.to_string()))?
                     .timeout(Some(SMTP_TIMEOUT))
                     .build(),
             ),

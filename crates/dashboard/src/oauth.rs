@@ -17,7 +17,7 @@ use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-use oauth2::basic::BasicClient;
+use oauth2::basic::{BasicClient, BasicErrorResponse};
 use oauth2::{
     AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointNotSet, EndpointSet,
     PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, RequestTokenError, Scope, TokenResponse, TokenUrl,
@@ -61,16 +61,31 @@ pub(crate) enum ProviderFailure {
 
 impl OAuthProvider {
     pub(crate) fn new(provider: Provider, config: &ProviderConfig, public_url: &PublicUrl) -> Result<Self> {
-        let bad = |what: &str, e: oauth2::url::ParseError| {
-            Error::Config(format!("the {} {what} URL is not a URL: {e}", provider.label()))
-        };
+        let label = provider.label();
+        for (which, value) in
+            [("authorize", &config.authorize_url), ("token", &config.token_url), ("API", &config.api_url)]
+        {
+            if let Err(reason) = provider_url(value) {
+                return Err(Error::ProviderUrl { provider: label, which, value: value.clone(), reason });
+            }
+        }
         let callback = public_url.join(&format!("/auth/{}/callback", provider.as_str()));
+        let bad = |which, value: &str, e: oauth2::url::ParseError| Error::ProviderUrl {
+            provider: label,
+            which,
+            value: value.to_owned(),
+            reason: e.to_string(),
+        };
         let client = BasicClient::new(ClientId::new(config.client_id.clone()))
             .set_client_secret(ClientSecret::new(config.client_secret.clone()))
-            .set_auth_uri(AuthUrl::new(config.authorize_url.clone()).map_err(|e| bad("authorize", e))?)
-            .set_token_uri(TokenUrl::new(config.token_url.clone()).map_err(|e| bad("token", e))?)
-            .set_redirect_uri(RedirectUrl::new(callback).map_err(|e| bad("callback", e))?);
-        url::Url::parse(&config.api_url).map_err(|e| bad("API", e))?;
+            .set_auth_uri(
+                AuthUrl::new(config.authorize_url.clone())
+                    .map_err(|e| bad("authorize", &config.authorize_url, e))?,
+            )
+            .set_token_uri(
+                TokenUrl::new(config.token_url.clone()).map_err(|e| bad("token", &config.token_url, e))?,
+            )
+            .set_redirect_uri(RedirectUrl::new(callback.clone()).map_err(|e| bad("callback", &callback, e))?);
         Ok(Self { provider, client, api_url: config.api_url.trim_end_matches('/').to_owned() })
     }
 
@@ -111,8 +126,15 @@ impl OAuthProvider {
                 RequestTokenError::Request(e) => {
                     ProviderFailure::Unreachable { provider, reason: e.to_string() }
                 }
-                RequestTokenError::Parse(e, _) => {
-                    ProviderFailure::Garbage { provider, reason: e.to_string() }
+                // GitHub answers a refused code with `200` and an error body, which `oauth2` reads
+                // as a token answer that failed to parse; read it again as the refusal it is.
+                RequestTokenError::Parse(e, body) => {
+                    match serde_json::from_slice::<BasicErrorResponse>(&body) {
+                        Ok(refusal) => {
+                            ProviderFailure::Refused { provider, reason: refusal.error().to_string() }
+                        }
+                        Err(_) => ProviderFailure::Garbage { provider, reason: e.to_string() },
+                    }
                 }
                 RequestTokenError::Other(e) => ProviderFailure::Garbage { provider, reason: e },
             })?;
@@ -195,6 +217,24 @@ impl OAuthProvider {
     }
 }
 
+/// A provider's URL is `https`, or `http` to this machine only (a local mock or proxy): the client
+/// secret and the users' access tokens never cross a network in clear.
+fn provider_url(value: &str) -> std::result::Result<(), String> {
+    let url = url::Url::parse(value).map_err(|e| format!("is not a URL: {e}"))?;
+    let loopback = match url.host() {
+        Some(url::Host::Domain(name)) => name == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if loopback => Ok(()),
+        "http" => Err("is plain http to another machine: use https".to_owned()),
+        _ => Err("must start with https://".to_owned()),
+    }
+}
+
 /// The HTTP client the providers are called with: HTTPS through rustls (Mozilla's roots), plain HTTP
 /// for a provider on a private network or in tests; no redirect followed; each call bounded.
 #[derive(Debug, Clone)]
@@ -237,7 +277,7 @@ impl HttpClient {
     pub(crate) fn new() -> Result<Self> {
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
             .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
-            .map_err(|e| Error::Config(format!("TLS for the sign-in providers: {e}")))?
+            .map_err(|e| Error::Tls(e.to_string()))?
             .https_or_http()
             .enable_http1()
             .build();
@@ -258,5 +298,25 @@ impl HttpClient {
             Ok(hyper::Response::from_parts(head, body.to_bytes().to_vec()))
         };
         tokio::time::timeout(CALL_TIMEOUT, call).await.map_err(|_| HttpError::Timeout)?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provider_urls_are_https_or_local() {
+        for good in [
+            "https://github.com/login/oauth/authorize",
+            "http://127.0.0.1:9000/token",
+            "http://localhost/x",
+            "http://[::1]:1/",
+        ] {
+            assert_eq!(provider_url(good), Ok(()), "{good}");
+        }
+        for bad in ["http://api.github.com", "http://10.0.0.5/token", "ftp://github.com", "github.com"] {
+            assert!(provider_url(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -154,12 +154,12 @@ impl Failure {
 }
 
 /// The accounts store's refusals, each with the status and words it deserves when no page handles
-/// it more closely; a storage failure is internal.
+/// it more closely; a storage failure is internal. Every variant is named, so that a new one does not
+/// compile until its status is chosen.
 impl From<tapster_accounts::Error> for Failure {
     fn from(error: tapster_accounts::Error) -> Self {
         use tapster_accounts::Error as E;
         let status = match &error {
-            _ if error.is_storage() => return Self::internal(error),
             E::NoSuchKey | E::NoSuchIdentity | E::NoSuchSession | E::NoSuchAccount(_) => {
                 StatusCode::NOT_FOUND
             }
@@ -167,12 +167,17 @@ impl From<tapster_accounts::Error> for Failure {
                 return Self::new(StatusCode::GONE, "This account is gone", "The account was deleted.")
                     .next("/signin", "Sign in");
             }
-            E::Unconfirmed | E::AccountSuspended { .. } => StatusCode::FORBIDDEN,
+            E::Unconfirmed | E::AccountSuspended { .. } | E::TokenForAnotherAccount => StatusCode::FORBIDDEN,
             E::TooManyKeys { .. } | E::AddressTaken(_) | E::LastSignIn | E::IdentityTaken => {
                 StatusCode::CONFLICT
             }
             E::TokenUnknown | E::TokenSpent | E::TokenExpired => StatusCode::BAD_REQUEST,
-            _ => StatusCode::BAD_REQUEST,
+            E::BadKeySelector(_) | E::AmbiguousKeyPrefix | E::KeyRevoked { .. } | E::InvalidKeyName(_) => {
+                StatusCode::BAD_REQUEST
+            }
+            E::Schema { .. } | E::BackupExists(_) | E::Io { .. } | E::Sqlite(_) | E::Pool(_) | E::Task(_) => {
+                return Self::internal(error);
+            }
         };
         Self::new(status, "That did not work", capitalized(&error.to_string()))
     }

@@ -5,6 +5,7 @@ use askama::Template;
 
 use crate::chart::Chart;
 use crate::forms::NewKeyInput;
+use tapster_domain::Limits;
 
 /// What the layout needs on every page: whether someone is signed in, and the form token its
 /// sign-out button sends.
@@ -28,6 +29,15 @@ pub(crate) struct Landing {
     pub(crate) notice: Option<&'static str>,
     pub(crate) api_base: String,
     pub(crate) providers: Vec<ProviderLink>,
+    /// What a new key may ask, to say on the page.
+    pub(crate) limits: Limits,
+}
+
+impl Landing {
+    /// The daily allowance as people write it: `20,000`.
+    pub(crate) fn per_day(&self) -> String {
+        crate::chart::thousands(u64::from(self.limits.per_day))
+    }
 }
 
 #[derive(Debug, Template)]
@@ -54,6 +64,10 @@ pub(crate) struct SignInSent {
 pub(crate) struct Confirm {
     pub(crate) nav: Nav,
     pub(crate) token: String,
+    /// The address the link was mailed to.
+    pub(crate) email: String,
+    /// It confirms the address for the signed-in account, rather than signing in.
+    pub(crate) confirms: bool,
 }
 
 #[derive(Debug, Template)]
@@ -124,7 +138,8 @@ pub(crate) struct SessionRow {
     pub(crate) current: bool,
 }
 
-#[derive(Debug, Template)]
+/// No `Debug`: it holds a whole key.
+#[derive(Template)]
 #[template(path = "key_created.html")]
 pub(crate) struct KeyCreated {
     pub(crate) nav: Nav,

@@ -6,7 +6,9 @@ use std::net::IpAddr;
 
 use crate::{Error, Result};
 
-/// An account's e-mail address, lower-cased so that one person has one account.
+/// An account's e-mail address, its ASCII letters lower-cased so that one person has one account.
+/// Only ASCII is folded: Unicode's lower-casing maps distinct characters together (the Kelvin
+/// sign `K` to `k`), which would let one address stand for another.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Email(String);
 
@@ -29,7 +31,7 @@ impl Email {
         if !well_formed {
             return Err(Error::Pattern { pattern: "name@domain" });
         }
-        Ok(Self(value.to_lowercase()))
+        Ok(Self(value.to_ascii_lowercase()))
     }
 
     pub fn as_str(&self) -> &str {
@@ -135,6 +137,11 @@ impl Timestamp {
     pub fn day(self) -> i64 {
         self.0.div_euclid(86_400)
     }
+
+    /// The time since the Unix epoch (zero for moments before it).
+    pub fn since_epoch(self) -> std::time::Duration {
+        std::time::Duration::from_secs(u64::try_from(self.0).unwrap_or(0))
+    }
 }
 
 /// RFC 3339 in UTC: `2026-11-21T21:34:00Z`.
@@ -174,6 +181,8 @@ mod tests {
     #[test]
     fn emails() {
         assert_eq!(Email::parse(" Marta@Example.org ").unwrap().as_str(), "marta@example.org");
+        // Only ASCII folds: the Kelvin sign is not a `k`.
+        assert_eq!(Email::parse("\u{212A}im@example.org").unwrap().as_str(), "\u{212A}im@example.org");
         for bad in ["", "marta", "@example.org", "marta@", "a b@example.org", "a@b@c", "marta@.org"] {
             assert!(Email::parse(bad).is_err(), "{bad:?}");
         }

@@ -54,6 +54,12 @@ impl Access {
         })
     }
 
+    /// Whether the operator blocked the calling address `peer`.
+    pub fn is_blocked(&self, peer: IpAddr) -> bool {
+        let keys = self.snapshot.read().unwrap_or_else(|poisoned| poisoned.into_inner());
+        keys.snapshot.blocked.iter().any(|block| block.contains(peer))
+    }
+
     /// Replaces the snapshot with the accounts database as it is now.
     pub async fn reload(&self) -> tapster_accounts::Result<()> {
         let snapshot = Arc::new(Keys::from(self.accounts.snapshot().await?));

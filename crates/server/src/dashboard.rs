@@ -3,6 +3,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::Path;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use hyper::Request;
@@ -12,7 +13,7 @@ use tapster_dashboard::{
 use tapster_domain::Timestamp;
 use tapster_http::{PageFuture, Pages};
 
-use crate::access::timestamp;
+use crate::access::{Access, timestamp};
 
 /// The dashboard's settings; what is not set has a default that works on one machine.
 #[derive(Debug, Clone, Default)]
@@ -21,7 +22,7 @@ pub struct DashboardOptions {
     pub public_url: Option<PublicUrl>,
     /// The SMTP server's URL; without one, mails go to `<data-dir>/outbox/`.
     pub smtp_url: Option<String>,
-    /// The sender of the mails; by default `Tapster <tapster@localhost>`.
+    /// The sender of the mails; by default [`DEFAULT_MAIL_FROM`].
     pub mail_from: Option<String>,
     pub github: Option<ProviderConfig>,
     pub discord: Option<ProviderConfig>,
@@ -30,15 +31,12 @@ pub struct DashboardOptions {
 impl DashboardOptions {
     /// The dashboard's configuration for a server on `addr` with the data dir `data_dir`.
     pub(crate) fn config(&self, addr: SocketAddr, https: bool, data_dir: &Path) -> anyhow::Result<Config> {
-        let public_url = match &self.public_url {
-            Some(url) => url.clone(),
-            None => default_public_url(addr, https)?,
-        };
+        let public_url = self.public_url(addr, https)?;
         let transport = match &self.smtp_url {
             Some(url) => MailTransport::Smtp(url.clone()),
             None => MailTransport::Outbox(data_dir.join("outbox")),
         };
-        let from = self.mail_from.clone().unwrap_or_else(|| "Tapster <tapster@localhost>".to_owned());
+        let from = self.mail_from.clone().unwrap_or_else(|| DEFAULT_MAIL_FROM.to_owned());
         Ok(Config {
             public_url,
             mail: MailConfig { from, transport },
@@ -48,9 +46,22 @@ impl DashboardOptions {
     }
 }
 
+impl DashboardOptions {
+    /// The public URL given, or else the one of a server listening on `addr`.
+    pub fn public_url(&self, addr: SocketAddr, https: bool) -> anyhow::Result<PublicUrl> {
+        match &self.public_url {
+            Some(url) => Ok(url.clone()),
+            None => default_public_url(addr, https),
+        }
+    }
+}
+
+/// The sender of the mails unless told otherwise.
+pub const DEFAULT_MAIL_FROM: &str = "Tapster <tapster@localhost>";
+
 /// `http://` or `https://` and the address the server listens on; an unspecified address (`0.0.0.0`,
 /// `::`) becomes the loopback one, which a browser on the same machine can open.
-pub fn default_public_url(addr: SocketAddr, https: bool) -> anyhow::Result<PublicUrl> {
+fn default_public_url(addr: SocketAddr, https: bool) -> anyhow::Result<PublicUrl> {
     let ip = match addr.ip() {
         IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
         IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
@@ -74,17 +85,24 @@ impl Environment for System {
     }
 }
 
-/// The dashboard as pages the HTTP server serves beside the API.
+/// The dashboard as pages the HTTP server serves beside the API; an address the operator blocked
+/// is refused here as on the API.
 #[derive(Debug)]
-pub(crate) struct DashboardPages(pub(crate) Dashboard);
+pub(crate) struct DashboardPages {
+    pub(crate) dashboard: Dashboard,
+    pub(crate) access: Arc<Access>,
+}
 
 impl Pages for DashboardPages {
     fn claims(&self, path: &str) -> bool {
-        self.0.claims(path)
+        self.dashboard.claims(path)
     }
 
     fn answer(&self, request: Request<Bytes>, peer: IpAddr) -> PageFuture<'_> {
-        Box::pin(self.0.answer(request, peer))
+        if self.access.is_blocked(peer) {
+            return Box::pin(std::future::ready(self.dashboard.blocked()));
+        }
+        Box::pin(self.dashboard.answer(request, peer))
     }
 }
 

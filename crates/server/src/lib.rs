@@ -16,7 +16,7 @@ mod run;
 
 pub use access::Access;
 pub use admin::{Admin, LOCAL_ACCOUNT, NewKey, format_keys};
-pub use dashboard::{DashboardOptions, default_public_url};
+pub use dashboard::{DEFAULT_MAIL_FROM, DashboardOptions};
 pub use limiter::{Decision, InProcess, Limiter, Remaining, Status};
 pub use logging::{LogFormat, LogLevel, log_subscriber};
 pub use run::{Service, open_service};

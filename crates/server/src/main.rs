@@ -14,7 +14,7 @@ use tapster_dashboard::{ProviderConfig, PublicUrl};
 use tapster_domain::{AddressBlock, Limits};
 use tapster_http::{ServeConfig, TlsConfig, TlsError};
 use tapster_server::{
-    Admin, DashboardOptions, LOCAL_ACCOUNT, LogFormat, LogLevel, default_public_url, format_keys,
+    Admin, DEFAULT_MAIL_FROM, DashboardOptions, LOCAL_ACCOUNT, LogFormat, LogLevel, format_keys,
     log_subscriber, open_service,
 };
 
@@ -212,14 +212,14 @@ struct DashboardArgs {
     /// Send mail through this SMTP server: smtp://host:port (plain), smtp://user:pass@host?tls=required
     /// (STARTTLS) or smtps://user:pass@host (TLS). Without it, each mail is written to
     /// <data-dir>/outbox/ and its link is logged.
-    #[arg(long, env = "TAPSTER_SMTP_URL", value_name = "URL")]
+    #[arg(long, env = "TAPSTER_SMTP_URL", value_name = "URL", hide_env_values = true)]
     smtp_url: Option<String>,
     /// The sender of the mails.
     #[arg(
         long,
         env = "TAPSTER_MAIL_FROM",
         value_name = "ADDR",
-        default_value = "Tapster <tapster@localhost>"
+        default_value = DEFAULT_MAIL_FROM
     )]
     mail_from: String,
     /// The client id of the GitHub OAuth app (its callback URL is <public-url>/auth/github/callback).
@@ -568,10 +568,7 @@ fn serve(
         let listener =
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
         let bound = listener.local_addr().context("reading the bound address")?;
-        let public_url = match &dashboard.public_url {
-            Some(url) => url.clone(),
-            None => default_public_url(bound, config.tls.is_some())?,
-        };
+        let public_url = dashboard.public_url(bound, config.tls.is_some())?;
         // The console, not the log: the one time a key is shown whole, it must not reach log storage.
         if let Some(created) = &service.first_key {
             let (key, origin) = (created.key.expose(), public_url.origin());

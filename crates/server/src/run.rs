@@ -83,7 +83,7 @@ impl Service {
         let app = Arc::new(
             tapster_http::App::new(self.store, Arc::clone(&self.access))
                 .with_cache_budget(self.cache_budget)
-                .with_pages(DashboardPages(dashboard)),
+                .with_pages(DashboardPages { dashboard, access: Arc::clone(&self.access) }),
         );
         let stop = Arc::new(AtomicBool::new(false));
         let mut watcher = self.accounts.watcher().context("watching the accounts database")?;

@@ -223,12 +223,13 @@ fn token(state: &mut State, basic: Option<&str>, body: &[u8]) -> Response<Full<B
             .and_then(|pair| pair.split_once(':').map(|(id, secret)| (decode(id), decode(secret)))),
         None => Some((field("client_id"), field("client_secret"))),
     };
+    let flavour = state.flavour;
     if credentials != Some((state.client_id.clone(), state.client_secret.clone())) {
-        return json_answer(StatusCode::UNAUTHORIZED, &json!({"error": "invalid_client"}));
+        return refusal(flavour, StatusCode::UNAUTHORIZED, "invalid_client");
     }
-    let invalid_grant = || json_answer(StatusCode::BAD_REQUEST, &json!({"error": "invalid_grant"}));
+    let invalid_grant = || refusal(flavour, StatusCode::BAD_REQUEST, "invalid_grant");
     if field("grant_type") != "authorization_code" {
-        return json_answer(StatusCode::BAD_REQUEST, &json!({"error": "unsupported_grant_type"}));
+        return refusal(flavour, StatusCode::BAD_REQUEST, "unsupported_grant_type");
     }
     let Some(grant) = state.codes.get_mut(&field("code")) else { return invalid_grant() };
     let verifier_hash = URL_SAFE_NO_PAD.encode(Sha256::digest(field("code_verifier").as_bytes()));
@@ -247,6 +248,21 @@ fn token(state: &mut State, basic: Option<&str>, body: &[u8]) -> Response<Full<B
     state.tokens.insert(access.clone(), user);
     state.exchanges += 1;
     json_answer(StatusCode::OK, &json!({"access_token": access, "token_type": "bearer", "scope": "read"}))
+}
+
+/// The token endpoint's refusal. Discord answers as RFC 6749 says (a `4xx` and the error); GitHub
+/// answers `200` with the error in the body, and calls a bad code `bad_verification_code`.
+fn refusal(flavour: Flavour, status: StatusCode, error: &str) -> Response<Full<Bytes>> {
+    match flavour {
+        Flavour::Discord => json_answer(status, &json!({"error": error})),
+        Flavour::GitHub => {
+            let error = if error == "invalid_grant" { "bad_verification_code" } else { error };
+            json_answer(
+                StatusCode::OK,
+                &json!({"error": error, "error_description": "The code passed is incorrect or expired."}),
+            )
+        }
+    }
 }
 
 /// A user as the endpoint at `path` describes them.

@@ -51,7 +51,18 @@ pub(crate) fn owner_create_key(
     now: Timestamp,
 ) -> Result<KeyRecord> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let state = tx
+    may_create_key(&tx, account, now)?;
+    let id = insert_key(&tx, account, name, Limits::DEFAULT, key, expires_at, now)?;
+    let record = key_by_id(&tx, id)?;
+    tx.commit()?;
+    Ok(record)
+}
+
+/// Whether `account` may make a key now: it is confirmed, not suspended, and holds fewer than
+/// [`MAX_ACTIVE_KEYS`] keys that are neither revoked nor expired (a suspended key still counts: it
+/// may come back).
+pub(crate) fn may_create_key(conn: &Connection, account: AccountId, now: Timestamp) -> Result<()> {
+    let state = conn
         .query_row(
             "SELECT email IS NOT NULL, suspended, suspended_reason FROM accounts
              WHERE id = ?1 AND deleted_at IS NULL",
@@ -66,19 +77,16 @@ pub(crate) fn owner_create_key(
     if !confirmed {
         return Err(Error::Unconfirmed);
     }
-    let active: i64 = tx.query_row(
+    let held: i64 = conn.query_row(
         "SELECT count(*) FROM keys WHERE account_id = ?1 AND revoked_at IS NULL
            AND (expires_at IS NULL OR expires_at > ?2)",
         params![account.0, now.0],
         |row| row.get(0),
     )?;
-    if active >= MAX_ACTIVE_KEYS as i64 {
+    if held >= MAX_ACTIVE_KEYS as i64 {
         return Err(Error::TooManyKeys { max: MAX_ACTIVE_KEYS });
     }
-    let id = insert_key(&tx, account, name, Limits::DEFAULT, key, expires_at, now)?;
-    let record = key_by_id(&tx, id)?;
-    tx.commit()?;
-    Ok(record)
+    Ok(())
 }
 
 fn insert_key(

@@ -53,10 +53,6 @@ impl Sqlite {
         Ok(Self { path, pool })
     }
 
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Runs `work` on a pooled connection on a blocking thread.
     pub(crate) async fn call<T, F>(self: &Arc<Self>, work: F) -> Result<T>
     where
@@ -93,10 +89,16 @@ impl SqliteWatcher {
     }
 }
 
-/// A consistent copy of the database into `target` (`VACUUM INTO` reads one transaction's view).
-pub(crate) fn backup(conn: &mut Connection, target: &Path) -> Result<()> {
+/// A consistent copy of the database into the directory `dest` (`VACUUM INTO` reads one
+/// transaction's view), never over an existing file; returns the file written.
+pub(crate) fn backup(conn: &mut Connection, dest: &Path) -> Result<PathBuf> {
+    let target = dest.join(ACCOUNTS_DB);
+    if target.exists() {
+        return Err(Error::BackupExists(target));
+    }
+    std::fs::create_dir_all(dest).map_err(Error::io(dest))?;
     conn.execute("VACUUM INTO ?1", [target.to_string_lossy()])?;
-    Ok(())
+    Ok(target)
 }
 
 /// Forgets what no longer matters: links that expired a day ago, and sessions past their idle time.

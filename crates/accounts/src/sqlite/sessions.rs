@@ -27,7 +27,7 @@ pub(crate) fn create_session(
     )?;
     let id = tx.last_insert_rowid();
     tx.commit()?;
-    Ok(SessionInfo { account, id })
+    Ok(SessionInfo { account, id, renewed: false })
 }
 
 /// The session a browser holds, if it is still alive; notes that it was used.
@@ -48,10 +48,11 @@ pub(crate) fn session(
     if last_seen <= now.0 - SESSION_IDLE_SECS {
         return Ok(None);
     }
-    if last_seen <= now.0 - SESSION_TOUCH_SECS {
+    let renewed = last_seen <= now.0 - SESSION_TOUCH_SECS;
+    if renewed {
         conn.execute("UPDATE sessions SET last_seen_at = ?2 WHERE id = ?1", params![id, now.0])?;
     }
-    Ok(Some(SessionInfo { account: AccountId(account), id }))
+    Ok(Some(SessionInfo { account: AccountId(account), id, renewed }))
 }
 
 pub(crate) fn end_session(conn: &mut Connection, session: TokenHash) -> Result<()> {

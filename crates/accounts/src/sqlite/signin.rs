@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, 
 use tapster_domain::{Email, Timestamp};
 
 use crate::model::{
-    AccountId, Issued, MAIL_WINDOW_SECS, MAILS_PER_WINDOW, Profile, SignIn, TOKEN_LIFETIME_SECS,
+    AccountId, Issued, MAIL_WINDOW_SECS, MAILS_PER_WINDOW, PendingLink, Profile, SignIn, TOKEN_LIFETIME_SECS,
 };
 use crate::token::TokenHash;
 use crate::{Error, Result};
@@ -90,8 +90,9 @@ pub(crate) fn spend_email_token(
         (Some(asking), Some(holder)) if asking != holder => return Err(Error::AddressTaken(email)),
         (Some(asking), _) => {
             live_account(&tx, asking)?;
+            // An address it confirmed meanwhile (through a provider) stays.
             tx.execute(
-                "UPDATE accounts SET email = ?2, pending_email = NULL WHERE id = ?1",
+                "UPDATE accounts SET email = ?2, pending_email = NULL WHERE id = ?1 AND email IS NULL",
                 params![asking.0, email.as_str()],
             )?;
             SignIn { account: asking, created: false }
@@ -101,6 +102,23 @@ pub(crate) fn spend_email_token(
     };
     tx.commit()?;
     Ok(signed_in)
+}
+
+/// What an unspent, unexpired link is for; `None` for any other.
+pub(crate) fn pending_link(
+    conn: &mut Connection,
+    token: TokenHash,
+    now: Timestamp,
+) -> Result<Option<PendingLink>> {
+    let found = conn
+        .query_row(
+            "SELECT email, account_id IS NOT NULL FROM email_tokens
+             WHERE sha256 = ?1 AND spent_at IS NULL AND expires_at > ?2",
+            params![token.0.as_slice(), now.0],
+            |row| Ok((row.get::<_, String>(0)?, row.get::<_, bool>(1)?)),
+        )
+        .optional()?;
+    Ok(found.and_then(|(email, confirms)| Some(PendingLink { email: Email::parse(&email).ok()?, confirms })))
 }
 
 /// Signs in with a provider's profile:

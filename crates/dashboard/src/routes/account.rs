@@ -2,15 +2,15 @@
 //! unlinking a sign-in, deleting the account.
 
 use hyper::StatusCode;
-use tapster_accounts::{Account, KeyRecord, KeyStatus, MAX_ACTIVE_KEYS, Provider, SessionRecord};
+use tapster_accounts::{Account, KeyRecord, KeyStatus, Provider, SessionRecord};
 use tapster_domain::Timestamp;
 
 use crate::app::{Ctx, Inner, Session};
 use crate::chart::{self, chart, date, thousands};
 use crate::forms::{self, EXPIRIES, NewKeyInput};
 use crate::mail;
+use crate::notice::Notice;
 use crate::reply::{Failure, Reply};
-use crate::routes::notice;
 use crate::views::{self, ConfirmAddress, CreateKey, Delete, IdentityRow, KeyRow, ProviderLink, SessionRow};
 
 pub(super) async fn page(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
@@ -49,20 +49,16 @@ pub(super) async fn account_view(
             key_row(key, ctx.now, used)
         })
         .collect();
-    let active = keys.iter().filter(|key| key.status(ctx.now) == KeyStatus::Active).count();
-    let refused = edits.refused.or_else(|| {
-        if account.suspension.is_some() {
-            Some("A suspended account cannot create keys.".to_owned())
-        } else if !account.confirmed() {
-            Some("Confirm an e-mail address (above) before you create keys.".to_owned())
-        } else if active >= MAX_ACTIVE_KEYS {
-            Some(format!(
-                "This account has {MAX_ACTIVE_KEYS} active keys, the most it may hold. Revoke one to create another."
-            ))
-        } else {
-            None
-        }
-    });
+    let refused = match edits.refused {
+        Some(refused) => Some(refused),
+        None => inner
+            .accounts
+            .key_allowance(id, ctx.now)
+            .await
+            .err()
+            .map(|refusal| refused_key(&refusal))
+            .transpose()?,
+    };
     let confirm = (!account.confirmed()).then(|| {
         edits.confirm.unwrap_or_else(|| ConfirmAddress {
             email: account.pending_email.as_ref().map(ToString::to_string).unwrap_or_default(),
@@ -74,7 +70,7 @@ pub(super) async fn account_view(
     Ok(views::Account {
         nav: ctx.nav(),
         who: who(&account),
-        notice: notice(ctx),
+        notice: ctx.notice.map(Notice::text),
         suspended: account.suspension.as_ref().map(|suspension| suspension.reason.clone()),
         confirm,
         keys: rows,
@@ -98,6 +94,20 @@ pub(super) async fn account_view(
             .collect(),
         sessions: sessions.iter().map(|record| session_row(record, session.info.id)).collect(),
         api_base: inner.config.public_url.origin().to_owned(),
+    })
+}
+
+/// Why the account cannot make a key, in the words of its page; a storage failure is internal.
+pub(super) fn refused_key(refusal: &tapster_accounts::Error) -> Result<String, Failure> {
+    use tapster_accounts::Error as E;
+    Ok(match refusal {
+        E::AccountSuspended { .. } => "A suspended account cannot create keys.".to_owned(),
+        E::Unconfirmed => "Confirm an e-mail address (above) before you create keys.".to_owned(),
+        E::TooManyKeys { max } => format!(
+            "This account has {max} keys that are neither revoked nor expired, the most it may hold. \
+             Revoke one to create another."
+        ),
+        other => return Err(Failure::internal(other)),
     })
 }
 
@@ -178,7 +188,7 @@ fn browser(user_agent: &str) -> String {
 }
 
 /// Mails a link that confirms an address for this account.
-pub(super) async fn confirm_address(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
+pub(super) async fn confirm_address(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failure> {
     let session = ctx.signed_in()?;
     let form = ctx.form(inner)?;
     let email = match forms::email(&form) {
@@ -196,37 +206,36 @@ pub(super) async fn confirm_address(inner: &Inner, ctx: &Ctx) -> Result<Reply, F
     if inner.accounts.account(session.info.account).await?.confirmed() {
         return Ok(Reply::see_other("/account"));
     }
-    let now = std::time::Duration::from_secs(ctx.now.0.max(0) as u64);
-    if inner.sign_ins.take(ctx.peer, now).is_ok() {
+    if inner.sign_ins.take(ctx.peer, ctx.now.since_epoch()).is_ok() {
         inner.mailer.send(mail::Request { to: email, confirming: Some(session.info.account) });
     }
-    Ok(Reply::see_other("/account?notice=confirmation-sent"))
+    Ok(ctx.redirect(inner, "/account", Notice::ConfirmationSent))
 }
 
-pub(super) async fn end_other_sessions(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
+pub(super) async fn end_other_sessions(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failure> {
     let session = ctx.signed_in()?;
     ctx.form(inner)?;
     inner.accounts.end_other_sessions(session.info.account, session.info.id).await?;
-    Ok(Reply::see_other("/account?notice=signed-out-elsewhere"))
+    Ok(ctx.redirect(inner, "/account", Notice::SignedOutElsewhere))
 }
 
 pub(super) async fn end_session(inner: &Inner, ctx: &mut Ctx, id: i64) -> Result<Reply, Failure> {
     let session = ctx.signed_in()?;
     ctx.form(inner)?;
     if id == session.info.id {
-        let mut reply = Reply::see_other("/?notice=signed-out");
+        let mut reply = ctx.redirect(inner, "/", Notice::SignedOut);
         ctx.end_session(inner, &mut reply).await?;
         return Ok(reply);
     }
     inner.accounts.end_session_by_id(session.info.account, id).await?;
-    Ok(Reply::see_other("/account?notice=session-ended"))
+    Ok(ctx.redirect(inner, "/account", Notice::SessionEnded))
 }
 
-pub(super) async fn unlink(inner: &Inner, ctx: &Ctx, id: i64) -> Result<Reply, Failure> {
+pub(super) async fn unlink(inner: &Inner, ctx: &mut Ctx, id: i64) -> Result<Reply, Failure> {
     let session = ctx.signed_in()?;
     ctx.form(inner)?;
     match inner.accounts.unlink_identity(session.info.account, id).await {
-        Ok(()) => Ok(Reply::see_other("/account?notice=unlinked")),
+        Ok(()) => Ok(ctx.redirect(inner, "/account", Notice::Unlinked)),
         Err(tapster_accounts::Error::LastSignIn) => Err(Failure::new(
             StatusCode::CONFLICT,
             "That is your only way in",
@@ -249,7 +258,7 @@ pub(super) async fn delete(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failur
     let session = ctx.signed_in()?;
     ctx.form(inner)?;
     inner.accounts.delete_account(session.info.account, ctx.now).await?;
-    let mut reply = Reply::see_other("/?notice=deleted");
+    let mut reply = ctx.redirect(inner, "/", Notice::Deleted);
     ctx.end_session(inner, &mut reply).await?;
     Ok(reply)
 }

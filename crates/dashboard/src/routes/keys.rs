@@ -9,8 +9,9 @@ use crate::app::{Ctx, Inner};
 use crate::chart::date;
 use crate::env::Secrets;
 use crate::forms;
+use crate::notice::Notice;
 use crate::reply::{Failure, Reply};
-use crate::routes::account::{Edits, account_view, key_row};
+use crate::routes::account::{Edits, account_view, key_row, refused_key};
 use crate::views::{KeyCreated, Revoke};
 
 pub(super) async fn create(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
@@ -48,7 +49,7 @@ pub(super) async fn create(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
     } else {
         StatusCode::FORBIDDEN
     };
-    let edits = Edits { refused: Some(crate::reply::capitalized(&refused.to_string())), ..Edits::default() };
+    let edits = Edits { refused: Some(refused_key(&refused)?), ..Edits::default() };
     Reply::page(status, &account_view(inner, ctx, session, edits).await?)
 }
 
@@ -64,9 +65,9 @@ pub(super) async fn revoke_page(inner: &Inner, ctx: &Ctx, id: i64) -> Result<Rep
     Reply::page(StatusCode::OK, &Revoke { nav: ctx.nav(), key: key_row(&key, ctx.now, used) })
 }
 
-pub(super) async fn revoke(inner: &Inner, ctx: &Ctx, id: i64) -> Result<Reply, Failure> {
+pub(super) async fn revoke(inner: &Inner, ctx: &mut Ctx, id: i64) -> Result<Reply, Failure> {
     let session = ctx.signed_in()?;
     ctx.form(inner)?;
     inner.accounts.revoke_key(session.info.account, id, ctx.now).await?;
-    Ok(Reply::see_other("/account?notice=revoked"))
+    Ok(ctx.redirect(inner, "/account", Notice::Revoked))
 }

@@ -9,8 +9,10 @@ mod signin;
 
 use hyper::{Method, StatusCode};
 use tapster_accounts::Provider;
+use tapster_domain::Limits;
 
 use crate::app::{Ctx, Inner};
+use crate::notice::Notice;
 use crate::reply::{Failure, Reply};
 use crate::views::Landing;
 
@@ -24,11 +26,9 @@ pub(crate) async fn route(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failure
     let post = ctx.method == Method::POST;
     match segments.as_slice() {
         [""] if read => landing(inner, ctx),
-        ["static", "style.css"] if read => Ok(Reply::asset("text/css; charset=utf-8", STYLE)),
-        ["static", "copy.js"] if read => Ok(Reply::asset("text/javascript; charset=utf-8", COPY_SCRIPT)),
         ["signin"] if read => signin::page(inner, ctx),
         ["signin"] if post => signin::send_link(inner, ctx),
-        ["signin", "confirm"] if read => signin::confirm_page(ctx),
+        ["signin", "confirm"] if read => signin::confirm_page(inner, ctx).await,
         ["signin", "confirm"] if post => signin::confirm(inner, ctx).await,
         ["signout"] if post => signout(inner, ctx).await,
         ["auth", provider] if read => providers::start(inner, ctx, provider_named(provider)?),
@@ -71,24 +71,16 @@ fn number(segment: &str) -> Result<i64, Failure> {
     segment.parse().ok().filter(|n: &i64| *n > 0 && segment.len() <= 19).ok_or_else(Failure::not_found)
 }
 
-/// The words a `notice` query parameter stands for: the outcome of the form that redirected here.
-/// Only these fixed texts are ever shown, so a link cannot put words into a page.
-pub(crate) fn notice(ctx: &Ctx) -> Option<&'static str> {
-    Some(match ctx.query_value("notice")?.as_str() {
-        "welcome" => "Welcome! Your account is ready.",
-        "confirmed" => "Your address is confirmed: you can create keys now.",
-        "revoked" => "The key is revoked: programs that send it now get 401.",
-        "confirmation-sent" => {
-            "A confirmation link is on its way. Open it in this browser, within 15 minutes, while signed in."
-        }
-        "signed-out-elsewhere" => "Every other session is signed out.",
-        "session-ended" => "That session is signed out.",
-        "linked" => "The sign-in is linked: you can use it to sign in to this account.",
-        "unlinked" => "The sign-in is unlinked.",
-        "deleted" => "Your account is deleted, and its keys no longer work.",
-        "signed-out" => "You are signed out.",
-        _ => return None,
-    })
+/// A static file, when `path` names one and `method` reads.
+pub(crate) fn asset(method: &Method, path: &str) -> Option<Reply> {
+    if !matches!(*method, Method::GET | Method::HEAD) {
+        return None;
+    }
+    match path {
+        "/static/style.css" => Some(Reply::asset("text/css; charset=utf-8", STYLE)),
+        "/static/copy.js" => Some(Reply::asset("text/javascript; charset=utf-8", COPY_SCRIPT)),
+        _ => None,
+    }
 }
 
 fn landing(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
@@ -96,16 +88,17 @@ fn landing(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
         StatusCode::OK,
         &Landing {
             nav: ctx.nav(),
-            notice: notice(ctx),
+            notice: ctx.notice.map(Notice::text),
             api_base: inner.config.public_url.origin().to_owned(),
             providers: inner.provider_links(),
+            limits: Limits::DEFAULT,
         },
     )
 }
 
 async fn signout(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failure> {
     ctx.form(inner)?;
-    let mut reply = Reply::see_other("/?notice=signed-out");
+    let mut reply = ctx.redirect(inner, "/", Notice::SignedOut);
     ctx.end_session(inner, &mut reply).await?;
     Ok(reply)
 }

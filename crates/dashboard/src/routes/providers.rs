@@ -5,12 +5,13 @@
 //! Every refusal is a page, and leaves no session and no half-made account behind.
 
 use hyper::StatusCode;
-use tapster_accounts::{Error, Provider, Token};
+use tapster_accounts::{Error, Provider, Token, TokenHash};
 
 use crate::app::{Ctx, Inner};
 use crate::constant_time_eq;
 use crate::cookies::Jar;
 use crate::env::Secrets;
+use crate::notice::Notice;
 use crate::oauth::ProviderFailure;
 use crate::reply::{Failure, Reply};
 
@@ -23,13 +24,16 @@ struct InFlight {
     provider: Provider,
     state: Token,
     verifier: Token,
-    /// Started by a signed-in owner, to link the sign-in to their account.
-    link: bool,
+    /// Started by a signed-in owner to link the sign-in to their account: the hash of that session,
+    /// so that it is linked to no other (a cookie planted by someone else names no session of the
+    /// victim's, and a session begun meanwhile is not the one that asked).
+    link: Option<TokenHash>,
 }
 
 impl InFlight {
     fn encode(&self) -> String {
-        let mode = if self.link { "link" } else { "sign-in" };
+        let mode =
+            self.link.map_or_else(|| "sign-in".to_owned(), |session| format!("link-{}", session.to_hex()));
         format!("{}:{}:{}:{mode}", self.provider.as_str(), self.state.expose(), self.verifier.expose())
     }
 
@@ -40,9 +44,8 @@ impl InFlight {
             state: Token::parse(parts.next()?)?,
             verifier: Token::parse(parts.next()?)?,
             link: match parts.next()? {
-                "link" => true,
-                "sign-in" => false,
-                _ => return None,
+                "sign-in" => None,
+                mode => Some(TokenHash::from_hex(mode.strip_prefix("link-")?)?),
             },
         };
         parts.next().is_none().then_some(in_flight)
@@ -53,7 +56,7 @@ pub(super) fn start(inner: &Inner, ctx: &Ctx, provider: Provider) -> Result<Repl
     let client = inner.provider(provider).ok_or_else(Failure::not_found)?;
     let state = inner.env.token().map_err(Failure::internal)?;
     let verifier = inner.env.token().map_err(Failure::internal)?;
-    let in_flight = InFlight { provider, state, verifier, link: ctx.session.is_some() };
+    let in_flight = InFlight { provider, state, verifier, link: ctx.session.map(|session| session.hash) };
     let mut reply = Reply::see_other_absolute(&client.authorize_url(&in_flight.state, &in_flight.verifier))?;
     reply.set_cookie(&inner.cookies.set(Jar::OAuth, &in_flight.encode()));
     Ok(reply)
@@ -129,9 +132,22 @@ pub(super) async fn callback(inner: &Inner, ctx: &mut Ctx, provider: Provider) -
         )
     })?;
 
-    if let (true, Some(session)) = (in_flight.link, ctx.session) {
+    if let Some(asking) = in_flight.link {
+        let session = ctx.session.filter(|session| session.hash == asking).ok_or_else(|| {
+            cleared(
+                Failure::new(
+                    StatusCode::FORBIDDEN,
+                    "Not linked",
+                    format!(
+                        "This link of a {label} account was started by a session that is not the one signed in \
+                         here now. Nothing was linked; start again from your keys page."
+                    ),
+                )
+                .next("/account", "Back to your keys"),
+            )
+        })?;
         return match inner.accounts.link_identity(session.info.account, &profile, ctx.now).await {
-            Ok(()) => Ok(with_cleared(inner, Reply::see_other("/account?notice=linked"))),
+            Ok(()) => Ok(with_cleared(inner, ctx.redirect(inner, "/account", Notice::Linked))),
             Err(Error::IdentityTaken) => Err(cleared(
                 Failure::new(
                     StatusCode::CONFLICT,
@@ -144,8 +160,12 @@ pub(super) async fn callback(inner: &Inner, ctx: &mut Ctx, provider: Provider) -
         };
     }
     let outcome = inner.accounts.sign_in_with(&profile, ctx.now).await?;
-    let location = if outcome.created { "/account?notice=welcome" } else { "/account" };
-    let mut reply = with_cleared(inner, Reply::see_other(location));
+    let reply = if outcome.created {
+        ctx.redirect(inner, "/account", Notice::Welcome)
+    } else {
+        Reply::see_other("/account")
+    };
+    let mut reply = with_cleared(inner, reply);
     ctx.start_session(inner, outcome.account, &mut reply).await?;
     Ok(reply)
 }
@@ -176,9 +196,14 @@ mod tests {
             provider: Provider::Discord,
             state: Token::from_random([1; 32]),
             verifier: Token::from_random([2; 32]),
-            link: true,
+            link: Some(Token::from_random([3; 32]).hash()),
         };
         assert_eq!(InFlight::decode(&in_flight.encode()), Some(in_flight));
+        let signing_in = InFlight {
+            link: None,
+            ..InFlight::decode(&format!("github:{}:{}:sign-in", "01".repeat(32), "02".repeat(32))).unwrap()
+        };
+        assert_eq!(InFlight::decode(&signing_in.encode()), Some(signing_in));
         let state = "01".repeat(32);
         for bad in [
             String::new(),
@@ -187,6 +212,8 @@ mod tests {
             format!("github:{state}:{state}:link:extra"),
             format!("github:{state}:short:link"),
             format!("github:{state}:{state}:admin"),
+            format!("github:{state}:{state}:link"),
+            format!("github:{state}:{state}:link-{}", "0".repeat(63)),
         ] {
             assert_eq!(InFlight::decode(&bad), None, "{bad}");
         }

@@ -2,14 +2,13 @@
 //! off the request path), and the one-time link, which a `GET` only shows (mail scanners follow
 //! links) and a `POST` spends.
 
-use std::time::Duration;
-
 use hyper::StatusCode;
 use tapster_accounts::{Error, TOKEN_LIFETIME_SECS};
 
 use crate::app::{Ctx, Inner};
 use crate::forms;
 use crate::mail;
+use crate::notice::Notice;
 use crate::reply::{Failure, Reply};
 use crate::views::{Confirm, SignIn, SignInSent};
 
@@ -39,8 +38,7 @@ pub(super) fn send_link(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
             return Reply::page(StatusCode::UNPROCESSABLE_ENTITY, &page);
         }
     };
-    let now = Duration::from_secs(ctx.now.0.max(0) as u64);
-    if inner.sign_ins.take(ctx.peer, now).is_ok() {
+    if inner.sign_ins.take(ctx.peer, ctx.now.since_epoch()).is_ok() {
         inner.mailer.send(mail::Request { to: email.clone(), confirming: None });
     }
     let page = SignInSent {
@@ -52,9 +50,27 @@ pub(super) fn send_link(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
     Reply::page(StatusCode::OK, &page)
 }
 
-pub(super) fn confirm_page(ctx: &Ctx) -> Result<Reply, Failure> {
+/// The link's page: what pressing its button will do, for which address. Reading it spends
+/// nothing; a link that can no longer be used says so at once.
+pub(super) async fn confirm_page(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
     let token = forms::token(ctx.query_value("token").as_deref())?;
-    Reply::page(StatusCode::OK, &Confirm { nav: ctx.nav(), token: token.expose().to_owned() })
+    let Some(link) = inner.accounts.pending_link(token.hash(), ctx.now).await? else {
+        return Err(link_failure(
+            "It has been used already, it has expired (links work for 15 minutes), or it was never sent.",
+        ));
+    };
+    let page = Confirm {
+        nav: ctx.nav(),
+        token: token.expose().to_owned(),
+        email: link.email.to_string(),
+        confirms: link.confirms,
+    };
+    Reply::page(StatusCode::OK, &page)
+}
+
+fn link_failure(message: &str) -> Failure {
+    Failure::new(StatusCode::BAD_REQUEST, "This link cannot be used", message.to_owned())
+        .next("/signin", "Ask for a new link")
 }
 
 /// Spends the link, then signs the browser in to the account it opens, with a new session.
@@ -62,10 +78,6 @@ pub(super) async fn confirm(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failu
     let form = ctx.form(inner)?;
     let token = forms::token(form.get("token"))?;
     let signed_in = ctx.session.map(|session| session.info.account);
-    let link_failure = |message: &str| {
-        Failure::new(StatusCode::BAD_REQUEST, "This link cannot be used", message.to_owned())
-            .next("/signin", "Ask for a new link")
-    };
     let outcome = match inner.accounts.spend_email_token(token.hash(), signed_in, ctx.now).await {
         Ok(outcome) => outcome,
         Err(Error::TokenUnknown) => {
@@ -98,14 +110,11 @@ pub(super) async fn confirm(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failu
         }
         Err(other) => return Err(other.into()),
     };
-    let notice = match (outcome.created, signed_in == Some(outcome.account)) {
-        (true, _) => "welcome",
-        (false, true) => "confirmed",
-        (false, false) => "",
+    let mut reply = match (outcome.created, signed_in == Some(outcome.account)) {
+        (true, _) => ctx.redirect(inner, "/account", Notice::Welcome),
+        (false, true) => ctx.redirect(inner, "/account", Notice::Confirmed),
+        (false, false) => Reply::see_other("/account"),
     };
-    let location =
-        if notice.is_empty() { "/account".to_owned() } else { format!("/account?notice={notice}") };
-    let mut reply = Reply::see_other(&location);
     ctx.start_session(inner, outcome.account, &mut reply).await?;
     Ok(reply)
 }

@@ -166,4 +166,10 @@ async fn every_page_carries_the_security_headers() {
     let csrf = browser.get("/").await;
     let cookie = csrf.header("set-cookie");
     assert!(cookie.is_empty(), "the form token is set once per browser: {cookie}");
+    // Static files are cacheable by anyone, so they never set or clear a cookie.
+    let mut stale = site.browser();
+    stale.cookies.insert("tapster_session".into(), "ab".repeat(32));
+    let css = stale.get("/static/style.css").await;
+    assert_eq!(css.header("cache-control"), "public, max-age=3600");
+    assert!(css.header("set-cookie").is_empty());
 }

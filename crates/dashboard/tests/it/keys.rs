@@ -81,7 +81,7 @@ async fn revoking_asks_first_then_takes_effect() {
     );
 
     let done = browser.post(&format!("/account/keys/{id}/revoke"), &[("csrf", &confirm.csrf())]).await;
-    assert_eq!((done.status, done.location()), (303, "/account?notice=revoked"));
+    assert_eq!((done.status, done.sent_to().as_str()), (303, "/account (revoked)"));
     assert!(site.accounts.snapshot().await.unwrap().keys[&hash_key(&key)].revoked);
     let page = browser.get("/account").await;
     assert!(page.contains(r#"<span class="status revoked">revoked</span>"#));
@@ -105,13 +105,17 @@ async fn ten_active_keys_at_most_said_plainly() {
         browser.create_key(&format!("key {n}")).await;
     }
     let page = browser.get("/account").await;
-    assert!(page.contains("This account has 10 active keys, the most it may hold."), "{}", page.body);
+    assert!(
+        page.contains("This account has 10 keys that are neither revoked nor expired, the most it may hold."),
+        "{}",
+        page.body
+    );
     assert!(!page.contains(r#"action="/account/keys""#), "no form to make an eleventh");
     let refused = browser
         .post("/account/keys", &[("csrf", &page.csrf()), ("name", "eleventh"), ("expires_in_days", "")])
         .await;
     assert_eq!(refused.status, 409);
-    assert!(refused.contains("at most 10 active keys"), "{}", refused.body);
+    assert!(refused.contains("the most it may hold. Revoke one to create another."), "{}", refused.body);
     assert_eq!(site.accounts.keys(AccountId(1), Timestamp(T0)).await.unwrap().len(), 10);
 }
 
@@ -178,10 +182,12 @@ async fn deleting_the_account_revokes_its_keys_and_signs_out() {
     let confirm = browser.get("/account/delete").await;
     assert!(confirm.contains("Its one active key is revoked at once."), "{}", confirm.body);
     let done = browser.post("/account/delete", &[("csrf", &confirm.csrf())]).await;
-    assert_eq!((done.status, done.location()), (303, "/?notice=deleted"));
+    assert_eq!((done.status, done.sent_to().as_str()), (303, "/ (deleted)"));
     assert!(!browser.has_session());
     assert!(site.accounts.snapshot().await.unwrap().keys[&hash_key(&key)].revoked);
-    assert!(browser.get("/?notice=deleted").await.contains("Your account is deleted"));
+    let landing = browser.get("/").await;
+    assert!(landing.contains("Your account is deleted"));
+    assert!(!browser.get("/").await.contains("Your account is deleted"), "a notice is said once");
     // The address is free again: signing in makes a new, empty account.
     browser.sign_in("marta@example.org", 2).await;
     assert!(browser.get("/account").await.contains("No keys yet"));

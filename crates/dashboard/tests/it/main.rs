@@ -27,6 +27,7 @@ use tempfile::TempDir;
 
 /// Where the dashboard says it is; never contacted, only written into links and checked in `Origin`.
 const ORIGIN: &str = "http://dashboard.test";
+const HOST: &str = "dashboard.test";
 const T0: i64 = 1_795_000_000;
 
 /// A clock the test moves, and randomness from a counter (distinct, not secret).
@@ -142,6 +143,19 @@ impl Page {
         self.header("location")
     }
 
+    /// Where a form's answer sends the browser, with the notice it leaves for that page:
+    /// `/account (welcome)`, or just `/account`.
+    fn sent_to(&self) -> String {
+        let notice = self.headers.get_all("set-cookie").iter().find_map(|cookie| {
+            let value = cookie.to_str().ok()?.strip_prefix("tapster_notice=")?.split(';').next()?;
+            (!value.is_empty()).then(|| value.to_owned())
+        });
+        match notice {
+            Some(notice) => format!("{} ({notice})", self.location()),
+            None => self.location().to_owned(),
+        }
+    }
+
     /// The value of the first hidden field `name` of the page.
     fn field(&self, name: &str) -> String {
         let marker = format!("name=\"{name}\" value=\"");
@@ -201,6 +215,10 @@ impl Browser<'_> {
         if !self.cookies.is_empty() {
             let cookies: Vec<String> = self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect();
             request = request.header("cookie", cookies.join("; "));
+        }
+        // A browser names the host it asked for.
+        if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+            request = request.header("host", HOST);
         }
         for (name, value) in headers {
             request = request.header(

@@ -79,7 +79,7 @@ async fn github_with_a_verified_address_signs_up_confirmed_with_pkce() {
     assert!(start.header("set-cookie").contains("tapster_oauth=github:"));
 
     let (page, _) = browser.through("github").await;
-    assert_eq!((page.status, page.location()), (303, "/account?notice=welcome"), "{}", page.body);
+    assert_eq!((page.status, page.sent_to().as_str()), (303, "/account (welcome)"), "{}", page.body);
     assert!(browser.has_session());
     assert!(!browser.cookies.contains_key("tapster_oauth"), "the sign-in in flight is over");
     assert_eq!(site.github.exchanges(), 1);
@@ -101,7 +101,7 @@ async fn discord_with_an_unverified_address_gets_no_key_until_it_is_confirmed_by
     site.discord.set(Behaviour::Consent(dana_unverified()));
     let mut browser = site.browser();
     let (page, _) = browser.through("discord").await;
-    assert_eq!(page.location(), "/account?notice=welcome");
+    assert_eq!(page.sent_to().as_str(), "/account (welcome)");
     let account = browser.get("/account").await;
     assert!(account.contains("Signed in as <strong>Discord user dana</strong>"), "{}", account.body);
     assert!(account.contains("Confirm an e-mail address (above) before you create keys."));
@@ -111,14 +111,14 @@ async fn discord_with_an_unverified_address_gets_no_key_until_it_is_confirmed_by
         .await;
     assert_eq!(refused.status, 403);
     assert!(
-        refused.contains("Confirm an e-mail address for this account before creating keys."),
+        refused.contains("Confirm an e-mail address (above) before you create keys."),
         "{}",
         refused.body
     );
 
     let asked =
         browser.post("/account/email", &[("csrf", &account.csrf()), ("email", "dana@example.org")]).await;
-    assert_eq!(asked.location(), "/account?notice=confirmation-sent");
+    assert_eq!(asked.sent_to().as_str(), "/account (confirmation-sent)");
     let mail = &site.mails(1).await[0];
     assert_eq!(mail.header("Subject").as_deref(), Some("Confirm your address for Tapster"));
     let link = link(mail);
@@ -134,7 +134,7 @@ async fn discord_with_an_unverified_address_gets_no_key_until_it_is_confirmed_by
     let page = browser.get(&link).await;
     let done =
         browser.post("/signin/confirm", &[("csrf", &page.csrf()), ("token", &page.field("token"))]).await;
-    assert_eq!(done.location(), "/account?notice=confirmed");
+    assert_eq!(done.sent_to().as_str(), "/account (confirmed)");
     let account = browser.get(done.location()).await;
     assert!(account.contains("Your address is confirmed"));
     assert!(account.contains("E-mail: <strong>dana@example.org</strong> (confirmed)"));
@@ -151,7 +151,7 @@ async fn an_unverified_address_never_opens_the_account_that_holds_it() {
         .set(Behaviour::Consent(User { email: Some("marta@example.org".into()), ..dana_unverified() }));
     let mut stranger = site.browser_at("203.0.113.62");
     let (page, _) = stranger.through("discord").await;
-    assert_eq!(page.location(), "/account?notice=welcome", "a new account, not Marta's");
+    assert_eq!(page.sent_to().as_str(), "/account (welcome)", "a new account, not Marta's");
     let account = stranger.get("/account").await;
     assert!(account.contains("No keys yet"));
     assert!(!marta_by_mail.get("/account").await.contains("Discord: <strong>"));
@@ -171,7 +171,7 @@ async fn a_denied_consent_signs_nothing_in_and_makes_nothing() {
     // No account was made: the next sign-in is the first.
     site.github.set(Behaviour::Consent(marta()));
     let (page, _) = browser.through("github").await;
-    assert_eq!(page.location(), "/account?notice=welcome");
+    assert_eq!(page.sent_to().as_str(), "/account (welcome)");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -235,7 +235,7 @@ async fn a_tampered_verifier_garbage_and_a_provider_that_is_down_end_cleanly() {
             Behaviour::Consent(marta()),
             true,
             400,
-            "GitHub did not accept the sign-in: invalid_grant",
+            "GitHub did not accept the sign-in: bad_verification_code",
         ),
         (
             "a token answer that is HTML",
@@ -270,7 +270,7 @@ async fn a_tampered_verifier_garbage_and_a_provider_that_is_down_end_cleanly() {
     }
     // Nothing was made by any of them: the first real sign-in is a new account.
     site.github.set(Behaviour::Consent(marta()));
-    assert_eq!(site.browser().through("github").await.0.location(), "/account?notice=welcome");
+    assert_eq!(site.browser().through("github").await.0.sent_to().as_str(), "/account (welcome)");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -280,7 +280,7 @@ async fn a_signed_in_owner_links_and_unlinks_a_provider() {
     browser.sign_in("marta@example.org", 1).await;
     site.github.set(Behaviour::Consent(User { email: Some("marta@work.example".into()), ..marta() }));
     let (page, _) = browser.through("github").await;
-    assert_eq!(page.location(), "/account?notice=linked");
+    assert_eq!(page.sent_to().as_str(), "/account (linked)");
     let account = browser.get("/account").await;
     assert!(account.contains("GitHub: <strong>marta-gh</strong>"), "{}", account.body);
     assert!(account.contains("E-mail: <strong>marta@example.org</strong>"), "the account keeps its address");
@@ -291,9 +291,22 @@ async fn a_signed_in_owner_links_and_unlinks_a_provider() {
     let (page, _) = dana.through("github").await;
     assert_eq!(page.status, 409, "{}", page.body);
 
+    // A link started in one session is not finished in another: signed out and in again meanwhile,
+    // the same browser is refused.
+    site.github.set(Behaviour::Consent(User { id: 77, login: "second".into(), ..marta() }));
+    let start = browser.get("/auth/github").await;
+    let back = follow(start.location()).await;
+    let csrf = browser.get("/account").await.csrf();
+    browser.post("/signout", &[("csrf", &csrf)]).await;
+    browser.sign_in("marta@example.org", 3).await;
+    let refused = browser.get(back.strip_prefix(ORIGIN).unwrap()).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(!browser.get("/account").await.contains("GitHub: <strong>second</strong>"));
+    let account = browser.get("/account").await;
+
     let id = account.body.split("/account/sign-ins/").nth(1).unwrap().split('/').next().unwrap().to_owned();
     let unlinked =
         browser.post(&format!("/account/sign-ins/{id}/unlink"), &[("csrf", &account.csrf())]).await;
-    assert_eq!(unlinked.location(), "/account?notice=unlinked");
+    assert_eq!(unlinked.sent_to().as_str(), "/account (unlinked)");
     assert!(!browser.get("/account").await.contains("GitHub: <strong>"));
 }

@@ -159,13 +159,13 @@ impl Session {
         !self.client.find_all(Locator::Css(css)).await.unwrap().is_empty()
     }
 
-    /// Waits until the browser shows a page whose address starts with `path` (and query).
+    /// Waits until the browser shows the page at `path`.
     async fn arrive(&self, path: &str) {
         let expected = self.url(path);
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {
             let at = self.client.current_url().await.unwrap().to_string();
-            if at.starts_with(&expected) {
+            if at == expected {
                 return;
             }
             assert!(Instant::now() < deadline, "the browser is at {at}, not at {expected}");
@@ -201,9 +201,32 @@ impl Session {
         }
     }
 
+    /// Waits until the browser shows the page at `path`, saying what the form that led there did.
+    async fn arrive_saying(&self, path: &str, notice: &str) {
+        self.arrive(path).await;
+        self.until_notice(notice).await;
+    }
+
+    /// Waits until the page's notice starts with `start` (a form may lead back to the page it was
+    /// on, so the address cannot tell).
+    async fn until_notice(&self, start: &str) {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let notice = match self.client.find(Locator::Css(".notice")).await {
+                Ok(notice) => notice.text().await.unwrap_or_default(),
+                Err(_) => String::new(),
+            };
+            if notice.starts_with(start) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the page's notice is {notice:?}, not {start:?}…");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     async fn sign_out(&self) {
         self.click("header form button").await;
-        self.arrive("/?notice=signed-out").await;
+        self.arrive_saying("/", "You are signed out.").await;
     }
 }
 
@@ -299,9 +322,10 @@ async fn by_mail_to_a_key_and_back(s: &Session) {
     let link = s.mailed_link(1).await;
     s.client.goto(&link).await.unwrap();
     s.until_heading("Finish signing in").await;
+    assert!(s.text("main").await.contains("sign in as marta@example.org"));
     s.screenshot("signin-confirm").await;
     s.click("#confirm").await;
-    s.arrive("/account?notice=welcome").await;
+    s.arrive_saying("/account", "Welcome! Your account is ready.").await;
     s.screenshot("account-new").await;
 
     s.type_into("#key-name", "wiki bot").await;
@@ -346,7 +370,7 @@ async fn by_mail_to_a_key_and_back(s: &Session) {
     assert_eq!(get_with_key(s.addr, "/v1/versions", &key).status, 200, "the confirmation page revoked it");
     s.click("button.danger").await;
     let revoked = Instant::now();
-    s.arrive("/account?notice=revoked").await;
+    s.arrive_saying("/account", "The key is revoked: programs that send it now get 401.").await;
     loop {
         let status = get_with_key(s.addr, "/v1/versions", &key).status;
         if status == 401 {
@@ -384,19 +408,19 @@ async fn with_github(s: &Session) {
 async fn with_discord_unverified(s: &Session) {
     s.goto("/signin").await;
     s.click("a[href='/auth/discord']").await;
-    s.arrive("/account?notice=welcome").await;
+    s.arrive_saying("/account", "Welcome! Your account is ready.").await;
     assert!(s.has("#create-refused").await, "an unconfirmed account is offered no key");
     assert!(!s.has("#key-name").await);
     s.screenshot("account-unconfirmed").await;
 
     // The confirmation form holds the address Discord gave; the mail is the second in the outbox.
     s.click("form[action='/account/email'] button").await;
-    s.arrive("/account?notice=confirmation-sent").await;
+    s.arrive_saying("/account", "A confirmation link is on its way.").await;
     let link = s.mailed_link(2).await;
     s.client.goto(&link).await.unwrap();
-    s.until_heading("Finish signing in").await;
+    s.until_heading("Confirm your address").await;
     s.click("#confirm").await;
-    s.arrive("/account?notice=confirmed").await;
+    s.arrive_saying("/account", "Your address is confirmed: you can create keys now.").await;
     assert!(s.has("#key-name").await);
     s.type_into("#key-name", "discord bot").await;
     s.click("form[action='/account/keys'] button").await;

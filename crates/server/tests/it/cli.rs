@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use crate::{TAPSTER, get, get_with_key, serve};
 
-fn tapster(args: &[&str], data_dir: &Path) -> Output {
+pub(crate) fn tapster(args: &[&str], data_dir: &Path) -> Output {
     Command::new(TAPSTER).args(args).arg("--data-dir").arg(data_dir).output().unwrap()
 }
 

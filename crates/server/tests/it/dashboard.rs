@@ -49,4 +49,19 @@ fn the_dashboard_is_served_beside_the_api_and_credentials_stay_apart() {
         "an API key opened a page"
     );
     assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200);
+
+    // An address the operator blocks is refused the pages as it is refused the API.
+    let tapster = |args: &[&str]| crate::cli::tapster(args, data_dir.path());
+    assert!(tapster(&["addresses", "block", "127.0.0.0/8"]).status.success());
+    let start = std::time::Instant::now();
+    loop {
+        let page = get(server.addr, "/signin", &[]);
+        if page.status == 403 {
+            assert!(page.body.contains("Requests from your address are blocked"), "{}", page.body);
+            break;
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(3), "still {} after the block", page.status);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(tapster(&["addresses", "unblock", "127.0.0.0/8"]).status.success());
 }
