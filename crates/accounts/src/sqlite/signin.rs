@@ -129,29 +129,12 @@ pub(crate) fn pending_link(
 ///   confirmed by mail.
 pub(crate) fn sign_in_with(conn: &mut Connection, profile: &Profile, now: Timestamp) -> Result<SignIn> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let verified = profile.email.as_ref().filter(|_| profile.email_verified);
-    let known: Option<i64> = tx
-        .query_row(
-            "SELECT account_id FROM identities WHERE provider = ?1 AND subject = ?2",
-            params![profile.provider.as_str(), profile.subject()],
-            |row| row.get(0),
-        )
-        .optional()?;
-    let signed_in = if let Some(account) = known.map(AccountId) {
-        tx.execute(
-            "UPDATE identities SET login = ?3 WHERE provider = ?1 AND subject = ?2",
-            params![profile.provider.as_str(), profile.subject(), profile.login],
-        )?;
-        if let Some(email) = verified
-            && account_with_email(&tx, email)?.is_none()
-        {
-            tx.execute(
-                "UPDATE accounts SET email = ?2, pending_email = NULL WHERE id = ?1 AND email IS NULL",
-                params![account.0, email.as_str()],
-            )?;
-        }
+    let signed_in = if let Some(account) = identity_owner(&tx, profile)? {
+        refresh_login(&tx, profile)?;
+        take_verified_address(&tx, account, profile)?;
         SignIn { account, created: false }
     } else {
+        let verified = profile.email.as_ref().filter(|_| profile.email_verified);
         let (account, created) = match verified {
             Some(email) => match account_with_email(&tx, email)? {
                 Some(holder) => (holder, false),
@@ -159,10 +142,7 @@ pub(crate) fn sign_in_with(conn: &mut Connection, profile: &Profile, now: Timest
             },
             None => (create_account(&tx, None, profile.email.as_ref(), now)?, true),
         };
-        tx.execute(
-            "INSERT INTO identities (provider, subject, account_id, login, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![profile.provider.as_str(), profile.subject(), account.0, profile.login, now.0],
-        )?;
+        insert_identity(&tx, account, profile, now)?;
         SignIn { account, created }
     };
     tx.commit()?;
@@ -179,37 +159,60 @@ pub(crate) fn link_identity(
 ) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     live_account(&tx, account)?;
-    let linked: Option<i64> = tx
+    match identity_owner(&tx, profile)? {
+        Some(owner) if owner != account => return Err(Error::IdentityTaken),
+        Some(_) => refresh_login(&tx, profile)?,
+        None => insert_identity(&tx, account, profile, now)?,
+    }
+    take_verified_address(&tx, account, profile)?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// The account a provider's user signs in to, if it has one.
+fn identity_owner(tx: &Transaction<'_>, profile: &Profile) -> Result<Option<AccountId>> {
+    Ok(tx
         .query_row(
             "SELECT account_id FROM identities WHERE provider = ?1 AND subject = ?2",
             params![profile.provider.as_str(), profile.subject()],
             |row| row.get(0),
         )
-        .optional()?;
-    match linked {
-        Some(owner) if owner != account.0 => return Err(Error::IdentityTaken),
-        Some(_) => {
-            tx.execute(
-                "UPDATE identities SET login = ?3 WHERE provider = ?1 AND subject = ?2",
-                params![profile.provider.as_str(), profile.subject(), profile.login],
-            )?;
-        }
-        None => {
-            tx.execute(
-                "INSERT INTO identities (provider, subject, account_id, login, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![profile.provider.as_str(), profile.subject(), account.0, profile.login, now.0],
-            )?;
-        }
-    }
+        .optional()?
+        .map(AccountId))
+}
+
+fn insert_identity(
+    tx: &Transaction<'_>,
+    account: AccountId,
+    profile: &Profile,
+    now: Timestamp,
+) -> Result<()> {
+    tx.execute(
+        "INSERT INTO identities (provider, subject, account_id, login, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![profile.provider.as_str(), profile.subject(), account.0, profile.login, now.0],
+    )?;
+    Ok(())
+}
+
+/// Keeps the login shown for a provider's user as the provider says it is now.
+fn refresh_login(tx: &Transaction<'_>, profile: &Profile) -> Result<()> {
+    tx.execute(
+        "UPDATE identities SET login = ?3 WHERE provider = ?1 AND subject = ?2",
+        params![profile.provider.as_str(), profile.subject(), profile.login],
+    )?;
+    Ok(())
+}
+
+/// Gives `account` the address the provider vouches for, when it has none and nobody holds it.
+fn take_verified_address(tx: &Transaction<'_>, account: AccountId, profile: &Profile) -> Result<()> {
     if let Some(email) = profile.email.as_ref().filter(|_| profile.email_verified)
-        && account_with_email(&tx, email)?.is_none()
+        && account_with_email(tx, email)?.is_none()
     {
         tx.execute(
             "UPDATE accounts SET email = ?2, pending_email = NULL WHERE id = ?1 AND email IS NULL",
             params![account.0, email.as_str()],
         )?;
     }
-    tx.commit()?;
     Ok(())
 }
 

@@ -206,6 +206,15 @@ async fn a_forged_missing_or_replayed_state_is_refused() {
     assert_eq!(page.status, 400);
     assert_eq!(site.github.exchanges(), 0, "no refused callback exchanged the code");
 
+    // The right state, but a code no provider gives (too long), or none.
+    for code in ["x".repeat(600), String::new()] {
+        let mut browser = site.browser();
+        browser.cookies.extend(start_cookies(&start));
+        let page = browser.get(&format!("/auth/github/callback?code={code}&state={state}")).await;
+        assert_eq!(page.status, 400, "{}", page.body);
+        assert!(page.contains("without a usable code"));
+    }
+
     // The genuine one works once; replayed, it is refused.
     browser.cookies.extend(start_cookies(&start));
     assert_eq!(browser.get(&callback).await.status, 303);
