@@ -43,13 +43,13 @@ pub(crate) struct Inner {
     pub(crate) config: Config,
     pub(crate) accounts: Accounts,
     pub(crate) env: Arc<dyn Environment>,
-    pub(crate) mailer: Mailer,
+    mailer: Mailer,
     pub(crate) cookies: Cookies,
     pub(crate) github: Option<OAuthProvider>,
     pub(crate) discord: Option<OAuthProvider>,
     pub(crate) http: HttpClient,
     /// Sign-in mails asked for, per calling address.
-    pub(crate) sign_ins: AddressLimit,
+    sign_ins: AddressLimit,
 }
 
 impl Dashboard {
@@ -389,6 +389,14 @@ impl Inner {
             .filter(|provider| self.provider(*provider).is_some())
             .map(|provider| ProviderLink { slug: provider.as_str(), label: provider.label() })
             .collect()
+    }
+
+    /// Queues a mail, unless the calling address asked for too many lately: then, as for an
+    /// address that had its share, none is sent and nothing says so.
+    pub(crate) fn mail(&self, ctx: &Ctx, request: crate::mail::Request) {
+        if self.sign_ins.take(ctx.peer, ctx.now.since_epoch()).is_ok() {
+            self.mailer.send(request);
+        }
     }
 
     pub(crate) fn outbox(&self) -> bool {

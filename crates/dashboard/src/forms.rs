@@ -37,20 +37,29 @@ impl Form {
     }
 }
 
-/// An e-mail address as a form gives it, or what is wrong with it.
-pub(crate) fn email(form: &Form) -> Result<Email, String> {
-    let value = form.get("email").unwrap_or_default().trim();
+/// An e-mail field as typed, to show again beside what is wrong with it.
+#[derive(Debug, Clone)]
+pub(crate) struct EmailInput {
+    pub(crate) typed: String,
+    pub(crate) error: String,
+}
+
+/// An e-mail address as a form gives it, or the field to show again with its message.
+pub(crate) fn email(form: &Form) -> Result<Email, EmailInput> {
+    let field = form.get("email").unwrap_or_default();
+    let refused = |error: String| EmailInput { typed: field.chars().take(Email::MAX_LEN).collect(), error };
+    let value = field.trim();
     if value.is_empty() {
-        return Err("Enter your e-mail address.".into());
+        return Err(refused("Enter your e-mail address.".into()));
     }
     if value.len() > Email::MAX_LEN {
-        return Err(format!("An e-mail address is at most {} characters.", Email::MAX_LEN));
+        return Err(refused(format!("An e-mail address is at most {} characters.", Email::MAX_LEN)));
     }
-    let email =
-        Email::parse(value).map_err(|_| "That is not an e-mail address (name@example.org).".to_owned())?;
+    let email = Email::parse(value)
+        .map_err(|_| refused("That is not an e-mail address (name@example.org).".to_owned()))?;
     // What the mailer cannot address is no address for us either.
     if email.as_str().parse::<lettre::Address>().is_err() {
-        return Err("We cannot send mail to that address; check it for typing mistakes.".into());
+        return Err(refused("We cannot send mail to that address; check it for typing mistakes.".into()));
     }
     Ok(email)
 }
@@ -143,7 +152,7 @@ mod tests {
                 "We cannot send mail to that address; check it for typing mistakes.",
             ),
         ] {
-            assert_eq!(email(&form(body)).unwrap_err(), message, "{body}");
+            assert_eq!(email(&form(body)).unwrap_err().error, message, "{body}");
         }
     }
 

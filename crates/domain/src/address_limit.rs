@@ -66,17 +66,15 @@ impl AddressLimit {
         self.addresses.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).retain(|_, tat| *tat > now);
     }
 
-    #[cfg(test)]
-    fn tracked(&self) -> usize {
-        self.addresses.lock().unwrap().len()
-    }
-}
-
-impl AddressLimit {
     /// The wait until an attempt is allowed again, when the next one is due at `tat`.
     fn wait(&self, tat: u64, now: u64) -> Option<Duration> {
         let tolerance = self.interval.saturating_mul(u64::from(self.burst - 1));
         (tat > now.saturating_add(tolerance)).then(|| Duration::from_nanos(tat - tolerance - now))
+    }
+
+    #[cfg(test)]
+    fn tracked(&self) -> usize {
+        self.addresses.lock().unwrap().len()
     }
 }
 

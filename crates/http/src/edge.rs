@@ -81,8 +81,8 @@ impl Edge {
     ) -> Response<Body> {
         let started = Instant::now();
         let caller = client_address(peer, request.headers(), &self.trusted_proxies);
-        let screened = if waited > self.budget {
-            unavailable("the request waited longer than its time budget", request.uri().path())
+        let screened = if let Some(late) = self.over_budget(waited, request.uri().path()) {
+            late
         } else {
             match self.screen(request) {
                 Verdict::Pass => {
@@ -117,6 +117,11 @@ impl Edge {
 }
 
 impl Edge {
+    /// The `503` for a request whose bytes arrived `waited` ago, when that is past the time budget.
+    pub(crate) fn over_budget(&self, waited: Duration, path: &str) -> Option<Response<Body>> {
+        (waited > self.budget).then(|| unavailable("the request waited longer than its time budget", path))
+    }
+
     /// Refuses a request target or a header block over its limit.
     pub(crate) fn screen_head<B>(&self, request: &Request<B>) -> Result<(), ApiError> {
         let uri = request.uri().path_and_query().map_or(0, |target| target.as_str().len());

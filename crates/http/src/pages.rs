@@ -57,25 +57,23 @@ impl Edge {
         let started = Instant::now();
         let caller = client_address(peer, request.headers(), &self.trusted_proxies);
         let (method, path) = (request.method().clone(), request.uri().path().to_owned());
-        let response = match (app.pages(), self.screen_page(&request, waited)) {
-            (Some(pages), Ok(())) => match read_body(request).await {
-                Ok(request) => pages.answer(request, caller).await,
-                Err(error) => problem(&error, &path).into_response(),
-            },
-            (None, _) => problem(&ApiError::NotFound("no such page".into()), &path).into_response(),
-            (_, Err(error)) => problem(&error, &path).into_response(),
+        let response = if let Some(late) = self.over_budget(waited, &path) {
+            late
+        } else {
+            match (app.pages(), self.screen_page(&request)) {
+                (Some(pages), Ok(())) => match read_body(request).await {
+                    Ok(request) => pages.answer(request, caller).await,
+                    Err(error) => problem(&error, &path).into_response(),
+                },
+                (None, _) => problem(&ApiError::NotFound("no such page".into()), &path).into_response(),
+                (_, Err(error)) => problem(&error, &path).into_response(),
+            }
         };
         app.answered_page(&method, &path, caller, response.status(), started);
         response
     }
 
-    fn screen_page(&self, request: &Request<Incoming>, waited: Duration) -> Result<(), ApiError> {
-        if waited > self.budget {
-            return Err(ApiError::Unavailable {
-                reason: "the request waited longer than its time budget",
-                retry_after: 1,
-            });
-        }
+    fn screen_page(&self, request: &Request<Incoming>) -> Result<(), ApiError> {
         self.screen_head(request)?;
         let declared = request.headers().get(CONTENT_LENGTH).and_then(|length| length.to_str().ok());
         if declared

@@ -56,8 +56,7 @@ impl Access {
 
     /// Whether the operator blocked the calling address `peer`.
     pub fn is_blocked(&self, peer: IpAddr) -> bool {
-        let keys = self.snapshot.read().unwrap_or_else(|poisoned| poisoned.into_inner());
-        keys.snapshot.blocked.iter().any(|block| block.contains(peer))
+        self.snapshot.read().unwrap_or_else(|poisoned| poisoned.into_inner()).blocks(peer)
     }
 
     /// Replaces the snapshot with the accounts database as it is now.
@@ -148,6 +147,13 @@ impl From<AccessSnapshot> for Keys {
     }
 }
 
+impl Keys {
+    /// Whether a block of the snapshot holds `peer`.
+    fn blocks(&self, peer: IpAddr) -> bool {
+        self.snapshot.blocked.iter().any(|block| block.contains(peer))
+    }
+}
+
 /// Adds `usage` to what is pending for its key and day.
 fn merge(pending: &mut HashMap<(i64, i64), Usage>, usage: Usage) {
     pending
@@ -162,7 +168,7 @@ fn merge(pending: &mut HashMap<(i64, i64), Usage>, usage: Usage) {
 impl Gate for Access {
     fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Result<Admission, Refusal> {
         let keys = Arc::clone(&self.snapshot.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
-        if keys.snapshot.blocked.iter().any(|block| block.contains(peer)) {
+        if keys.blocks(peer) {
             return Err(Refusal::BlockedAddress);
         }
         let now = now();

@@ -44,9 +44,7 @@ impl DashboardOptions {
             discord: self.discord.clone(),
         })
     }
-}
 
-impl DashboardOptions {
     /// The public URL given, or else the one of a server listening on `addr`.
     pub fn public_url(&self, addr: SocketAddr, https: bool) -> anyhow::Result<PublicUrl> {
         match &self.public_url {

@@ -193,10 +193,9 @@ pub(super) async fn confirm_address(inner: &Inner, ctx: &mut Ctx) -> Result<Repl
     let form = ctx.form(inner)?;
     let email = match forms::email(&form) {
         Ok(email) => email,
-        Err(error) => {
-            let typed = form.get("email").unwrap_or_default().chars().take(254).collect();
+        Err(input) => {
             let edits = Edits {
-                confirm: Some(ConfirmAddress { email: typed, error: Some(error) }),
+                confirm: Some(ConfirmAddress { email: input.typed, error: Some(input.error) }),
                 ..Edits::default()
             };
             let view = account_view(inner, ctx, session, edits).await?;
@@ -206,9 +205,7 @@ pub(super) async fn confirm_address(inner: &Inner, ctx: &mut Ctx) -> Result<Repl
     if inner.accounts.account(session.info.account).await?.confirmed() {
         return Ok(Reply::see_other("/account"));
     }
-    if inner.sign_ins.take(ctx.peer, ctx.now.since_epoch()).is_ok() {
-        inner.mailer.send(mail::Request { to: email, confirming: Some(session.info.account) });
-    }
+    inner.mail(ctx, mail::Request { to: email, confirming: Some(session.info.account) });
     Ok(ctx.redirect(inner, "/account", Notice::ConfirmationSent))
 }
 

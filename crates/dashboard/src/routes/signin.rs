@@ -27,20 +27,17 @@ pub(super) fn send_link(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
     let form = ctx.form(inner)?;
     let email = match forms::email(&form) {
         Ok(email) => email,
-        Err(error) => {
-            let typed = form.get("email").unwrap_or_default().chars().take(254).collect();
+        Err(input) => {
             let page = SignIn {
                 nav: ctx.nav(),
-                email: typed,
-                error: Some(error),
+                email: input.typed,
+                error: Some(input.error),
                 providers: inner.provider_links(),
             };
             return Reply::page(StatusCode::UNPROCESSABLE_ENTITY, &page);
         }
     };
-    if inner.sign_ins.take(ctx.peer, ctx.now.since_epoch()).is_ok() {
-        inner.mailer.send(mail::Request { to: email.clone(), confirming: None });
-    }
+    inner.mail(ctx, mail::Request { to: email.clone(), confirming: None });
     let page = SignInSent {
         nav: ctx.nav(),
         email: email.to_string(),

@@ -128,17 +128,10 @@ fn every_refusal_has_its_status_type_and_detail() {
 /// confirmed its address and then lost it again (as no account can, short of editing the database,
 /// but the gate must still refuse it).
 async fn owner_keys(data_dir: &Path) -> (String, String) {
-    use tapster_accounts::{Accounts, KeyName, Location, Token};
+    use tapster_accounts::KeyName;
     use tapster_domain::{ApiKey, Timestamp};
 
-    let accounts = Accounts::open(&Location::DataDir(data_dir.to_owned())).await.unwrap();
-    let now = Timestamp(
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64,
-    );
-    let link = Token::from_random([7; 32]);
-    let email = tapster_domain::Email::parse("owner@example.org").unwrap();
-    accounts.issue_email_token(&email, None, link.hash(), now).await.unwrap();
-    let owner = accounts.spend_email_token(link.hash(), None, now).await.unwrap().account;
+    let (accounts, owner, now) = crate::signed_up(data_dir, "owner@example.org").await;
     let name = KeyName::parse("expiring").unwrap();
     let expired = ApiKey::generate(|| 11);
     accounts.create_key(owner, &name, Some(Timestamp(now.0 - 1)), &expired, now).await.unwrap();

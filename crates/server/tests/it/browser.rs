@@ -141,16 +141,21 @@ impl Session {
     /// Waits until the page's heading starts with `start`: a form's answer has been shown (its
     /// address may be the form's page's own, so the address cannot tell).
     async fn until_heading(&self, start: &str) {
+        self.until_text("h1", start).await;
+    }
+
+    /// Waits until the first element `css` finds holds text that starts with `start`.
+    async fn until_text(&self, css: &str, start: &str) {
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {
-            let heading = match self.client.find(Locator::Css("h1")).await {
-                Ok(h1) => h1.text().await.unwrap_or_default(),
+            let text = match self.client.find(Locator::Css(css)).await {
+                Ok(element) => element.text().await.unwrap_or_default(),
                 Err(_) => String::new(),
             };
-            if heading.starts_with(start) {
+            if text.starts_with(start) {
                 return;
             }
-            assert!(Instant::now() < deadline, "the page's heading is {heading:?}, not {start:?}…");
+            assert!(Instant::now() < deadline, "{css} holds {text:?}, not {start:?}…");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -204,24 +209,8 @@ impl Session {
     /// Waits until the browser shows the page at `path`, saying what the form that led there did.
     async fn arrive_saying(&self, path: &str, notice: &str) {
         self.arrive(path).await;
-        self.until_notice(notice).await;
-    }
-
-    /// Waits until the page's notice starts with `start` (a form may lead back to the page it was
-    /// on, so the address cannot tell).
-    async fn until_notice(&self, start: &str) {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let notice = match self.client.find(Locator::Css(".notice")).await {
-                Ok(notice) => notice.text().await.unwrap_or_default(),
-                Err(_) => String::new(),
-            };
-            if notice.starts_with(start) {
-                return;
-            }
-            assert!(Instant::now() < deadline, "the page's notice is {notice:?}, not {start:?}…");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        // A form may lead back to the page it was on, so the address alone cannot tell.
+        self.until_text(".notice", notice).await;
     }
 
     async fn sign_out(&self) {

@@ -2,10 +2,9 @@
 //! its pages on the API's port, and the two kinds of credentials kept apart (an API key never opens
 //! a page, a session cookie never opens `/v1`).
 
-use tapster_accounts::{Accounts, Location, Token};
-use tapster_domain::{Email, Timestamp};
+use tapster_accounts::Token;
 
-use crate::{block, get, get_with_key, mini, serve_with};
+use crate::{block, get, get_with_key, mini, serve_with, signed_up};
 
 #[test]
 fn the_dashboard_is_served_beside_the_api_and_credentials_stay_apart() {
@@ -23,16 +22,7 @@ fn the_dashboard_is_served_beside_the_api_and_credentials_stay_apart() {
     // A session made the way the dashboard makes one, in the store the server uses.
     let session = Token::from_random([42; 32]);
     block(async {
-        let accounts = Accounts::open(&Location::DataDir(data_dir.path().to_owned())).await.unwrap();
-        let now = Timestamp(
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64,
-        );
-        let link = Token::from_random([7; 32]);
-        accounts
-            .issue_email_token(&Email::parse("marta@example.org").unwrap(), None, link.hash(), now)
-            .await
-            .unwrap();
-        let account = accounts.spend_email_token(link.hash(), None, now).await.unwrap().account;
+        let (accounts, account, now) = signed_up(data_dir.path(), "marta@example.org").await;
         accounts.create_session(account, session.hash(), "test", now).await.unwrap();
     });
     let cookie = format!("tapster_session={}", session.expose());

@@ -27,6 +27,25 @@ fn block<F: Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(future)
 }
 
+/// The accounts store of `data_dir`, with an account signed up in it by a mailed link as the
+/// dashboard signs one up, now; returns the store, the account and that moment.
+async fn signed_up(
+    data_dir: &Path,
+    email: &str,
+) -> (tapster_accounts::Accounts, tapster_accounts::AccountId, tapster_domain::Timestamp) {
+    use tapster_accounts::{Accounts, Location, Token};
+
+    let accounts = Accounts::open(&Location::DataDir(data_dir.to_owned())).await.unwrap();
+    let now = tapster_domain::Timestamp(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64,
+    );
+    let link = Token::from_random([7; 32]);
+    let email = tapster_domain::Email::parse(email).unwrap();
+    accounts.issue_email_token(&email, None, link.hash(), now).await.unwrap();
+    let account = accounts.spend_email_token(link.hash(), None, now).await.unwrap().account;
+    (accounts, account, now)
+}
+
 /// One answer over the wire.
 #[derive(Debug)]
 struct Answer {
