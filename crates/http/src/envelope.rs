@@ -67,7 +67,10 @@ impl Pagination {
         };
         let end = u64::from(offset) + u64::from(limit);
         let next = (end < total && end <= u64::from(crate::params::MAX_OFFSET)).then(|| link(end as u32));
-        let prev = (offset > 0).then(|| link(offset.saturating_sub(limit)));
+        // Past the end of the list, the page before is its last page (the first when it is empty).
+        let size = u64::from(limit.max(1));
+        let last = (total.saturating_sub(1) / size * size) as u32;
+        let prev = (offset > 0).then(|| link(offset.saturating_sub(limit).min(last)));
         Self { limit, offset, total, next, prev }
     }
 }
@@ -204,6 +207,13 @@ mod tests {
         assert_eq!(p.next, None);
         assert_eq!(p.prev.as_deref(), Some("/v1/items?limit=50&offset=50"));
         let p = Pagination::new("/v1/items", [].into_iter(), 50, 30, 120);
+        assert_eq!(p.prev.as_deref(), Some("/v1/items?limit=50&offset=0"));
+        // Past the end, `prev` is the last page, which holds records.
+        let p = Pagination::new("/v1/items", [].into_iter(), 3, 5000, 200);
+        assert_eq!((p.next, p.prev.as_deref()), (None, Some("/v1/items?limit=3&offset=198")));
+        let p = Pagination::new("/v1/items", [].into_iter(), 50, 200, 200);
+        assert_eq!(p.prev.as_deref(), Some("/v1/items?limit=50&offset=150"));
+        let p = Pagination::new("/v1/items", [].into_iter(), 50, 80, 0);
         assert_eq!(p.prev.as_deref(), Some("/v1/items?limit=50&offset=0"));
         // Offsets stop at 10000, so no link points past it.
         let p = Pagination::new("/v1/items", [].into_iter(), 100, 10_000, 50_000);

@@ -8,19 +8,20 @@ use super::{Ctx, Endpoint};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
-use crate::params::{LANG, Param, Query, Rule, VERSION};
+use crate::params::{LANG, OFFSET, Param, Query, Rule, VERSION};
 use crate::response::Reply;
+use crate::value_sets;
 use crate::views::prices::{ItemPrice, RankingRow};
 
 const INGREDIENTS: Param = Param {
     name: "ingredients",
-    rule: Rule::Enum(IngredientChoice::NAMES),
+    rule: Rule::Enum(&value_sets::IngredientChoice::SET),
     description: "Which member fills each ingredient group, all the way down the recipe chain: `cheapest` (the default) or `expensive`; ties go to the lower id.",
 };
 
 const QUALITY: Param = Param {
     name: "quality",
-    rule: Rule::Enum(Quality::NAMES),
+    rule: Rule::Enum(&value_sets::Quality::SET),
     description: "How well the product was made: `common` (the default, +0 %), `fine` (+15 %) or `superior` (+35 %).",
 };
 
@@ -28,7 +29,7 @@ const PRICE_PARAMS: &[Param] = &[
     INGREDIENTS,
     Param {
         name: "aging",
-        rule: Rule::Enum(Aging::NAMES),
+        rule: Rule::Enum(&value_sets::Aging::SET),
         description: "How long the product was aged: `none` (the default, +0 %), `young` (+0 %), `aged` (+10 %), `reserve` (+20 %) or `grand_reserve` (+30 %). Aging an item that cannot be aged is a 422.",
     },
     QUALITY,
@@ -39,12 +40,12 @@ const PRICE_PARAMS: &[Param] = &[
 const RANKING_PARAMS: &[Param] = &[
     Param {
         name: "aging",
-        rule: Rule::Enum(Aging::NAMES),
+        rule: Rule::Enum(&value_sets::Aging::SET),
         description: "How long the products were aged: `none` (the default, +0 %), `young` (+0 %), `aged` (+10 %), `reserve` (+20 %) or `grand_reserve` (+30 %). Any level but `none` ranks only the products that can be aged.",
     },
     Param {
         name: "food_type",
-        rule: Rule::Enum(FoodType::NAMES),
+        rule: Rule::Enum(&value_sets::FoodType::SET),
         description: "Only products served this way.",
     },
     INGREDIENTS,
@@ -54,6 +55,7 @@ const RANKING_PARAMS: &[Param] = &[
         rule: Rule::Limit { default: 20, max: 100 },
         description: "Rows, 1 to 100 (default 20).",
     },
+    OFFSET,
     VERSION,
     LANG,
 ];
@@ -115,10 +117,10 @@ fn ranking(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         ingredients,
         aging,
         quality,
-        limit: q.limit(),
+        window: q.window(),
     };
-    let rows = catalog.product_ranking(&query);
+    let ranking = catalog.product_ranking(&query);
     let mut loc = Localizer::new(catalog, q.lang());
-    let data = RankingRow::list(&mut loc, &rows);
-    ctx.render(loc, data)
+    let data = RankingRow::list(&mut loc, &ranking.rows, q.offset());
+    ctx.render_page(loc, data, ranking.total)
 }

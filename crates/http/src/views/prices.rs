@@ -9,6 +9,7 @@ use tapster_store::ServingPrices;
 
 use super::{Price, RecordRef};
 use crate::envelope::Localizer;
+use crate::value_sets;
 
 /// What one serving of a product costs, under each ingredient choice, neither aged nor refined.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -36,20 +37,30 @@ pub(crate) struct ItemPrice {
     item: RecordRef,
     /// The price of one serving.
     per_serving: Price,
-    /// Which member filled each ingredient group: `cheapest` or `expensive`.
+    /// Which member filled each ingredient group.
+    #[schemars(with = "value_sets::IngredientChoice")]
     ingredients: &'static str,
     /// How long the product was aged, and what that adds.
-    aging: PriceModifier,
+    aging: AgingModifier,
     /// How well the product was made, and what that adds.
-    quality: PriceModifier,
+    quality: QualityModifier,
     /// The steps from the base price to the unit value.
     breakdown: PriceBreakdown,
 }
 
-/// A level of aging or quality and the percentage it adds to the price.
+/// The level of aging asked for and the percentage it adds to the price.
 #[derive(Debug, Serialize, JsonSchema)]
-pub(crate) struct PriceModifier {
-    /// The level asked for (`none`, `grand_reserve`, `common`, `superior`...).
+pub(crate) struct AgingModifier {
+    #[schemars(with = "value_sets::Aging")]
+    level: &'static str,
+    /// What it adds to the price, in percent.
+    percent: u64,
+}
+
+/// The level of quality asked for and the percentage it adds to the price.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct QualityModifier {
+    #[schemars(with = "value_sets::Quality")]
     level: &'static str,
     /// What it adds to the price, in percent.
     percent: u64,
@@ -112,8 +123,8 @@ impl ItemPrice {
             item: item_ref,
             per_serving: price(b.per_serving),
             ingredients: b.choice.as_str(),
-            aging: PriceModifier::aging(b.aging),
-            quality: PriceModifier::quality(b.quality),
+            aging: b.aging.into(),
+            quality: b.quality.into(),
             breakdown: PriceBreakdown {
                 base: price(b.base),
                 recipe,
@@ -128,12 +139,14 @@ impl ItemPrice {
     }
 }
 
-impl PriceModifier {
-    fn aging(aging: Aging) -> Self {
+impl From<Aging> for AgingModifier {
+    fn from(aging: Aging) -> Self {
         Self { level: aging.as_str(), percent: aging.percent() }
     }
+}
 
-    fn quality(quality: Quality) -> Self {
+impl From<Quality> for QualityModifier {
+    fn from(quality: Quality) -> Self {
         Self { level: quality.as_str(), percent: quality.percent() }
     }
 }
@@ -172,12 +185,13 @@ pub(crate) struct RankingRow {
 }
 
 impl RankingRow {
-    /// The rows of a ranking, best first, as the `data` array.
-    pub(crate) fn list(loc: &mut Localizer<'_>, rows: &[(&Item, Copper)]) -> Vec<Self> {
+    /// The rows of a ranking page that starts `offset` rows into the ranking, best first, as the
+    /// `data` array.
+    pub(crate) fn list(loc: &mut Localizer<'_>, rows: &[(&Item, Copper)], offset: u32) -> Vec<Self> {
         rows.iter()
             .enumerate()
             .map(|(i, (item, per_serving))| Self {
-                rank: i as u32 + 1,
+                rank: offset + i as u32 + 1,
                 item: RecordRef::item(loc, item, &format!("/data/{i}/item")),
                 per_serving: price(*per_serving),
             })

@@ -232,7 +232,10 @@ fn walking_every_page_gives_each_record_once() {
     assert_eq!(data(&last).len(), 7);
     assert_eq!(last["pagination"]["next"], Value::Null);
     assert_eq!(last["pagination"]["prev"], "/v1/fish?limit=10&offset=50");
-    assert_eq!(data(&bundled_get("/v1/fish?offset=10000").json()).len(), 0);
+    let beyond = bundled_get("/v1/fish?offset=10000").json();
+    assert_eq!(data(&beyond).len(), 0);
+    // Past the end, `prev` leads back to the last page, where the records are.
+    assert_eq!(beyond["pagination"]["prev"], "/v1/fish?limit=50&offset=50");
 }
 
 #[test]

@@ -6,6 +6,7 @@
 use tapster_domain::{FoodType, Item};
 use tapster_pricing::{Aging, Breakdown, Copper, IngredientChoice, Quality};
 
+use super::Window;
 use crate::Catalog;
 
 /// The price of one serving of a product under each ingredient choice, plain (aging `none`,
@@ -17,7 +18,7 @@ pub struct ServingPrices {
 }
 
 /// What a product ranking takes: which products, priced how, and how many rows.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RankingQuery {
     /// Only products served this way.
     pub food_type: Option<FoodType>,
@@ -25,8 +26,16 @@ pub struct RankingQuery {
     /// Any level but `none` ranks only the products that can be aged.
     pub aging: Aging,
     pub quality: Quality,
-    /// At most this many rows.
-    pub limit: u32,
+    /// The rows to return.
+    pub window: Window,
+}
+
+/// A page of a ranking: its rows (best first, each product with its price per serving) and how many
+/// products the whole ranking holds.
+#[derive(Debug)]
+pub struct Ranking<'a> {
+    pub rows: Vec<(&'a Item, Copper)>,
+    pub total: u64,
 }
 
 /// Whether the tavern sells `item` as a product: it can be sold and has a food type.
@@ -60,8 +69,8 @@ impl Catalog {
     }
 
     /// The listed products that `query` ranks, each with its price per serving: highest first,
-    /// ties by id, at most `query.limit` of them.
-    pub fn product_ranking(&self, query: &RankingQuery) -> Vec<(&Item, Copper)> {
+    /// ties by id, the page `query.window` asks for.
+    pub fn product_ranking(&self, query: &RankingQuery) -> Ranking<'_> {
         let mut rows: Vec<(&Item, Copper)> = self
             .data
             .items
@@ -75,7 +84,9 @@ impl Catalog {
             })
             .collect();
         rows.sort_by(|(a, pa), (b, pb)| pb.cmp(pa).then(a.id.cmp(&b.id)));
-        rows.truncate(query.limit as usize);
-        rows
+        let total = rows.len() as u64;
+        let Window { limit, offset } = query.window;
+        let rows = rows.into_iter().skip(offset as usize).take(limit as usize).collect();
+        Ranking { rows, total }
     }
 }
