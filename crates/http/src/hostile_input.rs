@@ -95,7 +95,7 @@ fn valid_value(rule: Rule) -> BoxedStrategy<String> {
         Rule::Limit { max, .. } => (1..=max).prop_map(|n| n.to_string()).boxed(),
         Rule::Offset => (0..=MAX_OFFSET).prop_map(|n| n.to_string()).boxed(),
         Rule::Bool => any::<bool>().prop_map(|b| b.to_string()).boxed(),
-        Rule::Enum(values) => proptest::sample::select(values).prop_map(str::to_owned).boxed(),
+        Rule::Enum(set) => proptest::sample::select(set.values).prop_map(str::to_owned).boxed(),
         Rule::Int { min, max } => (min..=max).prop_map(|n| n.to_string()).boxed(),
         Rule::Ident { max } => proptest::string::string_regex(&format!("[a-z][a-z0-9_]{{0,{}}}", max - 1))
             .expect("a valid pattern")

@@ -19,6 +19,7 @@ mod response;
 mod routes;
 mod serve;
 mod tls;
+mod value_sets;
 mod views;
 
 pub use app::{App, DEFAULT_CACHE_BUDGET};

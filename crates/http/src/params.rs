@@ -9,6 +9,7 @@ use tapster_domain::{RecordId, RecordKey, VersionSelector};
 use tapster_i18n::Language;
 
 use crate::error::{ApiError, InvalidParam};
+use crate::value_sets::ValueSet;
 
 /// One query parameter an endpoint takes.
 #[derive(Debug, Clone, Copy)]
@@ -32,7 +33,7 @@ pub(crate) enum Rule {
     /// `true` or `false`.
     Bool,
     /// One of a closed set of spellings, matched exactly.
-    Enum(&'static [&'static str]),
+    Enum(&'static ValueSet),
     /// An integer within bounds.
     Int { min: i64, max: i64 },
     /// A value the game data defines (`^[a-z][a-z0-9_]*$`), checked against the version's data by the handler.
@@ -304,9 +305,9 @@ fn check(rule: Rule, value: &str) -> Result<Value, String> {
             "false" => Ok(Value::Bool(false)),
             _ => Err("must be `true` or `false`".into()),
         },
-        Rule::Enum(allowed) => match allowed.iter().find(|a| **a == value) {
+        Rule::Enum(set) => match set.values.iter().find(|a| **a == value) {
             Some(_) => Ok(Value::Text(value.to_owned())),
-            None => Err(format!("must be one of {}", spell(allowed))),
+            None => Err(format!("must be one of {}", spell(set.values))),
         },
         Rule::Ident { max } => {
             if value.len() > max {
@@ -407,7 +408,7 @@ mod tests {
         LANG,
         LIMIT,
         OFFSET,
-        Param { name: "kind", rule: Rule::Enum(&["food", "drink"]), description: "" },
+        Param { name: "kind", rule: Rule::Enum(&crate::value_sets::FoodType::SET), description: "" },
         Param { name: "can_be_sold", rule: Rule::Bool, description: "" },
         Param { name: "ids", rule: Rule::Ids, description: "" },
         Param { name: "fields", rule: Rule::Fields(&["id", "name"]), description: "" },

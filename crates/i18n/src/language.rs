@@ -16,6 +16,9 @@ macro_rules! languages {
             /// Every language, English first, in the order the game lists them.
             pub const ALL: &'static [Language] = &[$(Language::$variant),+];
 
+            /// The codes of [`Self::ALL`], in the same order.
+            pub const CODES: &'static [&'static str] = &[$($code),+];
+
             /// The code callers use (`en`, `pt-BR`, `zh-TW`).
             pub fn code(self) -> &'static str {
                 match self {

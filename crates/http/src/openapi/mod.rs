@@ -1,21 +1,40 @@
 //! The OpenAPI 3.1 document of the service, written from the endpoint table and the view types, so
 //! that it describes exactly the routes, parameters and shapes the server has.
 
+mod parameters;
+mod portable;
+mod responses;
+mod unions;
+
 use std::sync::OnceLock;
 
 use schemars::generate::SchemaSettings;
-use schemars::{JsonSchema, Schema, SchemaGenerator};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::{Map, Value, json};
-use tapster_domain::{Ident, MAX_KEY_LEN, ProgressionKey, RecordKey, VersionSelector};
-use tapster_i18n::Language;
 
-use crate::params::{MAX_OFFSET, Param, Rule};
-use crate::routes::{Endpoint, PathRule, endpoints, path_rule};
+use crate::routes::{Endpoint, endpoints};
+use crate::value_sets;
 
 /// The schema of a view type, registered in the document's components; endpoints name their `data`
 /// shape with it (`data: schema::<Vec<ItemSummary>>`).
 pub(crate) fn schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
     generator.subschema_for::<T>()
+}
+
+/// The shape of `/openapi.json` itself: an object whose members the OpenAPI 3.1 specification defines
+/// (not the boolean schema `true`, which several generators cannot read).
+pub(crate) fn document_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "object",
+        "description": "An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0): this one.",
+        "properties": {
+            "openapi": { "type": "string", "description": "The OpenAPI version, `3.1.0`." },
+            "info": { "type": "object", "description": "Title, version and description of the interface." },
+            "paths": { "type": "object", "description": "Every operation, by path template." },
+            "components": { "type": "object", "description": "Schemas, parameters, headers and responses that operations refer to." },
+        },
+        "required": ["openapi", "info", "paths"],
+    })
 }
 
 /// The interface version, `info.version` of the document (spec 9.1).
@@ -47,12 +66,13 @@ pub(crate) fn document() -> Value {
     let mut paths = Map::new();
     let mut tags: Vec<&str> = Vec::new();
     let mut partials: Vec<String> = Vec::new();
+    let mut envelopes = Map::new();
     for endpoint in endpoints() {
         let tag = tag(endpoint.path);
         if !tags.contains(&tag) {
             tags.push(tag);
         }
-        let op = operation(endpoint, &mut generator, &mut partials);
+        let op = operation(endpoint, &mut generator, &mut partials, &mut envelopes);
         paths.insert(endpoint.path.to_owned(), json!({ "get": op }));
     }
     let mut schemas = generator.take_definitions(true);
@@ -62,22 +82,32 @@ pub(crate) fn document() -> Value {
             schemas.insert(partial_name(&name), partial);
         }
     }
-    for (name, schema) in fixed_schemas() {
+    schemas.extend(envelopes);
+    for set in value_sets::ALL {
+        schemas.entry(set.name).or_insert_with(|| set.schema().to_value());
+    }
+    for (name, schema) in responses::fixed_schemas() {
         schemas.entry(name).or_insert(schema);
     }
-    json!({
+    unions::discriminate(&mut schemas);
+    let mut document = json!({
         "openapi": "3.1.0",
         "info": {
             "title": "Tapster",
             "version": API_VERSION,
             "summary": "Unofficial read API for the game data of a tavern-management game",
             "description": DESCRIPTION,
+            "license": { "name": "MIT OR Apache-2.0", "identifier": "MIT OR Apache-2.0" },
         },
-        "servers": [{ "url": "/" }],
-        "tags": tags.iter().map(|t| json!({ "name": t })).collect::<Vec<_>>(),
+        "servers": [{
+            "url": "/",
+            "description": "The server that serves this document: a relative URL, resolved against the address `/openapi.json` was fetched from.",
+        }],
+        "tags": tags.iter().map(|t| json!({ "name": t, "description": tag_description(t) })).collect::<Vec<_>>(),
         "paths": paths,
         "components": {
             "schemas": schemas,
+            "parameters": parameters::components(),
             "securitySchemes": {
                 "bearerAuth": {
                     "type": "http",
@@ -85,10 +115,41 @@ pub(crate) fn document() -> Value {
                     "description": "An API key (`tap_...`) sent as `Authorization: Bearer <key>`; the scheme name is matched case-insensitively.",
                 },
             },
-            "headers": headers(),
-            "responses": problem_responses(),
+            "headers": responses::components_headers(),
+            "responses": responses::components_responses(),
         },
-    })
+    });
+    portable::make_portable(&mut document);
+    document
+}
+
+/// What the operations of a tag are about.
+fn tag_description(tag: &str) -> &'static str {
+    match tag {
+        "service" => {
+            "The service itself, without a key: health, this document, and the feed of game versions."
+        }
+        "versions" => "Published game versions and what each changed since an earlier one.",
+        "languages" => "The languages of a game version and how much of it each translates.",
+        "items" => {
+            "Everything in the game's inventory, with the relations around an item: what it is used in, where it comes from, and its price."
+        }
+        "recipes" => {
+            "How items are made: ingredients, stations, unlocks, and the whole ingredient tree down to raw items."
+        }
+        "rankings" => "Products the tavern sells, ranked by their price per serving.",
+        "ingredient-groups" => "Groups of interchangeable items that a recipe accepts (\"any vegetable\").",
+        "crafters" => "Crafting stations and the recipes they make.",
+        "crops" => "What grows on the farm: seasons, days to grow, harvests.",
+        "shops" => "Shops, their hours and their catalogues.",
+        "npcs" => "The people who run the shops.",
+        "fish" => "Fish: where and when they bite, on what bait, and how rare they are.",
+        "quests" | "perks" | "spells" | "talents" | "reputation" | "missions" | "letters" => {
+            "Progression records, named by their key; every type shares one shape with its own `attributes`."
+        }
+        "search" => "Items and recipes by name, in any of the languages.",
+        _ => "",
+    }
 }
 
 /// The first path segment after `/v1` (`items` for `/v1/items/{key}`), or `service` for public routes.
@@ -119,72 +180,55 @@ fn operation_id(path: &str) -> String {
     id
 }
 
-/// `partials` collects the components whose `fields` form (see `partial_data`) the operation names.
-fn operation(endpoint: &Endpoint, generator: &mut SchemaGenerator, partials: &mut Vec<String>) -> Value {
+/// `partials` collects the components whose `fields` form (see `partial_data`) the operation names;
+/// `envelopes` the named envelopes of the answers.
+fn operation(
+    endpoint: &Endpoint,
+    generator: &mut SchemaGenerator,
+    partials: &mut Vec<String>,
+    envelopes: &mut Map<String, Value>,
+) -> Value {
     let data = (endpoint.data)(generator).to_value();
-    let public = !endpoint.path.starts_with("/v1/");
-    let mut parameters: Vec<Value> = path_parameters(endpoint.path);
-    parameters.extend(endpoint.params.iter().map(query_parameter));
+    let keyed = endpoint.path.starts_with("/v1/");
     let mut op = json!({
         "operationId": operation_id(endpoint.path),
         "summary": endpoint.summary,
         "tags": [tag(endpoint.path)],
-        "parameters": parameters,
+        "parameters": parameters::of_operation(endpoint.path, endpoint.params, keyed),
     });
-    if public {
+    let mut responses = Map::new();
+    if keyed {
+        op["security"] = json!([{ "bearerAuth": [] }]);
+        let envelope = envelope(endpoint, data, partials);
+        let name = envelope_name(&envelope);
+        let schema = match name {
+            Some(name) if envelopes.get(&name).is_none_or(|known| *known == envelope) => {
+                envelopes.insert(name.clone(), envelope);
+                json!({ "$ref": format!("#/components/schemas/{name}") })
+            }
+            _ => envelope,
+        };
+        responses.insert("200".into(), responses::data(schema));
+        responses.insert("304".into(), responses::not_modified());
+    } else {
         op["security"] = json!([]);
         let (media, schema) = if endpoint.path.ends_with(".rss") {
             ("application/rss+xml", json!({ "type": "string", "description": "An RSS 2.0 document." }))
         } else {
             ("application/json", data)
         };
-        op["responses"] =
-            json!({ "200": { "description": "OK", "content": { media: { "schema": schema } } } });
-        return op;
+        responses
+            .insert("200".into(), json!({ "description": "OK", "content": { media: { "schema": schema } } }));
     }
-    op["security"] = json!([{ "bearerAuth": [] }]);
-    let mut responses = Map::new();
-    responses.insert(
-        "200".into(),
-        json!({
-            "description": "OK",
-            "headers": {
-                "ETag": { "$ref": "#/components/headers/ETag" },
-                "Cache-Control": { "$ref": "#/components/headers/Cache-Control" },
-                "Vary": { "$ref": "#/components/headers/Vary" },
-                "RateLimit-Policy": { "$ref": "#/components/headers/RateLimit-Policy" },
-                "RateLimit": { "$ref": "#/components/headers/RateLimit" },
-            },
-            "content": { "application/json": { "schema": envelope(endpoint, data, partials) } },
-        }),
-    );
-    responses.insert(
-        "304".into(),
-        json!({
-            "description": "Not modified: the `If-None-Match` header named the current `ETag`. No body; counts toward the rate limits.",
-            "headers": {
-                "ETag": { "$ref": "#/components/headers/ETag" },
-                "Cache-Control": { "$ref": "#/components/headers/Cache-Control" },
-                "Vary": { "$ref": "#/components/headers/Vary" },
-                "RateLimit-Policy": { "$ref": "#/components/headers/RateLimit-Policy" },
-                "RateLimit": { "$ref": "#/components/headers/RateLimit" },
-            },
-        }),
-    );
-    let may_miss = endpoint.path.contains('{') || endpoint.params.iter().any(|p| p.name == "version");
-    // 414, 431 and 503 come from the edge of the server, for any request.
-    for status in ["401", "403", "404", "414", "422", "429", "431", "503"] {
-        if status == "404" && !may_miss {
-            continue;
-        }
+    for status in responses::errors(endpoint, keyed) {
         responses.insert(status.into(), json!({ "$ref": format!("#/components/responses/{status}") }));
     }
     op["responses"] = Value::Object(responses);
     op
 }
 
-/// `{data, meta, pagination}`: `pagination` is always there on pages (`limit` and `offset`), never
-/// on full lists and single records, and may be there when only `limit` is taken.
+/// `{data, meta, pagination}`: `pagination` is there on pages (endpoints that take `limit` and
+/// `offset`), never on full lists, single records and the ranked lists that take only `limit`.
 fn envelope(endpoint: &Endpoint, data: Value, partials: &mut Vec<String>) -> Value {
     let takes = |name: &str| endpoint.params.iter().any(|p| p.name == name);
     let data = match partial_data(&data) {
@@ -200,13 +244,12 @@ fn envelope(endpoint: &Endpoint, data: Value, partials: &mut Vec<String>) -> Val
     properties.insert("data".into(), data);
     properties.insert("meta".into(), json!({ "$ref": "#/components/schemas/Meta" }));
     let mut required = vec!["data", "meta"];
-    if takes("limit") {
+    let paged = takes("offset");
+    if paged {
         properties.insert("pagination".into(), json!({ "$ref": "#/components/schemas/Pagination" }));
-        if takes("offset") {
-            required.push("pagination");
-        }
+        required.push("pagination");
     }
-    let mut description = String::from("The envelope.");
+    let mut description = String::from(if paged { "A page of the list." } else { "The answer." });
     if takes("fields") {
         description.push_str(" With `fields`, records hold only the fields asked for.");
     }
@@ -219,6 +262,23 @@ fn envelope(endpoint: &Endpoint, data: Value, partials: &mut Vec<String>) -> Val
     })
 }
 
+/// The component name of an envelope, from the record it holds: `ItemSummaryPage` for a page of
+/// `ItemSummary`, `CrafterList` for a whole list, `ItemDetailAnswer` for one record; `None` when its
+/// `data` names no component.
+fn envelope_name(envelope: &Value) -> Option<String> {
+    let data = &envelope["properties"]["data"];
+    let data = data.get("anyOf").and_then(|branches| branches.get(0)).unwrap_or(data);
+    let name = |reference: &Value| reference["$ref"].as_str()?.strip_prefix(SCHEMAS).map(str::to_owned);
+    let paged = envelope["properties"].get("pagination").is_some();
+    match data.get("items") {
+        Some(items) => Some(format!("{}{}", name(items)?, if paged { "Page" } else { "List" })),
+        None => Some(format!("{}Answer", name(data)?)),
+    }
+}
+
+/// Where components live.
+const SCHEMAS: &str = "#/components/schemas/";
+
 /// The component a `fields` answer holds part of: `ItemSummaryFields` for `ItemSummary`.
 fn partial_name(name: &str) -> String {
     format!("{name}Fields")
@@ -227,14 +287,13 @@ fn partial_name(name: &str) -> String {
 /// The `data` of an answer with `fields`: the same shape with the record (`{"$ref": ...}`, or the
 /// `items` of a list of them) replaced by its partial form, and that record's component name.
 fn partial_data(data: &Value) -> Option<(Value, String)> {
-    const PREFIX: &str = "#/components/schemas/";
     let mut partial = data.clone();
     let reference = match partial.get_mut("items") {
         Some(items) => items.get_mut("$ref")?,
         None => partial.get_mut("$ref")?,
     };
-    let name = reference.as_str()?.strip_prefix(PREFIX)?.to_owned();
-    *reference = Value::String(format!("{PREFIX}{}", partial_name(&name)));
+    let name = reference.as_str()?.strip_prefix(SCHEMAS)?.to_owned();
+    *reference = Value::String(format!("{SCHEMAS}{}", partial_name(&name)));
     Some((partial, name))
 }
 
@@ -249,248 +308,6 @@ fn partial_schema(name: &str, full: &Value) -> Value {
         );
     }
     partial
-}
-
-/// One parameter per `{name}` segment of a template.
-fn path_parameters(path: &str) -> Vec<Value> {
-    path.split('/')
-        .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
-        .map(|name| {
-            let (schema, description) = match path_rule(path, name) {
-                PathRule::Version => (
-                    version_schema(),
-                    "Game version: `latest` or a published version name such as `v0.6.4.2.1`. Unknown is `404`, malformed is `422`.",
-                ),
-                PathRule::ProgressionKey => (
-                    json!({ "type": "string", "pattern": ProgressionKey::PATTERN, "maxLength": MAX_KEY_LEN }),
-                    "The record's key as the game names it (percent-encode spaces and quotes).",
-                ),
-                PathRule::RecordKey => (
-                    json!({ "type": "string", "pattern": RecordKey::PATTERN, "maxLength": MAX_KEY_LEN }),
-                    "The record's integer id or its slug.",
-                ),
-            };
-            json!({ "name": name, "in": "path", "required": true, "description": description, "schema": schema })
-        })
-        .collect()
-}
-
-fn version_schema() -> Value {
-    json!({ "type": "string", "pattern": VersionSelector::PATTERN, "maxLength": 32 })
-}
-
-/// The alternation of `names` for a pattern (names are plain identifiers, nothing to escape but `.`).
-fn alternation(names: &[&str]) -> String {
-    names.iter().map(|n| n.replace('.', r"\.")).collect::<Vec<_>>().join("|")
-}
-
-/// The description, then the names a list parameter allows.
-fn listed(description: &str, what: &str, names: &[&str]) -> String {
-    let names = names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
-    format!("{description} Comma-separated; the {what} are {names}.")
-}
-
-/// A query parameter and its schema, from its rule.
-fn query_parameter(param: &Param) -> Value {
-    let mut description = param.description.to_owned();
-    let schema = match param.rule {
-        Rule::Version => {
-            let mut schema = version_schema();
-            if param.name == "version" {
-                schema["default"] = json!("latest");
-            }
-            schema
-        }
-        Rule::Lang => json!({
-            "type": "string",
-            "enum": Language::ALL.iter().map(|l| l.code()).collect::<Vec<_>>(),
-            "default": Language::SOURCE.code(),
-        }),
-        Rule::Limit { default, max } => {
-            json!({ "type": "integer", "minimum": 1, "maximum": max, "default": default })
-        }
-        Rule::Offset => json!({ "type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0 }),
-        Rule::Bool => json!({ "type": "boolean" }),
-        Rule::Enum(values) => json!({ "type": "string", "enum": values }),
-        Rule::Int { min, max } => json!({ "type": "integer", "minimum": min, "maximum": max }),
-        Rule::Ident { max } => json!({ "type": "string", "pattern": Ident::PATTERN, "maxLength": max }),
-        Rule::Key => json!({ "type": "string", "pattern": RecordKey::PATTERN, "maxLength": MAX_KEY_LEN }),
-        Rule::Ids => json!({
-            "type": "string",
-            "pattern": r"^\s*-?[0-9]+\s*(,\s*-?[0-9]+\s*)*$",
-            "maxLength": 2000,
-        }),
-        Rule::Fields(names) => {
-            description = listed(&description, "fields", names);
-            let one = alternation(names);
-            json!({ "type": "string", "pattern": format!("^({one})(,({one}))*$"), "maxLength": 300 })
-        }
-        Rule::Expand(names) => {
-            description = listed(&description, "relations", names);
-            let one = alternation(names);
-            json!({ "type": "string", "pattern": format!("^({one})(,({one}))*$"), "maxLength": 60 })
-        }
-        Rule::Sort(names) => {
-            description = listed(
-                &description,
-                "sort keys (each at most once, optionally prefixed with `-` for descending)",
-                names,
-            );
-            let one = alternation(names);
-            // The lookahead refuses a key given twice (`name,-name`), as the server does.
-            let repeated = format!("(?!(?:[^,]*,)*-?({one}),(?:[^,]*,)*-?\\1(?:,|$))");
-            json!({
-                "type": "string",
-                "pattern": format!("^{repeated}-?({one})(,-?({one}))*$"),
-                "maxLength": 60,
-            })
-        }
-        Rule::Text { min, max, .. } => json!({ "type": "string", "minLength": min, "maxLength": max }),
-    };
-    json!({ "name": param.name, "in": "query", "required": param.rule.required(), "description": description, "schema": schema })
-}
-
-/// Response headers, referenced from every `/v1` operation.
-fn headers() -> Value {
-    json!({
-        "ETag": {
-            "description": "Strong entity tag of the body; send it back in `If-None-Match` to get `304` when nothing changed.",
-            "schema": { "type": "string" },
-        },
-        "Cache-Control": {
-            "description": "`private, max-age=300`: answers made with a key are for that client only.",
-            "schema": { "type": "string" },
-        },
-        "Vary": {
-            "description": "`Authorization, Accept-Encoding`.",
-            "schema": { "type": "string" },
-        },
-        "RateLimit-Policy": {
-            "description": "The key's quota policies (IETF RateLimit header fields draft), e.g. `\"burst\";q=60;w=12, \"minute\";q=300;w=60, \"day\";q=20000;w=86400`.",
-            "schema": { "type": "string" },
-        },
-        "RateLimit": {
-            "description": "The policy nearest to exhaustion, its remaining quota `r` and the seconds `t` until it refills, e.g. `\"burst\";r=42;t=1`.",
-            "schema": { "type": "string" },
-        },
-        "Retry-After": {
-            "description": "Whole seconds (at least 1) to wait before retrying.",
-            "schema": { "type": "integer", "minimum": 1 },
-        },
-    })
-}
-
-/// The error answers, all `application/problem+json`.
-fn problem_responses() -> Value {
-    let problem = |description: &str| {
-        json!({
-            "description": description,
-            "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } },
-        })
-    };
-    let mut limited = problem(
-        "Rate limit reached (type `/errors/rate-limited`); wait `Retry-After` seconds. A refused request uses no quota.",
-    );
-    limited["headers"] = json!({
-        "Retry-After": { "$ref": "#/components/headers/Retry-After" },
-        "RateLimit-Policy": { "$ref": "#/components/headers/RateLimit-Policy" },
-        "RateLimit": { "$ref": "#/components/headers/RateLimit" },
-    });
-    let mut unavailable = problem(
-        "Too many open connections, or the request waited past its time budget (type `/errors/unavailable`); wait `Retry-After` seconds.",
-    );
-    unavailable["headers"] = json!({ "Retry-After": { "$ref": "#/components/headers/Retry-After" } });
-    json!({
-        "401": problem("No API key, or a malformed, unknown or revoked one (type `/errors/unauthorized`)."),
-        "403": problem("The key, its account or the calling address is suspended (type `/errors/forbidden`)."),
-        "404": problem("No such record or game version (type `/errors/not-found`); `detail` names what was asked and the version."),
-        "422": problem("An invalid parameter (type `/errors/validation`): out of pattern, length or bounds, unknown, repeated, or an unknown value; `errors` names each."),
-        "414": problem("The path and query are longer than the server accepts (type `/errors/uri-too-long`)."),
-        "429": limited,
-        "431": problem("The request's header fields are larger than the server accepts (type `/errors/headers-too-large`)."),
-        "503": unavailable,
-    })
-}
-
-/// The schemas written by hand: the envelope's `meta` and `pagination`, and the problem body.
-fn fixed_schemas() -> Vec<(String, Value)> {
-    vec![
-        (
-            "Meta".into(),
-            json!({
-                "type": "object",
-                "description": "What produced the answer.",
-                "properties": {
-                    "game_version": { "type": "string", "description": "The concrete game version (never `latest`).", "pattern": tapster_domain::GameVersion::PATTERN },
-                    "build_id": { "type": "integer", "description": "The build id of that game version." },
-                    "lang": { "type": "string", "description": "The language requested and used.", "enum": Language::ALL.iter().map(|l| l.code()).collect::<Vec<_>>() },
-                    "lang_fallback": {
-                        "type": "array",
-                        "description": "JSON Pointers (RFC 6901) into the body, in document order, to each text served in English because the requested language lacks it.",
-                        "items": { "type": "string" },
-                    },
-                },
-                "required": ["game_version", "build_id", "lang", "lang_fallback"],
-                "additionalProperties": false,
-            }),
-        ),
-        (
-            "Pagination".into(),
-            json!({
-                "type": "object",
-                "description": "Where the page sits in its list. Links are path and query, keep every other parameter, and are `null` at the ends.",
-                "properties": {
-                    "limit": { "type": "integer", "minimum": 1 },
-                    "offset": { "type": "integer", "minimum": 0, "maximum": MAX_OFFSET },
-                    "total": { "type": "integer", "minimum": 0, "description": "Records in the whole list." },
-                    "next": { "type": ["string", "null"], "description": "The next page, or `null` on the last." },
-                    "prev": { "type": ["string", "null"], "description": "The previous page, or `null` on the first." },
-                },
-                "required": ["limit", "offset", "total", "next", "prev"],
-                "additionalProperties": false,
-            }),
-        ),
-        (
-            "Problem".into(),
-            json!({
-                "type": "object",
-                "description": "An error (RFC 9457).",
-                "properties": {
-                    "type": {
-                        "type": "string",
-                        "enum": [
-                            "/errors/unauthorized", "/errors/forbidden", "/errors/not-found", "/errors/method-not-allowed",
-                            "/errors/validation", "/errors/rate-limited", "/errors/internal", "/errors/content-too-large",
-                            "/errors/uri-too-long", "/errors/headers-too-large", "/errors/unavailable",
-                        ],
-                    },
-                    "title": { "type": "string" },
-                    "status": { "type": "integer" },
-                    "detail": { "type": "string", "description": "What went wrong, for a human." },
-                    "instance": { "type": "string", "description": "The path that was asked for." },
-                    "errors": {
-                        "type": "array",
-                        "description": "On `422`: each invalid parameter.",
-                        "items": { "$ref": "#/components/schemas/InvalidParameter" },
-                    },
-                },
-                "required": ["type", "title", "status", "detail", "instance"],
-                "additionalProperties": false,
-            }),
-        ),
-        (
-            "InvalidParameter".into(),
-            json!({
-                "type": "object",
-                "properties": {
-                    "parameter": { "type": "string", "description": "The parameter's name (`key` or `version` for a path parameter)." },
-                    "detail": { "type": "string" },
-                },
-                "required": ["parameter", "detail"],
-                "additionalProperties": false,
-            }),
-        ),
-    ]
 }
 
 #[cfg(test)]
@@ -512,14 +329,46 @@ mod tests {
         }
     }
 
+    /// The schema of the `200` body of `path`, its named envelope resolved.
+    fn answer<'d>(doc: &'d Value, path: &str) -> &'d Value {
+        let schema = &doc["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"];
+        match schema["$ref"].as_str() {
+            Some(reference) => &doc["components"]["schemas"][reference.strip_prefix(SCHEMAS).unwrap()],
+            None => schema,
+        }
+    }
+
+    /// Every schema object under `value`, with the JSON Pointer-ish path to it.
+    fn walk<'v>(value: &'v Value, at: String, out: &mut Vec<(String, &'v Map<String, Value>)>) {
+        match value {
+            Value::Object(object) => {
+                out.push((at.clone(), object));
+                for (key, child) in object {
+                    walk(child, format!("{at}/{key}"), out);
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    walk(child, format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn objects(doc: &Value) -> Vec<(String, &Map<String, Value>)> {
+        let mut out = Vec::new();
+        walk(doc, String::new(), &mut out);
+        out
+    }
+
     /// With `fields`, a record lacks the fields not asked for: the document allows that, and only there.
     #[test]
     fn answers_with_fields_are_documented_as_partial_records() {
         let doc = document();
         let mut seen = 0;
-        for endpoint in endpoints() {
-            let data = &doc["paths"][endpoint.path]["get"]["responses"]["200"]["content"]["application/json"]
-                ["schema"]["properties"]["data"];
+        for endpoint in endpoints().filter(|e| e.path.starts_with("/v1/")) {
+            let data = &answer(&doc, endpoint.path)["properties"]["data"];
             if !endpoint.params.iter().any(|p| p.name == "fields") {
                 assert!(data.get("anyOf").is_none(), "{}: {data}", endpoint.path);
                 continue;
@@ -527,7 +376,7 @@ mod tests {
             seen += 1;
             let partial = &data["anyOf"][1];
             let reference = partial["items"]["$ref"].as_str().or(partial["$ref"].as_str()).unwrap();
-            let name = reference.strip_prefix("#/components/schemas/").unwrap();
+            let name = reference.strip_prefix(SCHEMAS).unwrap();
             let partial = &doc["components"]["schemas"][name];
             let full = &doc["components"]["schemas"][name.strip_suffix("Fields").unwrap()];
             assert!(full["required"].as_array().is_some_and(|r| !r.is_empty()), "{name}");
@@ -536,6 +385,128 @@ mod tests {
             assert_eq!(partial["additionalProperties"], full["additionalProperties"], "{name}");
         }
         assert_eq!(seen, 3);
+    }
+
+    /// Every `/v1` answer is a named envelope, and `pagination` is there exactly on pages.
+    #[test]
+    fn every_answer_has_a_named_envelope_and_pages_have_pagination() {
+        let doc = document();
+        for endpoint in endpoints().filter(|e| e.path.starts_with("/v1/")) {
+            let schema = &doc["paths"][endpoint.path]["get"]["responses"]["200"]["content"]["application/json"]
+                ["schema"];
+            assert!(schema["$ref"].is_string(), "{}: {schema}", endpoint.path);
+            let envelope = answer(&doc, endpoint.path);
+            let paged = endpoint.params.iter().any(|p| p.name == "offset");
+            let required: Vec<&str> =
+                envelope["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+            assert_eq!(required.contains(&"pagination"), paged, "{}", endpoint.path);
+            assert_eq!(envelope["properties"].get("pagination").is_some(), paged, "{}", endpoint.path);
+        }
+    }
+
+    /// Clients see two states per member, never three: a member that may hold no value is always
+    /// there (`null`), and a member that may be left out (`expand`, `fields`) is never `null`.
+    #[test]
+    fn no_member_is_both_optional_and_nullable() {
+        let doc = document();
+        for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
+            let Some(properties) = schema["properties"].as_object() else { continue };
+            if name.ends_with("Fields") {
+                continue;
+            }
+            let required: Vec<&str> = schema["required"]
+                .as_array()
+                .map_or(Vec::new(), |r| r.iter().filter_map(Value::as_str).collect());
+            for (member, property) in properties {
+                let nullable = property["type"].as_array().is_some_and(|t| t.contains(&json!("null")))
+                    || property["anyOf"].as_array().is_some_and(|a| a.iter().any(|s| s["type"] == "null"));
+                if nullable {
+                    assert!(required.contains(&member.as_str()), "{name}.{member} is nullable but optional");
+                }
+            }
+        }
+    }
+
+    /// Closed sets are `enum`s (a `oneOf` of `const`s defeats generators), each named once.
+    #[test]
+    fn closed_sets_are_named_enums() {
+        let doc = document();
+        for (at, object) in objects(&doc) {
+            if let Some(branches) = object.get("oneOf").or(object.get("anyOf")).and_then(Value::as_array) {
+                assert!(!branches.iter().all(|b| b.get("const").is_some()), "{at} is a union of constants");
+            }
+            // Outside the sets' own components, a list of languages or seasons is a reference.
+            let a_component = at.starts_with("/components/schemas/") && at.matches('/').count() == 3;
+            if let Some(values) = object.get("enum").and_then(Value::as_array)
+                && !a_component
+            {
+                for set in value_sets::ALL {
+                    let same = values.len() == set.values.len()
+                        && values.iter().zip(set.values).all(|(a, b)| a == *b);
+                    assert!(!same, "{at} copies the set {} instead of referring to it", set.name);
+                }
+            }
+        }
+        let schemas = &doc["components"]["schemas"];
+        for set in value_sets::ALL {
+            assert_eq!(schemas[set.name]["enum"], json!(set.values), "{}", set.name);
+        }
+    }
+
+    /// Every format is one of the OpenAPI Format Registry's, and no bound is a storage width.
+    #[test]
+    fn formats_and_bounds_are_portable() {
+        let doc = document();
+        for (at, object) in objects(&doc) {
+            if let Some(format) = object.get("format").and_then(Value::as_str) {
+                assert!(["int32", "int64", "date", "date-time", "uri"].contains(&format), "{at}: {format}");
+            }
+            if let Some(max) = object.get("maximum").and_then(Value::as_u64) {
+                assert!(![255, 65_535, u64::from(u32::MAX)].contains(&max), "{at}: maximum {max}");
+            }
+        }
+    }
+
+    /// Patterns compile under an RE2-style engine (Rust's `regex`, Go's, kin-openapi's): no
+    /// lookaround, no backreference.
+    #[test]
+    fn every_pattern_is_portable() {
+        let doc = document();
+        let mut seen = 0;
+        for (at, object) in objects(&doc) {
+            if let Some(pattern) = object.get("pattern").and_then(Value::as_str) {
+                seen += 1;
+                if let Err(e) = regex::Regex::new(pattern) {
+                    panic!("{at}: {pattern:?} does not compile: {e}");
+                }
+            }
+        }
+        assert!(seen > 10, "{seen} patterns");
+    }
+
+    /// The sort pattern no longer refuses a repeated key; the server does, and says so.
+    #[test]
+    fn sort_patterns_take_keys_and_directions() {
+        let doc = document();
+        let sort = doc["paths"]["/v1/items"]["get"]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "sort")
+            .unwrap();
+        let pattern = regex::Regex::new(sort["schema"]["pattern"].as_str().unwrap()).unwrap();
+        assert!(pattern.is_match("-price,name"));
+        assert!(!pattern.is_match("colour"));
+        assert!(!pattern.is_match("price,,name"));
+        assert!(sort["description"].as_str().unwrap().contains("each at most once"));
+    }
+
+    #[test]
+    fn every_tag_is_described() {
+        let doc = document();
+        for tag in doc["tags"].as_array().unwrap() {
+            assert!(!tag["description"].as_str().unwrap().is_empty(), "{tag}");
+        }
     }
 
     #[test]

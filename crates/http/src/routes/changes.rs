@@ -9,6 +9,7 @@ use crate::error::ApiError;
 use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, OFFSET, Param, Rule};
 use crate::response::Reply;
+use crate::value_sets::{ChangeKind, ChangeType};
 use crate::views::progression::VersionChange;
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
@@ -18,27 +19,6 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
     handler: changes,
     data: schema::<Vec<VersionChange>>,
 }];
-
-/// The plural names of the record types, as a version change's `type` spells them.
-const RECORD_TYPES: &[&str] = &[
-    "items",
-    "recipes",
-    "ingredient_groups",
-    "crafting_stations",
-    "crops",
-    "shops",
-    "shopkeepers",
-    "fish",
-    "quests",
-    "perks",
-    "spells",
-    "talents",
-    "reputation",
-    "missions",
-    "letters",
-];
-
-const CHANGE_KINDS: &[&str] = &["added", "removed", "modified"];
 
 /// The spec's row lists `from`, `type`, `change`, `limit` and `offset`; the version is in the path, so
 /// `version` is not taken. `lang` is, so that names can be localized.
@@ -51,10 +31,10 @@ const PARAMS: &[Param] = &[
     },
     Param {
         name: "type",
-        rule: Rule::Enum(RECORD_TYPES),
+        rule: Rule::Enum(&ChangeType::SET),
         description: "Only changes to records of this type.",
     },
-    Param { name: "change", rule: Rule::Enum(CHANGE_KINDS), description: "Only changes of this kind." },
+    Param { name: "change", rule: Rule::Enum(&ChangeKind::SET), description: "Only changes of this kind." },
     LANG,
     LIMIT,
     OFFSET,
@@ -103,6 +83,6 @@ mod tests {
     #[test]
     fn record_types_are_spelled_as_the_domain_spells_them() {
         let plurals: Vec<&str> = RecordType::ALL.iter().map(|t| t.plural()).collect();
-        assert_eq!(plurals, RECORD_TYPES);
+        assert_eq!(plurals, ChangeType::SET.values);
     }
 }

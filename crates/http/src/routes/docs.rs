@@ -12,7 +12,7 @@ use tapster_store::Catalog;
 
 use super::{Ctx, Endpoint};
 use crate::error::ApiError;
-use crate::openapi::{document_bytes, schema};
+use crate::openapi::{document_bytes, document_schema, schema};
 use crate::response::Reply;
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[
@@ -21,7 +21,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         summary: "The OpenAPI 3.1 description of this interface (no key needed)",
         params: &[],
         handler: openapi,
-        data: schema::<serde_json::Value>,
+        data: document_schema,
     },
     Endpoint {
         path: "/changelog.rss",

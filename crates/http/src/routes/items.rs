@@ -8,12 +8,17 @@ use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, VERSION};
 use crate::response::Reply;
+use crate::value_sets;
 use crate::views::{ITEM_DETAIL_FIELDS, ITEM_EXPANSIONS, ITEM_SUMMARY_FIELDS, ItemDetail, ItemSummary};
 
 pub(super) const ITEM_SORT_KEYS: &[&str] = &["id", "name", "price"];
 
 pub(super) const LIST_PARAMS: &[Param] = &[
-    Param { name: "kind", rule: Rule::Enum(ItemKind::NAMES), description: "Only items of this kind." },
+    Param {
+        name: "kind",
+        rule: Rule::Enum(&value_sets::ItemKind::SET),
+        description: "Only items of this kind.",
+    },
     Param {
         name: "category",
         rule: Rule::Ident { max: 48 },
@@ -35,7 +40,7 @@ pub(super) const LIST_PARAMS: &[Param] = &[
     Param {
         name: "ids",
         rule: Rule::Ids,
-        description: "Only these ids, in this order unless `sort` is given; unknown ids are left out.",
+        description: "Only these ids, in this order unless `sort` is given; unknown ids are left out, and so are unlisted items unless `include_unlisted=true` (`/v1/items/{key}` serves any item).",
     },
     Param {
         name: "include_unlisted",

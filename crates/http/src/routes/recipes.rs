@@ -1,6 +1,6 @@
 //! `/v1/recipes`, `/v1/recipes/{key}`, `/v1/ingredient-groups/{key}` and `/v1/crafters`.
 
-use tapster_domain::{ItemKind, Unlock};
+use tapster_domain::ItemKind;
 use tapster_store::{Catalog, RecipeFilter, RecipeOrder};
 
 use super::items::known;
@@ -10,6 +10,7 @@ use crate::error::ApiError;
 use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, VERSION};
 use crate::response::Reply;
+use crate::value_sets;
 use crate::views::recipes::{
     CraftingStationView, IngredientGroupView, RECIPE_SUMMARY_FIELDS, RecipeDetail, RecipeSummary,
 };
@@ -27,10 +28,14 @@ const LIST_PARAMS: &[Param] = &[
         rule: Rule::Ident { max: 48 },
         description: "Only recipes printed on this recipe-book page (`ales`, `soups`; the data defines them).",
     },
-    Param { name: "unlock", rule: Rule::Enum(Unlock::KINDS), description: "Only recipes unlocked this way." },
+    Param {
+        name: "unlock",
+        rule: Rule::Enum(&value_sets::UnlockKind::SET),
+        description: "Only recipes unlocked this way.",
+    },
     Param {
         name: "output_kind",
-        rule: Rule::Enum(ItemKind::NAMES),
+        rule: Rule::Enum(&value_sets::ItemKind::SET),
         description: "Only recipes whose output item is of this kind.",
     },
     Param {
@@ -41,7 +46,7 @@ const LIST_PARAMS: &[Param] = &[
     Param {
         name: "ids",
         rule: Rule::Ids,
-        description: "Only these ids, in this order unless `sort` is given; unknown ids are left out.",
+        description: "Only these ids, in this order unless `sort` is given; unknown ids are left out, and so are replaced recipes unless `include_replaced=true` (`/v1/recipes/{key}` serves any recipe).",
     },
     Param {
         name: "include_replaced",

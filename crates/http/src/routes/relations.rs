@@ -9,13 +9,14 @@ use crate::error::ApiError;
 use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, VERSION};
 use crate::response::Reply;
+use crate::value_sets;
 use crate::views::relations::{SourcesView, TreeItemNode, TreeNode, UsedIn};
 use tapster_store::Catalog;
 
 const TREE_PARAMS: &[Param] = &[
     Param {
         name: "ingredients",
-        rule: Rule::Enum(IngredientChoice::NAMES),
+        rule: Rule::Enum(&value_sets::IngredientChoice::SET),
         description: "Which member fills each ingredient group, all the way down: `cheapest` (the default, lowest value) or `expensive` (highest value); ties go to the lower id.",
     },
     VERSION,

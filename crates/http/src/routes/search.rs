@@ -8,6 +8,7 @@ use crate::error::ApiError;
 use crate::openapi::schema;
 use crate::params::{LANG, Param, Rule, VERSION};
 use crate::response::Reply;
+use crate::value_sets;
 use crate::views::search::SearchResult;
 
 /// No `offset`: search answers one ranked list, not pages (a request with it is refused).
@@ -21,7 +22,7 @@ const PARAMS: &[Param] = &[
     },
     Param {
         name: "type",
-        rule: Rule::Enum(&["item", "recipe"]),
+        rule: Rule::Enum(&value_sets::HitType::SET),
         description: "Only items or only recipes; both when left out.",
     },
     Param {

@@ -10,6 +10,7 @@ use crate::error::ApiError;
 use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, VERSION};
 use crate::response::Reply;
+use crate::value_sets;
 use crate::views::world::{Crop, Fish, Npc, ShopDetail, ShopSummary};
 
 const CROP_SORT_KEYS: &[&str] = &["id", "name", "days"];
@@ -17,7 +18,7 @@ const CROP_SORT_KEYS: &[&str] = &["id", "name", "days"];
 const CROP_LIST_PARAMS: &[Param] = &[
     Param {
         name: "season",
-        rule: Rule::Enum(Season::NAMES),
+        rule: Rule::Enum(&value_sets::Season::SET),
         description: "Only crops that grow in this season.",
     },
     Param {
@@ -39,15 +40,19 @@ const CROP_LIST_PARAMS: &[Param] = &[
 const FISH_PARAMS: &[Param] = &[
     Param {
         name: "season",
-        rule: Rule::Enum(Season::NAMES),
+        rule: Rule::Enum(&value_sets::Season::SET),
         description: "Only fish that bite in this season.",
     },
     Param {
         name: "water",
-        rule: Rule::Enum(Water::NAMES),
+        rule: Rule::Enum(&value_sets::Water::SET),
         description: "Only fish that live in this water.",
     },
-    Param { name: "bait", rule: Rule::Enum(Bait::NAMES), description: "Only fish that bite on this bait." },
+    Param {
+        name: "bait",
+        rule: Rule::Enum(&value_sets::Bait::SET),
+        description: "Only fish that bite on this bait.",
+    },
     Param {
         name: "rarity",
         rule: Rule::Int { min: 0, max: 10 },

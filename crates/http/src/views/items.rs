@@ -7,6 +7,7 @@ use tapster_domain::{Item, RecordType};
 use super::prices::PricePerServing;
 use super::{Price, RecordRef, introduced};
 use crate::envelope::Localizer;
+use crate::value_sets;
 
 /// The top-level fields of `ItemSummary`, followed by `$extra`: the detail is the summary and more.
 macro_rules! item_fields {
@@ -47,10 +48,12 @@ pub(crate) struct ItemSummary {
     id: i64,
     slug: String,
     name: String,
+    #[schemars(with = "value_sets::ItemKind")]
     kind: &'static str,
     category: String,
     tags: Vec<String>,
     ingredient_type: Option<String>,
+    #[schemars(with = "Option<value_sets::FoodType>")]
     food_type: Option<&'static str>,
     /// The game's value of one unit.
     base_price: Price,
@@ -94,14 +97,17 @@ pub(crate) struct ItemDetail {
     #[serde(flatten)]
     summary: ItemSummary,
     description: Option<String>,
-    /// Recipes that make it (`expand=recipes`).
+    /// Recipes that make it; only with `expand=recipes`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Vec<RecordRef>")]
     recipes: Option<Vec<RecordRef>>,
-    /// Shops that sell it, with their price (`expand=shops`).
+    /// Shops that sell it, with their price; only with `expand=shops`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Vec<ShopOffer>")]
     shops: Option<Vec<ShopOffer>>,
-    /// Ingredient groups it fills (`expand=groups`).
+    /// Ingredient groups it fills; only with `expand=groups`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Vec<RecordRef>")]
     groups: Option<Vec<RecordRef>>,
 }
 
@@ -111,6 +117,7 @@ pub(crate) struct ShopOffer {
     shop: RecordRef,
     price: Price,
     /// Seasons it is on offer; empty for all year.
+    #[schemars(with = "Vec<value_sets::Season>")]
     seasons: Vec<&'static str>,
 }
 

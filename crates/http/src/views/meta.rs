@@ -6,6 +6,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use tapster_store::{ChangeSummary, LanguageInfo, VersionInfo};
 
+use crate::value_sets;
+
 /// The answer of `/healthz`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Health {
@@ -22,6 +24,7 @@ pub(crate) struct Health {
 pub(crate) struct GameVersionView {
     version: String,
     build_id: i64,
+    #[schemars(extend("format" = "date"))]
     released: String,
     latest: bool,
     previous: Option<String>,
@@ -29,6 +32,7 @@ pub(crate) struct GameVersionView {
     changes_since_previous: Option<ChangeCounts>,
     /// Records of each type in this version.
     counts: BTreeMap<&'static str, u64>,
+    #[schemars(with = "Vec<value_sets::Lang>")]
     languages: Vec<&'static str>,
 }
 
@@ -59,6 +63,7 @@ impl From<&VersionInfo> for GameVersionView {
 /// `Language`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct LanguageView {
+    #[schemars(with = "value_sets::Lang")]
     code: &'static str,
     /// The language's name in the requested language (English when not translated).
     name: String,

@@ -13,20 +13,23 @@ pub(crate) mod world;
 
 pub(crate) use items::{ITEM_DETAIL_FIELDS, ITEM_EXPANSIONS, ITEM_SUMMARY_FIELDS, ItemDetail, ItemSummary};
 pub(crate) use meta::{GameVersionView, Health, LanguageView};
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use schemars::JsonSchema;
 use serde::Serialize;
 use tapster_domain::{
-    Bait, Item, ItemAmount, ProgressionKey, RecordId, RecordType, ReputationMilestone, Season, TextKey, Water,
+    Item, ItemAmount, ProgressionKey, RecordId, RecordType, ReputationMilestone, Season, TextKey,
 };
 use tapster_pricing::Copper;
 use tapster_store::Catalog;
 
 use crate::envelope::Localizer;
 
-/// A price: copper, and the `<g>g <s>s <c>c` form players read.
+/// A price in copper (100 copper are a silver, 100 silver a gold), and as players read it.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Price {
     copper: u64,
+    /// `<s>s <c>c` below one gold (10000 copper), `<g>g <s>s <c>c` from one gold up: 5 is `0s 5c`,
+    /// 245 is `2s 45c`, 10000 is `1g 0s 0c`, 123456 is `12g 34s 56c`.
+    #[schemars(regex(pattern = r"^([1-9][0-9]*g )?[0-9]{1,2}s [0-9]{1,2}c$"))]
     display: String,
 }
 
@@ -152,23 +155,6 @@ impl MilestoneRef {
 /// Seasons by name, in the data's order.
 pub(crate) fn season_names(seasons: &[Season]) -> Vec<&'static str> {
     seasons.iter().map(|s| s.as_str()).collect()
-}
-
-/// Schemas of the closed sets the views use as plain strings, so the document lists their values.
-pub(crate) fn season_schema(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({ "type": "string", "enum": Season::NAMES })
-}
-
-pub(crate) fn seasons_schema(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({ "type": "array", "items": { "type": "string", "enum": Season::NAMES } })
-}
-
-pub(crate) fn water_schema(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({ "type": "string", "enum": Water::NAMES })
-}
-
-pub(crate) fn bait_schema(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({ "type": "string", "enum": Bait::NAMES })
 }
 
 /// The game version a record first appeared in (`record_key`: its id in decimal, or its key).

@@ -12,6 +12,7 @@ use tapster_store::{Catalog, Change, ProgressionSet};
 
 use super::{ItemStack, MilestoneRef, Price, ProgressionRef, RecordRef, ShopkeeperRef, introduced};
 use crate::envelope::Localizer;
+use crate::value_sets;
 
 /// The kind of a progression record, singular.
 #[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
@@ -106,6 +107,7 @@ pub(crate) struct QuestAttributes {
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct PerkAttributes {
     /// Tier of the perk tree, 1 to 5.
+    #[schemars(range(min = 1, max = 5))]
     tier: u8,
     /// Perk points it costs.
     cost: u32,
@@ -128,6 +130,7 @@ pub(crate) struct TalentAttributes {
     /// The talent tree (`brewing`, `service`, ...), as the data names it.
     tree: String,
     /// The highest rank it can be raised to.
+    #[schemars(range(min = 1))]
     max_rank: u8,
     /// Talents that must be learnt first.
     requires: Vec<ProgressionRef>,
@@ -185,9 +188,10 @@ pub(crate) struct RewardsView {
 pub(crate) enum Trigger {
     /// A fixed day of the calendar.
     Day {
-        /// `spring`, `summer`, `autumn` or `winter`.
+        #[schemars(with = "value_sets::Season")]
         season: &'static str,
         /// Day of the season, 1 to 28.
+        #[schemars(range(min = 1, max = 28))]
         day: u8,
     },
     /// Reaching a reputation milestone.
@@ -405,24 +409,22 @@ pub(crate) fn first_sentence(text: &str) -> &str {
 /// `VersionChange`: one record added, removed or modified between two game versions.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct VersionChange {
-    /// The record type, plural as in the data files: `items`, `recipes`, `ingredient_groups`,
-    /// `crafting_stations`, `crops`, `shops`, `shopkeepers`, `fish`, `quests`, `perks`, `spells`,
-    /// `talents`, `reputation`, `missions` or `letters`.
+    /// The record type, plural as in the data files.
     #[serde(rename = "type")]
+    #[schemars(with = "value_sets::ChangeType")]
     kind: &'static str,
-    /// The record's id, for the types named by id (all but the progression records).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The record's id, for the types named by id (all but the progression records); `null` for the
+    /// others.
     id: Option<RecordId>,
-    /// The record's progression key, for quests, perks, spells, talents, reputation, missions and letters.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The record's progression key, for quests, perks, spells, talents, reputation, missions and
+    /// letters; `null` for the others.
     key: Option<String>,
-    /// The record's slug, for the types that have one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The record's slug, for the types that have one; `null` for the others.
     slug: Option<String>,
     /// The localized name: as the later version has it for an added or modified record, as the
     /// earlier version had it for a removed one. A fish is named by the item it gives.
-    name: Option<String>,
-    /// `added`, `removed` or `modified`.
+    name: String,
+    #[schemars(with = "value_sets::ChangeKind")]
     change: String,
     /// The modified fields, as the data format names them (`name` for a changed name text); empty
     /// unless `change` is `modified`.
@@ -450,7 +452,8 @@ impl VersionChange {
             id,
             key,
             slug: label.and_then(|l| l.slug).map(ToString::to_string),
-            name,
+            // Import guarantees every record a name in English, the fallback of every language.
+            name: name.unwrap_or_default(),
             change: change.change.clone(),
             fields: change.fields.clone(),
         }

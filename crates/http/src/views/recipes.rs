@@ -8,6 +8,7 @@ use tapster_domain::{CraftingStation, IngredientGroup, Input, Item, Recipe, Reco
 
 use super::{ItemStack, Price, RecordRef, introduced};
 use crate::envelope::Localizer;
+use crate::value_sets;
 
 /// Top-level fields of `RecipeSummary`, for `fields`.
 pub(crate) const RECIPE_SUMMARY_FIELDS: &[&str] = &[
@@ -52,10 +53,9 @@ pub(crate) struct RecipeSummary {
 /// How a recipe is unlocked, as lists show it.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct RecipeUnlock {
-    /// `default` (known from the start), `reputation`, `perk`, `quest`, `talent` or `mission`.
+    #[schemars(with = "value_sets::UnlockKind")]
     kind: &'static str,
-    /// Key of the progression record that unlocks it; absent for `default`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Key of the progression record that unlocks it; `null` for `default`.
     key: Option<String>,
 }
 
@@ -139,9 +139,10 @@ pub(crate) struct RecipeDetail {
     introduced_in: Option<String>,
 }
 
-/// One ingredient of a recipe: `{"item": {...}, "amount": n}` or `{"group": {...}, "amount": n}`.
+/// One ingredient of a recipe: `{"kind": "item", "item": {...}, "amount": n}` or
+/// `{"kind": "group", "group": {...}, "amount": n}`.
 #[derive(Debug, Serialize, JsonSchema)]
-#[serde(untagged)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub(crate) enum RecipeIngredient {
     /// One particular item.
     Item {
@@ -170,13 +171,11 @@ pub(crate) struct IngredientGroupRef {
 /// How a recipe is unlocked, with the name of the record that unlocks it.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct RecipeUnlockDetail {
-    /// `default` (known from the start), `reputation`, `perk`, `quest`, `talent` or `mission`.
+    #[schemars(with = "value_sets::UnlockKind")]
     kind: &'static str,
-    /// Key of the progression record that unlocks it (`/v1/{kind}s/{key}`); absent for `default`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Key of the progression record that unlocks it (`/v1/{kind}s/{key}`); `null` for `default`.
     key: Option<String>,
-    /// That record's localized name; absent for `default`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// That record's localized name; `null` for `default`.
     name: Option<String>,
 }
 

@@ -8,11 +8,9 @@ use tapster_domain::{ItemId, RecordId};
 use tapster_pricing::Copper;
 use tapster_store::{ItemSources, ItemUse, TreeEntry, TreeGroup, TreeItem, UseVia};
 
-use super::{
-    ItemStack, MilestoneRef, Price, ProgressionRef, RecordRef, bait_schema, season_names, seasons_schema,
-    water_schema,
-};
+use super::{ItemStack, MilestoneRef, Price, ProgressionRef, RecordRef, season_names};
 use crate::envelope::Localizer;
+use crate::value_sets;
 
 /// `TreeNode`: one node of an ingredient tree, told apart by `kind`. An `item` node is an item and
 /// how it is made; a `group` node is an ingredient group ("Any Malt") and the member that fills it.
@@ -202,7 +200,7 @@ pub(crate) struct ShopSource {
     /// What the shop charges for one unit.
     price: Price,
     /// The seasons it is on offer; empty for all year.
-    #[schemars(schema_with = "seasons_schema")]
+    #[schemars(with = "Vec<value_sets::Season>")]
     seasons: Vec<&'static str>,
 }
 
@@ -227,7 +225,7 @@ pub(crate) struct CropSource {
     /// The most one harvest yields.
     max: u32,
     /// The seasons it grows in.
-    #[schemars(schema_with = "seasons_schema")]
+    #[schemars(with = "Vec<value_sets::Season>")]
     seasons: Vec<&'static str>,
 }
 
@@ -237,15 +235,16 @@ pub(crate) struct FishSource {
     /// The fish's id, as `/v1/fish` lists it.
     id: RecordId,
     /// Where it lives: `FreshWater`, `SaltWater` or `MineWater`.
-    #[schemars(schema_with = "water_schema")]
+    #[schemars(with = "value_sets::Water")]
     water: &'static str,
     /// What it bites on: `Meat`, `Larva`, `Worm`, `Seafood` or `Artificial`.
-    #[schemars(schema_with = "bait_schema")]
+    #[schemars(with = "value_sets::Bait")]
     bait: &'static str,
     /// 0 (everywhere) to 10 (legendary).
+    #[schemars(range(min = 0, max = 10))]
     rarity: u8,
     /// The seasons it bites in.
-    #[schemars(schema_with = "seasons_schema")]
+    #[schemars(with = "Vec<value_sets::Season>")]
     seasons: Vec<&'static str>,
 }
 

@@ -5,6 +5,7 @@ use serde::Serialize;
 use tapster_store::{Found, MatchTier, SearchHit};
 
 use crate::envelope::Localizer;
+use crate::value_sets;
 
 /// The kind of record a hit is.
 #[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
@@ -50,6 +51,7 @@ pub(crate) struct SearchResult {
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Matched {
     /// The language of that name: the requested language, or `en`.
+    #[schemars(with = "value_sets::Lang")]
     lang: &'static str,
     /// The name as written in that language.
     text: String,

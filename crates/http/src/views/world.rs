@@ -5,11 +5,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use tapster_domain::{self as domain, RecordType, Shop, Shopkeeper};
 
-use super::{
-    Price, RecordRef, ShopkeeperRef, bait_schema, introduced, season_names, season_schema, seasons_schema,
-    water_schema,
-};
+use super::{Price, RecordRef, ShopkeeperRef, introduced, season_names};
 use crate::envelope::Localizer;
+use crate::value_sets;
 
 /// `Crop`: a plant, what it is grown from and what it yields, and where its seed is sold.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -23,7 +21,7 @@ pub(crate) struct Crop {
     /// What one harvest yields.
     harvest: CropHarvest,
     /// The seasons it grows in.
-    #[schemars(schema_with = "seasons_schema")]
+    #[schemars(with = "Vec<value_sets::Season>")]
     seasons: Vec<&'static str>,
     /// Days from planting to the first harvest.
     days_to_grow: u32,
@@ -104,8 +102,10 @@ pub(crate) struct ShopSummary {
     /// The person who runs it.
     shopkeeper: ShopkeeperRef,
     /// Opening hour, 0 to 23.
+    #[schemars(range(min = 0, max = 23))]
     opens_at: u8,
-    /// Closing hour, 1 to 24.
+    /// Closing hour, 1 to 24, after `opens_at`.
+    #[schemars(range(min = 1, max = 24))]
     closes_at: u8,
     /// How many items its catalogue holds.
     catalogue_size: usize,
@@ -149,7 +149,7 @@ pub(crate) struct CatalogueLine {
     /// What the shop charges for one unit.
     price: Price,
     /// The seasons it is on offer; empty for all year.
-    #[schemars(schema_with = "seasons_schema")]
+    #[schemars(with = "Vec<value_sets::Season>")]
     seasons: Vec<&'static str>,
 }
 
@@ -191,9 +191,10 @@ pub(crate) struct Npc {
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Birthday {
     /// `spring`, `summer`, `autumn` or `winter`.
-    #[schemars(schema_with = "season_schema")]
+    #[schemars(with = "value_sets::Season")]
     season: &'static str,
     /// Day of the season, 1 to 28.
+    #[schemars(range(min = 1, max = 28))]
     day: u8,
 }
 
@@ -230,15 +231,16 @@ pub(crate) struct Fish {
     /// The item a catch gives.
     item: RecordRef,
     /// The seasons it bites in.
-    #[schemars(schema_with = "seasons_schema")]
+    #[schemars(with = "Vec<value_sets::Season>")]
     seasons: Vec<&'static str>,
     /// Where it lives: `FreshWater`, `SaltWater` or `MineWater`.
-    #[schemars(schema_with = "water_schema")]
+    #[schemars(with = "value_sets::Water")]
     water: &'static str,
     /// What it bites on: `Meat`, `Larva`, `Worm`, `Seafood` or `Artificial`.
-    #[schemars(schema_with = "bait_schema")]
+    #[schemars(with = "value_sets::Bait")]
     bait: &'static str,
     /// 0 (everywhere) to 10 (legendary).
+    #[schemars(range(min = 0, max = 10))]
     rarity: u8,
     /// The game's value of one catch (its item's base price).
     base_price: Price,

@@ -101,7 +101,8 @@ fn the_document_is_openapi_3_1_with_bearer_auth() {
     assert_eq!(doc["info"]["version"], "0.1.0");
     assert_eq!(doc["info"]["title"], "Tapster");
     assert!(doc["info"]["description"].as_str().unwrap().contains("nofficial"));
-    assert_eq!(doc["servers"], json!([{"url": "/"}]));
+    assert_eq!(doc["servers"][0]["url"], "/");
+    assert_eq!(doc["info"]["license"]["identifier"], "MIT OR Apache-2.0");
     assert_eq!(doc["components"]["securitySchemes"]["bearerAuth"]["type"], "http");
     assert_eq!(doc["components"]["securitySchemes"]["bearerAuth"]["scheme"], "bearer");
     for (path, item) in doc["paths"].as_object().unwrap() {
@@ -124,6 +125,7 @@ fn the_document_is_openapi_3_1_with_bearer_auth() {
             .as_array()
             .unwrap()
             .iter()
+            .map(|p| resolve(&doc, p))
             .filter(|p| p["in"] == "path")
             .map(|p| p["name"].as_str().unwrap())
             .collect();
@@ -175,7 +177,8 @@ fn real_answers_validate_against_their_documented_schemas() {
     let mut failures = Vec::new();
     for (template, item) in doc["paths"].as_object().unwrap() {
         let op = &item["get"];
-        let takes_lang = op["parameters"].as_array().unwrap().iter().any(|p| p["name"] == "lang");
+        let takes_lang =
+            op["parameters"].as_array().unwrap().iter().any(|p| resolve(&doc, p)["name"] == "lang");
         let base = instantiate(template);
         let mut paths = vec![base.clone()];
         if takes_lang {
@@ -213,9 +216,11 @@ fn every_documented_query_parameter_is_accepted() {
     let doc = document();
     let mut failures = Vec::new();
     for (template, item) in doc["paths"].as_object().unwrap() {
-        for param in item["get"]["parameters"].as_array().unwrap().iter().filter(|p| p["in"] == "query") {
+        let params = item["get"]["parameters"].as_array().unwrap().iter().map(|p| resolve(&doc, p));
+        for param in params.filter(|p| p["in"] == "query") {
             let schema = &param["schema"];
-            let value = match (&schema["default"], &schema["enum"][0], schema["type"].as_str()) {
+            let set = resolve(&doc, schema);
+            let value = match (&schema["default"], &set["enum"][0], set["type"].as_str()) {
                 (Value::String(s), _, _) => s.clone(),
                 (Value::Number(n), _, _) => n.to_string(),
                 (_, Value::String(s), _) => s.clone(),
@@ -264,8 +269,10 @@ fn problems_validate_against_the_problem_schema() {
 #[test]
 fn the_validator_refuses_wrong_bodies() {
     let doc = document();
-    let schema =
-        &doc["paths"]["/v1/items"]["get"]["responses"]["200"]["content"]["application/json"]["schema"];
+    let schema = resolve(
+        &doc,
+        &doc["paths"]["/v1/items"]["get"]["responses"]["200"]["content"]["application/json"]["schema"],
+    );
     let good = get("/v1/items?limit=2").json();
     assert_eq!(validate(&doc, schema, &good), Vec::<String>::new());
     type Breakage = (&'static str, fn(&mut Value));
@@ -335,6 +342,8 @@ fn validate(doc: &Value, schema: &Value, value: &Value) -> Vec<String> {
 }
 
 const ANNOTATIONS: &[&str] = &[
+    // OpenAPI's hint for generators; `oneOf` beside it does the checking.
+    "discriminator",
     "description",
     "title",
     "format",

@@ -80,7 +80,7 @@ fn a_summary_names_every_reference() {
         })
     );
     let current = get("/v1/recipes?ids=100").json();
-    assert_eq!(current["data"][0]["unlock"], json!({"kind": "default"}));
+    assert_eq!(current["data"][0]["unlock"], json!({"kind": "default", "key": null}));
     assert_eq!(current["data"][0]["replaced_by"], Value::Null);
     assert_eq!(current["meta"]["game_version"], "v1.0.1.0.0");
     assert_eq!(current["pagination"]["next"], Value::Null);
@@ -173,18 +173,18 @@ fn one_recipe_by_id_or_slug_with_its_ingredients() {
             "name": "Pale Wort",
             "output": {"item": {"id": 16, "slug": "pale-wort", "name": "Pale Wort"}, "amount": 1},
             "ingredients": [
-                {"item": {"id": 11, "slug": "pale-malt", "name": "Pale Malt"}, "amount": 3},
-                {"group": {"id": 200, "slug": "any-hops", "name": "Any Hops", "members": [
+                {"kind": "item", "item": {"id": 11, "slug": "pale-malt", "name": "Pale Malt"}, "amount": 3},
+                {"kind": "group", "group": {"id": 200, "slug": "any-hops", "name": "Any Hops", "members": [
                     {"id": 12, "slug": "bright-hops", "name": "Bright Hops"},
                     {"id": 13, "slug": "dusk-hops", "name": "Dusk Hops"},
                 ]}, "amount": 1},
-                {"item": {"id": 14, "slug": "water", "name": "Water"}, "amount": 2},
+                {"kind": "item", "item": {"id": 14, "slug": "water", "name": "Water"}, "amount": 2},
             ],
             "station": {"id": 2, "slug": "brew-kettle", "name": "Brew Kettle"},
             "craft_minutes": 90,
             "group": "brewing",
             "page_name": "worts",
-            "unlock": {"kind": "default"},
+            "unlock": {"kind": "default", "key": null, "name": null},
             "replaced_by": null,
             "replaces": [],
             "introduced_in": "v1.0.0.0.1",
@@ -373,7 +373,7 @@ fn each_filter_narrows_the_bundled_list() {
             "unlock=quest".into(),
             Box::new(|r| r["unlock"]["kind"] == "quest" && r["unlock"]["key"].is_string()),
         ),
-        ("unlock=default".into(), Box::new(|r| r["unlock"] == json!({"kind": "default"}))),
+        ("unlock=default".into(), Box::new(|r| r["unlock"] == json!({"kind": "default", "key": null}))),
         (
             "output_kind=drink".into(),
             Box::new(|r| r["output"]["item"]["id"].as_i64().is_some_and(|id| (3000..3700).contains(&id))),

@@ -1,0 +1,163 @@
+//! The parameters of the operations, from the endpoint table's declarations. The ones most
+//! operations share (`version`, `lang`, `limit`, `offset`, the path's `key` and `version`, and
+//! `If-None-Match`) are components that operations refer to, so a generated client names each once.
+
+use serde_json::{Map, Value, json};
+use tapster_domain::{Ident, MAX_KEY_LEN, ProgressionKey, RecordKey, VersionSelector};
+use tapster_i18n::Language;
+
+use crate::params::{LANG, LIMIT, MAX_OFFSET, OFFSET, Param, Rule, VERSION};
+use crate::routes::{PathRule, path_rule};
+use crate::value_sets;
+
+/// The query parameters that are components, under their own names.
+const SHARED: [Param; 4] = [VERSION, LANG, LIMIT, OFFSET];
+
+/// The component name of the `If-None-Match` request header.
+const IF_NONE_MATCH: &str = "If-None-Match";
+
+/// `components/parameters`.
+pub(super) fn components() -> Value {
+    let mut parameters = Map::new();
+    for param in &SHARED {
+        parameters.insert(param.name.to_owned(), query_parameter(param));
+    }
+    for rule in [PathRule::Version, PathRule::RecordKey, PathRule::ProgressionKey] {
+        parameters.insert(path_component(rule).to_owned(), path_parameter(rule));
+    }
+    parameters.insert(
+        IF_NONE_MATCH.to_owned(),
+        json!({
+            "name": "If-None-Match",
+            "in": "header",
+            "required": false,
+            "description": "The `ETag` of an answer you hold: when it is still current the answer is `304` without a body (it still counts toward the rate limits).",
+            "schema": { "type": "string", "maxLength": 1024 },
+        }),
+    );
+    Value::Object(parameters)
+}
+
+/// The parameters of the operation at `path` that takes `params`: references to components where
+/// they are shared, the others written out.
+pub(super) fn of_operation(path: &str, params: &[Param], keyed: bool) -> Vec<Value> {
+    let mut parameters: Vec<Value> = path
+        .split('/')
+        .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+        .map(|name| reference(path_component(path_rule(path, name))))
+        .collect();
+    for param in params {
+        let shared = SHARED.iter().any(|s| s.name == param.name && s.description == param.description);
+        parameters.push(if shared { reference(param.name) } else { query_parameter(param) });
+    }
+    if keyed {
+        parameters.push(reference(IF_NONE_MATCH));
+    }
+    parameters
+}
+
+fn reference(component: &str) -> Value {
+    json!({ "$ref": format!("#/components/parameters/{component}") })
+}
+
+/// The component name of a path parameter of `rule`.
+fn path_component(rule: PathRule) -> &'static str {
+    match rule {
+        PathRule::Version => "versionPath",
+        PathRule::RecordKey => "recordKey",
+        PathRule::ProgressionKey => "progressionKey",
+    }
+}
+
+/// A path parameter of `rule`.
+fn path_parameter(rule: PathRule) -> Value {
+    let (name, schema, description) = match rule {
+        PathRule::Version => (
+            "version",
+            version_schema(),
+            "Game version: `latest` or a published version name such as `v0.6.4.2.1`. Unknown is `404`, malformed is `422`.",
+        ),
+        PathRule::ProgressionKey => (
+            "key",
+            json!({ "type": "string", "pattern": ProgressionKey::PATTERN, "maxLength": MAX_KEY_LEN }),
+            "The record's key as the game names it (percent-encode spaces and quotes).",
+        ),
+        PathRule::RecordKey => (
+            "key",
+            json!({ "type": "string", "pattern": RecordKey::PATTERN, "maxLength": MAX_KEY_LEN }),
+            "The record's integer id or its slug.",
+        ),
+    };
+    json!({ "name": name, "in": "path", "required": true, "description": description, "schema": schema })
+}
+
+fn version_schema() -> Value {
+    json!({ "type": "string", "pattern": VersionSelector::PATTERN, "maxLength": 32 })
+}
+
+/// The alternation of `names` for a pattern (names are plain identifiers, nothing to escape but `.`).
+fn alternation(names: &[&str]) -> String {
+    names.iter().map(|n| n.replace('.', r"\.")).collect::<Vec<_>>().join("|")
+}
+
+/// The description, then the names a list parameter allows.
+fn listed(description: &str, what: &str, names: &[&str]) -> String {
+    let names = names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    format!("{description} Comma-separated; the {what} are {names}.")
+}
+
+/// A query parameter and its schema, from its rule.
+fn query_parameter(param: &Param) -> Value {
+    let mut description = param.description.to_owned();
+    let schema = match param.rule {
+        Rule::Version => {
+            let mut schema = version_schema();
+            if param.name == "version" {
+                schema["default"] = json!("latest");
+            }
+            schema
+        }
+        Rule::Lang => {
+            let mut schema = value_sets::Lang::SET.reference();
+            schema["default"] = json!(Language::SOURCE.code());
+            schema
+        }
+        Rule::Limit { default, max } => {
+            json!({ "type": "integer", "minimum": 1, "maximum": max, "default": default })
+        }
+        Rule::Offset => json!({ "type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0 }),
+        Rule::Bool => json!({ "type": "boolean" }),
+        Rule::Enum(set) => set.reference(),
+        Rule::Int { min, max } => json!({ "type": "integer", "minimum": min, "maximum": max }),
+        Rule::Ident { max } => json!({ "type": "string", "pattern": Ident::PATTERN, "maxLength": max }),
+        Rule::Key => json!({ "type": "string", "pattern": RecordKey::PATTERN, "maxLength": MAX_KEY_LEN }),
+        Rule::Ids => json!({
+            "type": "string",
+            "pattern": r"^\s*-?[0-9]+\s*(,\s*-?[0-9]+\s*)*$",
+            "maxLength": 2000,
+        }),
+        Rule::Fields(names) => {
+            description = listed(&description, "fields", names);
+            let one = alternation(names);
+            json!({ "type": "string", "pattern": format!("^({one})(,({one}))*$"), "maxLength": 300 })
+        }
+        Rule::Expand(names) => {
+            description = listed(&description, "relations", names);
+            let one = alternation(names);
+            json!({ "type": "string", "pattern": format!("^({one})(,({one}))*$"), "maxLength": 60 })
+        }
+        Rule::Sort(names) => {
+            description = listed(
+                &description,
+                "sort keys (each at most once, optionally prefixed with `-` for descending)",
+                names,
+            );
+            // A key given twice (`name,-name`) is refused by the server, not by the pattern: a pattern
+            // that says so needs a lookahead, which RE2-style validators (Go, Rust's `regex`) reject.
+            let one = alternation(names);
+            json!({ "type": "string", "pattern": format!("^-?({one})(,-?({one}))*$"), "maxLength": 60 })
+        }
+        Rule::Text { min, max, .. } => json!({ "type": "string", "minLength": min, "maxLength": max }),
+    };
+    json!({ "name": param.name, "in": "query", "required": param.rule.required(), "description": description, "schema": schema })
+}
