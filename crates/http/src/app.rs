@@ -30,6 +30,7 @@ use crate::metrics::{Lookup, Metrics, Route};
 use crate::pages::Pages;
 use crate::response::{Body, Reply, problem};
 use crate::routes::{endpoint_index, endpoints, route};
+use crate::site::Site;
 
 /// How long clients may reuse an answer before revalidating it with its `ETag`.
 const MAX_AGE: &str = "private, max-age=300";
@@ -49,6 +50,8 @@ pub struct App {
     metrics: Metrics,
     /// The pages served beside the API, if any.
     pages: Option<Box<dyn Pages>>,
+    /// The address clients reach the service at, if the embedder named it.
+    public_url: Option<String>,
 }
 
 /// What the request's log event and the metrics say about it, noted while it is answered.
@@ -59,23 +62,40 @@ struct Noted {
     key_prefix: Option<String>,
 }
 
-/// One game-data set and the cache of answers rendered from it: they are replaced together.
+/// One game-data set, the cache of answers rendered from it, and the documents written for it (the
+/// OpenAPI document's examples are its answers): they are replaced together.
 #[derive(Debug)]
 struct Published {
     store: Store,
     cache: ResponseCache,
+    site: Site,
+}
+
+impl Published {
+    fn new(store: Store, cache_budget: usize, public_url: Option<&str>) -> Self {
+        let site = Site::new(public_url, &store);
+        Self { store, cache: ResponseCache::new(cache_budget), site }
+    }
 }
 
 impl App {
     pub fn new(store: Store, gate: impl Gate) -> Self {
-        let cache = ResponseCache::new(DEFAULT_CACHE_BUDGET);
         Self {
-            published: RwLock::new(Arc::new(Published { store, cache })),
+            published: RwLock::new(Arc::new(Published::new(store, DEFAULT_CACHE_BUDGET, None))),
             gate: Box::new(gate),
             cache_budget: DEFAULT_CACHE_BUDGET,
             metrics: Metrics::new(endpoints().map(|endpoint| endpoint.path)),
             pages: None,
+            public_url: None,
         }
+    }
+
+    /// Names `origin` (`https://api.example.com`), the address clients reach the service at, as the
+    /// OpenAPI document's server and in the changelog feed's links. Without it they are relative.
+    pub fn with_public_url(mut self, origin: &str) -> Self {
+        self.public_url = Some(origin.to_owned());
+        self.publish(self.store());
+        self
     }
 
     /// Serves `pages` beside the API, on the paths they claim.
@@ -97,7 +117,7 @@ impl App {
     pub fn with_cache_budget(mut self, bytes: usize) -> Self {
         self.cache_budget = bytes;
         let store = self.store();
-        self.published = RwLock::new(Arc::new(Published { store, cache: ResponseCache::new(bytes) }));
+        self.publish(store);
         self
     }
 
@@ -109,7 +129,7 @@ impl App {
     /// Serves `store` from now on, with an empty response cache. Requests already under way finish
     /// on the data they started with.
     pub fn publish(&self, store: Store) {
-        let published = Arc::new(Published { store, cache: ResponseCache::new(self.cache_budget) });
+        let published = Arc::new(Published::new(store, self.cache_budget, self.public_url.as_deref()));
         *self.published.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = published;
     }
 
@@ -190,10 +210,11 @@ impl App {
             return answer.unwrap_or_else(|error| failed(&error, path));
         }
         if !path.starts_with("/v1/") && path != "/v1" {
-            let answer = route(&published.store, request.method(), path, uri.query()).and_then(|routed| {
-                noted.route = self.metrics.endpoint(routed.index());
-                routed.answer()
-            });
+            let answer = route(&published.store, &published.site, request.method(), path, uri.query())
+                .and_then(|routed| {
+                    noted.route = self.metrics.endpoint(routed.index());
+                    routed.answer()
+                });
             return answer.unwrap_or_else(|error| {
                 noted.route = self.route_of(path);
                 failed(&error, path)
@@ -251,7 +272,7 @@ impl Published {
             let endpoint = hit.endpoint;
             return Ok((hit, endpoint, Lookup::Hit));
         }
-        let routed = route(&self.store, method, path, query)?;
+        let routed = route(&self.store, &self.site, method, path, query)?;
         let key = self.cache.enabled().then(|| routed.cache_key());
         if let Some(hit) = key.as_deref().and_then(|key| self.cache.get(key)) {
             return Ok((hit, routed.index(), Lookup::Hit));

@@ -18,6 +18,7 @@ mod params;
 mod response;
 mod routes;
 mod serve;
+mod site;
 mod tls;
 mod value_sets;
 mod views;

@@ -83,6 +83,7 @@ impl Service {
         let app = Arc::new(
             tapster_http::App::new(self.store, Arc::clone(&self.access))
                 .with_cache_budget(self.cache_budget)
+                .with_public_url(dashboard.url())
                 .with_pages(DashboardPages { dashboard, access: Arc::clone(&self.access) }),
         );
         let stop = Arc::new(AtomicBool::new(false));

@@ -6,8 +6,6 @@ mod portable;
 mod responses;
 mod unions;
 
-use std::sync::OnceLock;
-
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::{Map, Value, json};
@@ -49,15 +47,8 @@ Every `/v1` route needs an API key (`Authorization: Bearer <key>`). Successful a
 language are served in English and listed, as JSON Pointers into the body, in `meta.lang_fallback`. \
 The public routes `/healthz`, `/openapi.json` and `/changelog.rss` need no key. See docs/api.md.";
 
-/// The document as JSON bytes, built once from the endpoint table.
-pub(crate) fn document_bytes() -> &'static [u8] {
-    static DOCUMENT: OnceLock<Vec<u8>> = OnceLock::new();
-    // A tree of strings, numbers and maps always encodes.
-    DOCUMENT.get_or_init(|| serde_json::to_vec(&document()).unwrap_or_default())
-}
-
-/// The whole document.
-pub(crate) fn document() -> Value {
+/// The whole document, naming `origin` (`https://api.example.com`) as its server when it is known.
+pub(crate) fn document(origin: Option<&str>) -> Value {
     let settings = SchemaSettings::draft2020_12().for_serialize().with(|s| {
         s.definitions_path = "/components/schemas/".into();
         s.meta_schema = None;
@@ -99,9 +90,12 @@ pub(crate) fn document() -> Value {
             "description": DESCRIPTION,
             "license": { "name": "MIT OR Apache-2.0", "identifier": "MIT OR Apache-2.0" },
         },
-        "servers": [{
-            "url": "/",
-            "description": "The server that serves this document: a relative URL, resolved against the address `/openapi.json` was fetched from.",
+        "servers": [match origin {
+            Some(origin) => json!({ "url": origin, "description": "The server that serves this document." }),
+            None => json!({
+                "url": "/",
+                "description": "The server that serves this document: a relative URL, resolved against the address `/openapi.json` was fetched from.",
+            }),
         }],
         "tags": tags.iter().map(|t| json!({ "name": t, "description": tag_description(t) })).collect::<Vec<_>>(),
         "paths": paths,
@@ -121,6 +115,48 @@ pub(crate) fn document() -> Value {
     });
     portable::make_portable(&mut document);
     document
+}
+
+/// Lists in an example are cut to this many entries, so that a list of stations with all their
+/// recipes does not make the document ten times longer.
+const EXAMPLE_LIST: usize = 3;
+
+/// Shows `body`, the answer of the operation at `template` to `target`, as the example of its `200`:
+/// parsed when it is JSON (its lists cut), a string otherwise.
+pub(crate) fn add_example(document: &mut Value, template: &str, target: &str, body: &[u8]) {
+    let pointer =
+        format!("/paths/{}/get/responses/200/content", template.replace('~', "~0").replace('/', "~1"));
+    let Some(content) = document.pointer_mut(&pointer).and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (media, object) in content.iter_mut() {
+        let (value, cut) = if media == "application/json" {
+            let Ok(mut value) = serde_json::from_slice::<Value>(body) else { continue };
+            let cut = cut_lists(&mut value);
+            (value, cut)
+        } else {
+            let Ok(text) = std::str::from_utf8(body) else { continue };
+            (Value::String(text.to_owned()), false)
+        };
+        let mut summary = format!("GET {target} on the bundled game data");
+        if cut {
+            summary.push_str(&format!(", each list cut to {EXAMPLE_LIST} entries"));
+        }
+        object["examples"] = json!({ "bundled": { "summary": summary, "value": value } });
+    }
+}
+
+/// Cuts every list under `value` to [`EXAMPLE_LIST`] entries; whether any was longer.
+fn cut_lists(value: &mut Value) -> bool {
+    match value {
+        Value::Array(items) => {
+            let cut = items.len() > EXAMPLE_LIST;
+            items.truncate(EXAMPLE_LIST);
+            items.iter_mut().fold(cut, |cut, item| cut_lists(item) | cut)
+        }
+        Value::Object(members) => members.values_mut().fold(false, |cut, member| cut_lists(member) | cut),
+        _ => false,
+    }
 }
 
 /// What the operations of a tag are about.
@@ -212,10 +248,12 @@ fn operation(
         responses.insert("304".into(), responses::not_modified());
     } else {
         op["security"] = json!([]);
-        let (media, schema) = if endpoint.path.ends_with(".rss") {
-            ("application/rss+xml", json!({ "type": "string", "description": "An RSS 2.0 document." }))
-        } else {
-            ("application/json", data)
+        let (media, schema) = match endpoint.path {
+            "/changelog.rss" => {
+                ("application/rss+xml", json!({ "type": "string", "description": "An RSS 2.0 document." }))
+            }
+            "/changelog" => ("text/html", json!({ "type": "string", "description": "An HTML page." })),
+            _ => ("application/json", data),
         };
         responses
             .insert("200".into(), json!({ "description": "OK", "content": { media: { "schema": schema } } }));
@@ -365,7 +403,7 @@ mod tests {
     /// With `fields`, a record lacks the fields not asked for: the document allows that, and only there.
     #[test]
     fn answers_with_fields_are_documented_as_partial_records() {
-        let doc = document();
+        let doc = document(None);
         let mut seen = 0;
         for endpoint in endpoints().filter(|e| e.path.starts_with("/v1/")) {
             let data = &answer(&doc, endpoint.path)["properties"]["data"];
@@ -390,7 +428,7 @@ mod tests {
     /// Every `/v1` answer is a named envelope, and `pagination` is there exactly on pages.
     #[test]
     fn every_answer_has_a_named_envelope_and_pages_have_pagination() {
-        let doc = document();
+        let doc = document(None);
         for endpoint in endpoints().filter(|e| e.path.starts_with("/v1/")) {
             let schema = &doc["paths"][endpoint.path]["get"]["responses"]["200"]["content"]["application/json"]
                 ["schema"];
@@ -408,7 +446,7 @@ mod tests {
     /// there (`null`), and a member that may be left out (`expand`, `fields`) is never `null`.
     #[test]
     fn no_member_is_both_optional_and_nullable() {
-        let doc = document();
+        let doc = document(None);
         for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
             let Some(properties) = schema["properties"].as_object() else { continue };
             if name.ends_with("Fields") {
@@ -430,7 +468,7 @@ mod tests {
     /// Closed sets are `enum`s (a `oneOf` of `const`s defeats generators), each named once.
     #[test]
     fn closed_sets_are_named_enums() {
-        let doc = document();
+        let doc = document(None);
         for (at, object) in objects(&doc) {
             if let Some(branches) = object.get("oneOf").or(object.get("anyOf")).and_then(Value::as_array) {
                 assert!(!branches.iter().all(|b| b.get("const").is_some()), "{at} is a union of constants");
@@ -456,7 +494,7 @@ mod tests {
     /// Every format is one of the OpenAPI Format Registry's, and no bound is a storage width.
     #[test]
     fn formats_and_bounds_are_portable() {
-        let doc = document();
+        let doc = document(None);
         for (at, object) in objects(&doc) {
             if let Some(format) = object.get("format").and_then(Value::as_str) {
                 assert!(["int32", "int64", "date", "date-time", "uri"].contains(&format), "{at}: {format}");
@@ -471,7 +509,7 @@ mod tests {
     /// lookaround, no backreference.
     #[test]
     fn every_pattern_is_portable() {
-        let doc = document();
+        let doc = document(None);
         let mut seen = 0;
         for (at, object) in objects(&doc) {
             if let Some(pattern) = object.get("pattern").and_then(Value::as_str) {
@@ -487,7 +525,7 @@ mod tests {
     /// The sort pattern no longer refuses a repeated key; the server does, and says so.
     #[test]
     fn sort_patterns_take_keys_and_directions() {
-        let doc = document();
+        let doc = document(None);
         let sort = doc["paths"]["/v1/items"]["get"]["parameters"]
             .as_array()
             .unwrap()
@@ -502,8 +540,26 @@ mod tests {
     }
 
     #[test]
+    fn an_example_is_the_answer_with_its_lists_cut_and_says_so() {
+        let mut doc = document(None);
+        let body = br#"{"data": [1, 2, 3, 4, 5], "meta": {"lang_fallback": []}}"#;
+        add_example(&mut doc, "/v1/items", "/v1/items?limit=5", body);
+        let example = &doc["paths"]["/v1/items"]["get"]["responses"]["200"]["content"]["application/json"]["examples"]
+            ["bundled"];
+        assert_eq!(example["value"], json!({"data": [1, 2, 3], "meta": {"lang_fallback": []}}));
+        assert_eq!(
+            example["summary"],
+            "GET /v1/items?limit=5 on the bundled game data, each list cut to 3 entries"
+        );
+        add_example(&mut doc, "/changelog.rss", "/changelog.rss", b"<rss/>");
+        let example = &doc["paths"]["/changelog.rss"]["get"]["responses"]["200"]["content"]["application/rss+xml"]
+            ["examples"]["bundled"];
+        assert_eq!(example["value"], "<rss/>");
+    }
+
+    #[test]
     fn every_tag_is_described() {
-        let doc = document();
+        let doc = document(None);
         for tag in doc["tags"].as_array().unwrap() {
             assert!(!tag["description"].as_str().unwrap().is_empty(), "{tag}");
         }

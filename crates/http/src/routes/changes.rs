@@ -15,6 +15,7 @@ use crate::views::progression::VersionChange;
 pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
     path: "/v1/versions/{version}/changes",
     summary: "The records a game version added, removed or modified since an earlier one",
+    example: Some("/v1/versions/latest/changes?type=items&change=modified&limit=2"),
     params: PARAMS,
     handler: changes,
     data: schema::<Vec<VersionChange>>,

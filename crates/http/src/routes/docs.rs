@@ -1,31 +1,43 @@
-//! The documents about the API itself, outside `/v1` and without a key: `/openapi.json` and `/changelog.rss`.
+//! The documents about the API itself, outside `/v1` and without a key: `/openapi.json`, and the
+//! changelog of the game data as a page for people (`/changelog`) and as a feed (`/changelog.rss`)
+//! whose links open that page.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use bytes::Bytes;
 use hyper::StatusCode;
-use hyper::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
+use hyper::header::{CONTENT_SECURITY_POLICY, CONTENT_TYPE, HeaderMap, HeaderValue, X_CONTENT_TYPE_OPTIONS};
 use tapster_domain::{GameVersion, ProgressionRecord, RecordType, TextKey, VersionSelector};
 use tapster_i18n::Language;
 use tapster_store::Catalog;
 
 use super::{Ctx, Endpoint};
 use crate::error::ApiError;
-use crate::openapi::{document_bytes, document_schema, schema};
+use crate::openapi::{document_schema, schema};
 use crate::response::Reply;
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/openapi.json",
         summary: "The OpenAPI 3.1 description of this interface (no key needed)",
+        example: None,
         params: &[],
         handler: openapi,
         data: document_schema,
     },
     Endpoint {
+        path: "/changelog",
+        summary: "The published game versions and what each changed, newest first, as a web page (no key needed)",
+        example: Some("/changelog"),
+        params: &[],
+        handler: changelog_page,
+        data: schema::<String>,
+    },
+    Endpoint {
         path: "/changelog.rss",
         summary: "RSS 2.0 feed of the published game versions and what each changed, newest first (no key needed)",
+        example: Some("/changelog.rss"),
         params: &[],
         handler: changelog,
         data: schema::<String>,
@@ -36,50 +48,116 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
 const MAX_NAMES: usize = 10;
 
 /// `GET /openapi.json`.
-fn openapi(_ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    Ok(reply("application/json", Bytes::from_static(document_bytes())))
+fn openapi(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    Ok(reply("application/json", ctx.site.openapi()))
+}
+
+/// One published version as the changelog tells it.
+struct Entry {
+    version: String,
+    build_id: i64,
+    released: String,
+    summary: String,
+}
+
+/// The published versions, newest first, each with what it changed since the one before it.
+fn entries(store: &tapster_store::Store) -> Vec<Entry> {
+    let previous = |name: &GameVersion| store.resolve(&VersionSelector::Exact(name.clone()));
+    store
+        .versions()
+        .map(|catalog| {
+            let before = catalog.info.previous.as_ref().and_then(previous);
+            Entry {
+                version: catalog.info.name.to_string(),
+                build_id: catalog.info.build_id,
+                released: catalog.info.released.to_string(),
+                summary: summary(catalog, before),
+            }
+        })
+        .collect()
+}
+
+/// `GET /changelog`.
+fn changelog_page(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+    Ok(reply("text/html; charset=utf-8", page(&entries(ctx.store), &ctx.site.url("/changelog.rss")).into()))
 }
 
 /// `GET /changelog.rss`.
 fn changelog(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let store = &ctx.store;
-    let previous = |name: &GameVersion| store.resolve(&VersionSelector::Exact(name.clone()));
-    let feed = feed(store.versions().map(|c| (c, c.info.previous.as_ref().and_then(previous))));
+    let feed = feed(&entries(ctx.store), &ctx.site.url("/changelog"));
     Ok(reply("application/rss+xml; charset=utf-8", feed.into()))
 }
 
 fn reply(content_type: &'static str, body: Bytes) -> Reply {
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if content_type.starts_with("text/html") {
+        // The page loads nothing and runs nothing: its only style is inline.
+        headers.insert(
+            CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"),
+        );
+        headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    }
     Reply { status: StatusCode::OK, headers, body }
 }
 
-/// The feed of `versions` (newest first), each with the version before it.
-fn feed<'a>(versions: impl Iterator<Item = (&'a Catalog, Option<&'a Catalog>)>) -> String {
+/// The feed of `entries` (newest first); each item links to its section of the page at `page_url`.
+fn feed(entries: &[Entry], page_url: &str) -> String {
     let mut xml =
         String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss version=\"2.0\">\n<channel>\n");
-    xml.push_str("<title>Tapster: game data versions</title>\n<link>/v1/versions</link>\n");
+    let _ = writeln!(xml, "<title>Tapster: game data versions</title>\n<link>{}</link>", escape(page_url));
     xml.push_str(
         "<description>Each published game version and what it changed in the game data. \
          Unofficial: not affiliated with or endorsed by the game's publisher.</description>\n<language>en</language>\n",
     );
-    for (i, (catalog, before)) in versions.enumerate() {
-        let info = &catalog.info;
-        let date = rfc822(&info.released.to_string());
+    for (i, entry) in entries.iter().enumerate() {
+        let date = rfc822(&entry.released);
         if i == 0 {
             let _ = writeln!(xml, "<lastBuildDate>{date}</lastBuildDate>");
         }
-        let version = escape(info.name.as_str());
+        let version = escape(&entry.version);
         let _ = write!(
             xml,
-            "<item>\n<title>Game version {version} (build {})</title>\n<link>/v1/versions/{version}/changes</link>\n\
+            "<item>\n<title>Game version {version} (build {})</title>\n<link>{}#{version}</link>\n\
              <guid isPermaLink=\"false\">{version}</guid>\n<pubDate>{date}</pubDate>\n<description>{}</description>\n</item>\n",
-            info.build_id,
-            escape(&summary(catalog, before)),
+            entry.build_id,
+            escape(page_url),
+            escape(&entry.summary),
         );
     }
     xml.push_str("</channel>\n</rss>\n");
     xml
+}
+
+/// The changelog as a web page: one section per version, its id the version's name, so that the
+/// feed's links (`/changelog#v0.7.0.0.1`) open at it.
+fn page(entries: &[Entry], feed_url: &str) -> String {
+    let feed_url = escape(feed_url);
+    let mut html = format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>Tapster: game data versions</title>\n\
+         <link rel=\"alternate\" type=\"application/rss+xml\" title=\"Tapster: game data versions\" href=\"{feed_url}\">\n\
+         <style>body{{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}}\
+         h2{{font-size:1.15rem;margin:1.6rem 0 0}}.date{{color:#666;margin:0}}</style>\n</head>\n<body>\n\
+         <h1>Game data versions</h1>\n<p>Each published game version and what it changed in the game data, \
+         newest first; also as an <a href=\"{feed_url}\">RSS feed</a>. Unofficial: not affiliated with or \
+         endorsed by the game's publisher.</p>\n"
+    );
+    for entry in entries {
+        let version = escape(&entry.version);
+        let released = escape(&entry.released);
+        let _ = write!(
+            html,
+            "<section id=\"{version}\">\n<h2>Game version {version} (build {})</h2>\n\
+             <p class=\"date\">Released <time datetime=\"{released}\">{released}</time></p>\n<p>{}</p>\n</section>\n",
+            entry.build_id,
+            escape(&entry.summary),
+        );
+    }
+    html.push_str("</body>\n</html>\n");
+    html
 }
 
 /// What a version changed, in English: counts per record type, then some names.

@@ -26,6 +26,7 @@ use crate::error::ApiError;
 use crate::openapi::schema;
 use crate::params::{LANG, Param, Query, VERSION};
 use crate::response::{Reply, json};
+use crate::site::Site;
 use crate::views::{GameVersionView, Health, ItemDetail, ItemSummary, LanguageView};
 
 /// One endpoint: its path template (`{name}` marks a path parameter), what it takes, who answers,
@@ -34,6 +35,9 @@ use crate::views::{GameVersionView, Health, ItemDetail, ItemSummary, LanguageVie
 pub(crate) struct Endpoint {
     pub(crate) path: &'static str,
     pub(crate) summary: &'static str,
+    /// A request target whose answer on the bundled data is the document's example of this
+    /// endpoint's answer; `None` for `/openapi.json`, which would hold itself.
+    pub(crate) example: Option<&'static str>,
     pub(crate) params: &'static [Param],
     pub(crate) handler: fn(&Ctx<'_>) -> Result<Reply, ApiError>,
     pub(crate) data: fn(&mut SchemaGenerator) -> Schema,
@@ -63,6 +67,7 @@ const META: &[Endpoint] = &[
     Endpoint {
         path: "/healthz",
         summary: "Whether the service has its data loaded",
+        example: Some("/healthz"),
         params: &[],
         handler: meta::health,
         data: schema::<Health>,
@@ -70,6 +75,7 @@ const META: &[Endpoint] = &[
     Endpoint {
         path: "/v1/versions",
         summary: "Published game versions, newest first",
+        example: Some("/v1/versions"),
         params: &[],
         handler: meta::versions,
         data: schema::<Vec<GameVersionView>>,
@@ -77,6 +83,7 @@ const META: &[Endpoint] = &[
     Endpoint {
         path: "/v1/versions/{version}",
         summary: "One game version",
+        example: Some("/v1/versions/latest"),
         params: &[],
         handler: meta::version,
         data: schema::<GameVersionView>,
@@ -84,6 +91,7 @@ const META: &[Endpoint] = &[
     Endpoint {
         path: "/v1/languages",
         summary: "The languages of a game version, named in the requested language",
+        example: Some("/v1/languages?lang=de"),
         params: &[VERSION, LANG],
         handler: meta::languages,
         data: schema::<Vec<LanguageView>>,
@@ -91,6 +99,7 @@ const META: &[Endpoint] = &[
     Endpoint {
         path: "/v1/items",
         summary: "Items, filtered, sorted and paged",
+        example: Some("/v1/items?kind=drink&sort=-price&limit=2"),
         params: items::LIST_PARAMS,
         handler: items::list,
         data: schema::<Vec<ItemSummary>>,
@@ -98,6 +107,7 @@ const META: &[Endpoint] = &[
     Endpoint {
         path: "/v1/items/{key}",
         summary: "One item by id or slug",
+        example: Some("/v1/items/pale-ale?expand=recipes,shops,groups"),
         params: items::DETAIL_PARAMS,
         handler: items::detail,
         data: schema::<ItemDetail>,
@@ -121,10 +131,12 @@ pub(crate) fn endpoints() -> impl Iterator<Item = &'static Endpoint> {
     .flatten()
 }
 
-/// What a handler gets: the published game data, the request's path and checked query, and its path parameters.
+/// What a handler gets: the published game data, where the service is served from, the request's
+/// path and checked query, and its path parameters.
 #[derive(Debug)]
 pub(crate) struct Ctx<'a> {
     pub(crate) store: &'a Store,
+    pub(crate) site: &'a Site,
     pub(crate) path: &'a str,
     pub(crate) query: Query,
     segments: Vec<(&'static str, String)>,
@@ -254,6 +266,7 @@ fn push_escaped(out: &mut String, value: &str) {
 /// Finds the endpoint for `path`, and checks the method and the query.
 pub(crate) fn route<'a>(
     store: &'a Store,
+    site: &'a Site,
     method: &Method,
     path: &'a str,
     query: Option<&'a str>,
@@ -270,7 +283,7 @@ pub(crate) fn route<'a>(
     if method != Method::GET && method != Method::HEAD {
         return Err(ApiError::MethodNotAllowed { method: method.to_string() });
     }
-    let ctx = Ctx { store, path, query: Query::parse(query, endpoint.params)?, segments: bound };
+    let ctx = Ctx { store, site, path, query: Query::parse(query, endpoint.params)?, segments: bound };
     Ok(Routed { endpoint, index, ctx })
 }
 
@@ -346,9 +359,10 @@ mod tests {
     #[test]
     fn the_cache_key_is_a_target_that_asks_for_the_same_request() {
         let store = mini_store();
+        let site = Site::new(None, &store);
         let key_of = |target: &str| {
             let (path, query) = target.split_once('?').map_or((target, None), |(p, q)| (p, Some(q)));
-            route(&store, &Method::GET, path, query).unwrap().cache_key()
+            route(&store, &site, &Method::GET, path, query).unwrap().cache_key()
         };
         let cases = [
             ("/v1/items", "/v1/items"),

@@ -64,6 +64,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/items/{key}/price",
         summary: "The price of one serving of an item (any item: a raw ingredient is worth its base price), with the steps that made it",
+        example: Some("/v1/items/pale-ale/price?aging=aged"),
         params: PRICE_PARAMS,
         handler: price,
         data: schema::<ItemPrice>,
@@ -71,6 +72,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/rankings/products",
         summary: "The products the tavern sells (listed, sellable, with a food type), highest price per serving first, ties by id",
+        example: Some("/v1/rankings/products?food_type=drink&limit=3"),
         params: RANKING_PARAMS,
         handler: ranking,
         data: schema::<Vec<RankingRow>>,

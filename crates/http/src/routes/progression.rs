@@ -14,13 +14,15 @@ use crate::views::progression::{Document, DocumentDetail, Documented};
 const LIST_PARAMS: &[Param] = &[VERSION, LANG, LIMIT, OFFSET];
 const DETAIL_PARAMS: &[Param] = &[VERSION, LANG];
 
-/// A list and a single-record endpoint for each segment: the record type and how its summaries read.
+/// A list and a single-record endpoint for each segment: the record type, a record's key in the
+/// bundled data (percent-encoded, for the document's examples), and how its summaries read.
 macro_rules! progression_endpoints {
-    ($($segment:literal => $record:ty, $list:literal, $single:literal;)+) => {
+    ($($segment:literal => $record:ty, $example:literal, $list:literal, $single:literal;)+) => {
         &[$(
             Endpoint {
                 path: concat!("/v1/", $segment),
                 summary: $list,
+                example: Some(concat!("/v1/", $segment, "?limit=2")),
                 params: LIST_PARAMS,
                 handler: list::<$record>,
                 data: schema::<Vec<Document>>,
@@ -28,6 +30,7 @@ macro_rules! progression_endpoints {
             Endpoint {
                 path: concat!("/v1/", $segment, "/{key}"),
                 summary: $single,
+                example: Some(concat!("/v1/", $segment, "/", $example)),
                 params: DETAIL_PARAMS,
                 handler: detail::<$record>,
                 data: schema::<DocumentDetail>,
@@ -37,13 +40,13 @@ macro_rules! progression_endpoints {
 }
 
 pub(super) const ENDPOINTS: &[Endpoint] = progression_endpoints! {
-    "quests" => Quest, "Quests, by key", "One quest by key, with its giver, objectives and rewards";
-    "perks" => Perk, "Perks, by tier then key", "One perk by key, with its tier, cost and requirements";
-    "spells" => Spell, "Spells, by key", "One spell by key, with its school, mana cost and cooldown";
-    "talents" => Talent, "Talents, by key", "One talent by key, with its tree, ranks and requirements";
-    "reputation" => ReputationMilestone, "Reputation milestones, by level", "One reputation milestone by key, with its level, points and rewards";
-    "missions" => Mission, "Missions, by key", "One mission by key, with its duration, reputation needed and rewards";
-    "letters" => Letter, "Letters, by key", "One letter by key, with its sender, trigger and attachments";
+    "quests" => Quest, "Daily.Ale", "Quests, by key", "One quest by key, with its giver, objectives and rewards";
+    "perks" => Perk, "CRAFT_FINE_WEAVE_1", "Perks, by tier then key", "One perk by key, with its tier, cost and requirements";
+    "spells" => Spell, "Spell.Bloom", "Spells, by key", "One spell by key, with its school, mana cost and cooldown";
+    "talents" => Talent, "T_Brewing_Cooper", "Talents, by key", "One talent by key, with its tree, ranks and requirements";
+    "reputation" => ReputationMilestone, "Rep_Level_01", "Reputation milestones, by level", "One reputation milestone by key, with its level, points and rewards";
+    "missions" => Mission, "Mission%2001%20-%20Salt%20Road", "Missions, by key", "One mission by key, with its duration, reputation needed and rewards";
+    "letters" => Letter, "Letter%20From%20Home", "Letters, by key", "One letter by key, with its sender, trigger and attachments";
 };
 
 /// `GET /v1/<segment>`: a page of the records of type `R` in their default order.

@@ -75,6 +75,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/recipes",
         summary: "Recipes, filtered, sorted and paged; replaced recipes only on request",
+        example: Some("/v1/recipes?group=brewing&limit=2"),
         params: LIST_PARAMS,
         handler: list,
         data: schema::<Vec<RecipeSummary>>,
@@ -82,6 +83,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/recipes/{key}",
         summary: "One recipe by id or slug, with its ingredients",
+        example: Some("/v1/recipes/pale-ale"),
         params: ONE_PARAMS,
         handler: detail,
         data: schema::<RecipeDetail>,
@@ -89,6 +91,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/ingredient-groups/{key}",
         summary: "One ingredient group by id or slug, with its members",
+        example: Some("/v1/ingredient-groups/any-grain"),
         params: ONE_PARAMS,
         handler: group,
         data: schema::<IngredientGroupView>,
@@ -96,6 +99,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/crafters",
         summary: "Every crafting station, with the current recipes it makes",
+        example: Some("/v1/crafters"),
         params: ONE_PARAMS,
         handler: crafters,
         data: schema::<Vec<CraftingStationView>>,

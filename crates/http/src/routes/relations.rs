@@ -31,6 +31,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/recipes/{key}/tree",
         summary: "The ingredient tree of one craft of a recipe, down to raw materials",
+        example: Some("/v1/recipes/pale-ale/tree"),
         params: TREE_PARAMS,
         handler: tree,
         data: schema::<TreeNode>,
@@ -38,6 +39,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/items/{key}/used-in",
         summary: "The current recipes that take an item, by name or through an ingredient group",
+        example: Some("/v1/items/barley/used-in?limit=2"),
         params: USED_IN_PARAMS,
         handler: used_in,
         data: schema::<Vec<UsedIn>>,
@@ -45,6 +47,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/items/{key}/sources",
         summary: "Everywhere an item comes from: shops, recipes, crops, fish, rewards and letters",
+        example: Some("/v1/items/barley/sources"),
         params: SOURCES_PARAMS,
         handler: sources,
         data: schema::<SourcesView>,

@@ -39,6 +39,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
     summary: "Items and recipes by name, best matches first: the whole name, its start, the start of a \
         word, anywhere in it, then with one typo; then shorter names, then by id. Unlisted items and \
         replaced recipes are not searched.",
+    example: Some("/v1/search?q=ale&limit=3"),
     params: PARAMS,
     handler: search,
     data: schema::<Vec<SearchResult>>,

@@ -70,6 +70,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/crops",
         summary: "Crops, filtered by season and reusability, sorted and paged",
+        example: Some("/v1/crops?season=spring&limit=2"),
         params: CROP_LIST_PARAMS,
         handler: crops,
         data: schema::<Vec<Crop>>,
@@ -77,6 +78,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/crops/{key}",
         summary: "One crop by id or slug",
+        example: Some("/v1/crops/barley"),
         params: VERSION_LANG,
         handler: crop,
         data: schema::<Crop>,
@@ -84,6 +86,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/shops",
         summary: "Every shop, with its shopkeeper and hours, in the data's order",
+        example: Some("/v1/shops"),
         params: VERSION_LANG,
         handler: shops,
         data: schema::<Vec<ShopSummary>>,
@@ -91,6 +94,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/shops/{key}",
         summary: "One shop by id or slug, with its catalogue",
+        example: Some("/v1/shops/hollins-general-store"),
         params: VERSION_LANG,
         handler: shop,
         data: schema::<ShopDetail>,
@@ -98,6 +102,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/npcs",
         summary: "Every shopkeeper, with the shops they run, in the data's order",
+        example: Some("/v1/npcs"),
         params: VERSION_LANG,
         handler: npcs,
         data: schema::<Vec<Npc>>,
@@ -105,6 +110,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/fish",
         summary: "Fish, filtered by season, water, bait and rarity, by id, paged",
+        example: Some("/v1/fish?water=FreshWater&limit=2"),
         params: FISH_PARAMS,
         handler: fish,
         data: schema::<Vec<Fish>>,

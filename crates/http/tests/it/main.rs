@@ -2,6 +2,7 @@
 //! store's small hand-written dataset (`get`) and on the bundled dataset (`bundled_get`).
 
 mod caching;
+mod changelog;
 mod changes;
 mod edge;
 mod errors;

@@ -7,13 +7,15 @@ use std::collections::BTreeSet;
 use hyper::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::{Answer, get, request_with};
+use crate::{Answer, bundled_get, get, request_with};
 
-/// The routes of spec 4.2 to 4.8 (with `/v1/letters/{key}`, which the contract adds), and the
-/// public routes of the contract. The document must list exactly these.
+/// The routes of spec 4.2 to 4.8 (with `/v1/letters/{key}`, which the contract adds), the public
+/// routes of the contract, and `/changelog`, the page the feed's links open. The document must list
+/// exactly these.
 const EXPECTED: &[&str] = &[
     "/healthz",
     "/openapi.json",
+    "/changelog",
     "/changelog.rss",
     "/v1/versions",
     "/v1/versions/{version}",
@@ -264,6 +266,37 @@ fn problems_validate_against_the_problem_schema() {
     // The documented 422 of an operation is that same schema.
     let documented = resolve(&doc, &doc["paths"]["/v1/items"]["get"]["responses"]["422"]);
     assert_eq!(documented["content"]["application/problem+json"]["schema"], problem);
+}
+
+/// On the bundled data, every operation but `/openapi.json` shows a real answer as its example, and
+/// the example is valid against the documented schema.
+#[test]
+fn every_operation_has_an_example_that_its_schema_accepts() {
+    let answer = bundled_get("/openapi.json");
+    assert_eq!(answer.status, StatusCode::OK);
+    let doc = answer.json();
+    let mut failures = Vec::new();
+    for (template, item) in doc["paths"].as_object().unwrap() {
+        let content = item["get"]["responses"]["200"]["content"].as_object().unwrap();
+        let (media, object) = content.iter().next().unwrap();
+        match &object.get("examples").map(|examples| &examples["bundled"]["value"]) {
+            None if template == "/openapi.json" => {}
+            None => failures.push(format!("{template}: no example")),
+            Some(_) if template == "/openapi.json" => failures.push(format!("{template} holds itself")),
+            Some(example) if media == "application/json" => {
+                let errors = validate(&doc, &object["schema"], example);
+                if !errors.is_empty() {
+                    failures.push(format!("{template}:\n  {}", errors.join("\n  ")));
+                }
+            }
+            Some(example) => {
+                if !example.as_str().is_some_and(|text| text.starts_with('<')) {
+                    failures.push(format!("{template}: {media} example {example}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
