@@ -522,7 +522,7 @@ mod tests {
         assert!(seen > 10, "{seen} patterns");
     }
 
-    /// The sort pattern no longer refuses a repeated key; the server does, and says so.
+    /// The sort pattern says which keys there are and that each comes once, without a lookahead.
     #[test]
     fn sort_patterns_take_keys_and_directions() {
         let doc = document(None);
@@ -536,6 +536,7 @@ mod tests {
         assert!(pattern.is_match("-price,name"));
         assert!(!pattern.is_match("colour"));
         assert!(!pattern.is_match("price,,name"));
+        assert!(!pattern.is_match("name,-name"));
         assert!(sort["description"].as_str().unwrap().contains("each at most once"));
     }
 
@@ -555,6 +556,30 @@ mod tests {
         let example = &doc["paths"]["/changelog.rss"]["get"]["responses"]["200"]["content"]["application/rss+xml"]
             ["examples"]["bundled"];
         assert_eq!(example["value"], "<rss/>");
+    }
+
+    /// Every union of records a client must tell apart says by which member.
+    #[test]
+    fn unions_of_records_have_discriminators() {
+        let doc = document(None);
+        let schemas = &doc["components"]["schemas"];
+        let cases = [
+            ("DocumentDetail", "type", 7),
+            ("RecipeIngredient", "kind", 2),
+            ("LetterTrigger", "kind", 3),
+            ("TreeNode", "kind", 2),
+        ];
+        for (name, member, branches) in cases {
+            let union = &schemas[name];
+            assert_eq!(union["discriminator"]["propertyName"], member, "{name}");
+            let mapping = union["discriminator"]["mapping"].as_object().unwrap();
+            assert_eq!(mapping.len(), branches, "{name}");
+            for (value, reference) in mapping {
+                let branch = &schemas[reference.as_str().unwrap().strip_prefix(SCHEMAS).unwrap()];
+                assert_eq!(branch["properties"][member]["const"], *value, "{name}");
+                assert!(branch.get("$ref").is_none(), "{name}: {branch}");
+            }
+        }
     }
 
     #[test]

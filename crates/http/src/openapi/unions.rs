@@ -1,15 +1,24 @@
 //! Unions that clients can narrow. A union whose every branch is an object with one string member
 //! fixed to a different constant (`"kind": "day"`, `"kind": "quest"`) gets a `discriminator` naming
 //! that member, and each branch becomes a named component (`DayLetterTrigger`), so that a generated
-//! client has one type per branch and picks it by the member instead of by trial.
+//! client has one type per branch and picks it by the member instead of by trial. A branch that
+//! adds the member to another component (`{"$ref": ..., "properties": {"type": ...}}`, what a serde
+//! internally tagged enum of structs derives) is written out whole, since generators read members
+//! beside a `$ref` differently.
 
 use serde_json::{Map, Value, json};
 
 /// Names the branches of, and adds a discriminator to, every such union among `schemas`.
 pub(super) fn discriminate(schemas: &mut Map<String, Value>) {
     let names: Vec<String> = schemas.keys().cloned().collect();
+    // The components whose members were written out into a branch.
+    let mut merged: Vec<String> = Vec::new();
     for name in names {
-        let Some(branches) = schemas[&name].get("oneOf").and_then(Value::as_array).cloned() else {
+        // Branches that fix one member to different constants exclude each other, so `anyOf` (what an
+        // untagged enum derives) is a `oneOf` too.
+        let union = &schemas[&name];
+        let Some(branches) = union.get("oneOf").or(union.get("anyOf")).and_then(Value::as_array).cloned()
+        else {
             continue;
         };
         let Some(tag) = common_tag(schemas, &branches) else { continue };
@@ -17,21 +26,68 @@ pub(super) fn discriminate(schemas: &mut Map<String, Value>) {
         let mut mapping = Map::new();
         for branch in branches {
             let value = tag_value(schemas, &branch, &tag).unwrap_or_default().to_owned();
-            let reference = match branch.get("$ref") {
-                Some(reference) => reference.clone(),
-                None => {
+            let reference = match (branch.get("$ref"), branch.get("properties")) {
+                (Some(reference), None) => reference.clone(),
+                (reference, _) => {
+                    merged.extend(
+                        reference.and_then(Value::as_str).and_then(component_name).map(str::to_owned),
+                    );
                     let component = format!("{}{name}", pascal(&value));
-                    schemas.insert(component.clone(), branch);
+                    let whole = written_out(schemas, branch);
+                    schemas.insert(component.clone(), whole);
                     json!(format!("#/components/schemas/{component}"))
                 }
             };
             mapping.insert(value, reference.clone());
             refs.push(json!({ "$ref": reference }));
         }
-        let union = &mut schemas[&name];
-        union["oneOf"] = Value::Array(refs);
-        union["discriminator"] = json!({ "propertyName": tag, "mapping": mapping });
+        let Some(union) = schemas[&name].as_object_mut() else { continue };
+        union.remove("anyOf");
+        union.insert("oneOf".into(), Value::Array(refs));
+        union.insert("discriminator".into(), json!({ "propertyName": tag, "mapping": mapping }));
     }
+    drop_unreferenced(schemas, &merged);
+}
+
+/// Removes the components of `names` that no schema refers to any more.
+fn drop_unreferenced(schemas: &mut Map<String, Value>, names: &[String]) {
+    let text = Value::Object(schemas.clone()).to_string();
+    for name in names {
+        if !text.contains(&format!("\"#/components/schemas/{name}\"")) {
+            schemas.remove(name);
+        }
+    }
+}
+
+fn component_name(reference: &str) -> Option<&str> {
+    reference.strip_prefix("#/components/schemas/")
+}
+
+/// `branch` with the members of the component its `$ref` names merged in after its own, and the
+/// reference gone; `branch` itself when it names none.
+fn written_out(schemas: &Map<String, Value>, mut branch: Value) -> Value {
+    let target = branch.get("$ref").and_then(Value::as_str).and_then(component_name);
+    let Some(target) = target.and_then(|name| schemas.get(name)).cloned() else {
+        return branch;
+    };
+    let object = branch.as_object_mut().expect("a branch with a $ref is an object");
+    object.remove("$ref");
+    let properties = object.entry("properties").or_insert_with(|| json!({}));
+    if let (Some(own), Some(theirs)) = (properties.as_object_mut(), target["properties"].as_object()) {
+        for (member, schema) in theirs {
+            own.entry(member.clone()).or_insert_with(|| schema.clone());
+        }
+    }
+    let required = object.entry("required").or_insert_with(|| json!([]));
+    if let (Some(own), Some(theirs)) = (required.as_array_mut(), target["required"].as_array()) {
+        own.extend(theirs.iter().filter(|r| !own.contains(r)).cloned().collect::<Vec<_>>());
+    }
+    for member in ["description", "additionalProperties"] {
+        if let Some(value) = target.get(member) {
+            object.entry(member).or_insert_with(|| value.clone());
+        }
+    }
+    branch
 }
 
 /// The member every branch fixes to a different constant, if there is one.
@@ -59,11 +115,11 @@ fn tag_value<'s>(schemas: &'s Map<String, Value>, branch: &'s Value, tag: &str) 
     branch.get("properties")?.get(tag)?.get("const")?.as_str()
 }
 
-/// The schema a branch is: itself, or the component it refers to.
+/// The schema whose members a branch states: the component it only refers to, or itself.
 fn resolve<'s>(schemas: &'s Map<String, Value>, branch: &'s Value) -> Option<&'s Value> {
-    match branch.get("$ref").and_then(Value::as_str) {
-        Some(reference) => schemas.get(reference.strip_prefix("#/components/schemas/")?),
-        None => Some(branch),
+    match (branch.get("$ref").and_then(Value::as_str), branch.get("properties")) {
+        (Some(reference), None) => schemas.get(component_name(reference)?),
+        _ => Some(branch),
     }
 }
 
@@ -109,5 +165,36 @@ mod tests {
         );
         assert_eq!(schemas["DayTrigger"]["required"], json!(["kind", "day"]));
         assert!(schemas["Plain"].get("discriminator").is_none());
+    }
+
+    /// What serde's internally tagged enum of structs derives: the tag beside a `$ref`.
+    #[test]
+    fn a_tag_added_to_a_component_is_written_out_whole() {
+        let mut schemas = json!({
+            "Detail": { "oneOf": [
+                { "$ref": "#/components/schemas/QuestShape", "type": "object",
+                  "properties": { "type": { "type": "string", "const": "quest" } }, "required": ["type"] },
+                { "$ref": "#/components/schemas/PerkShape", "type": "object",
+                  "properties": { "type": { "type": "string", "const": "perk" } }, "required": ["type"] },
+            ]},
+            "QuestShape": { "type": "object", "description": "A quest.", "additionalProperties": false,
+                "properties": { "key": { "type": "string" } }, "required": ["key"] },
+            "PerkShape": { "type": "object", "properties": { "tier": { "type": "integer" } }, "required": [] },
+        });
+        let schemas = schemas.as_object_mut().unwrap();
+        discriminate(schemas);
+        assert_eq!(
+            schemas["QuestDetail"],
+            json!({
+                "type": "object",
+                "properties": { "type": { "type": "string", "const": "quest" }, "key": { "type": "string" } },
+                "required": ["type", "key"],
+                "description": "A quest.",
+                "additionalProperties": false,
+            })
+        );
+        assert_eq!(schemas["Detail"]["discriminator"]["mapping"]["perk"], "#/components/schemas/PerkDetail");
+        // The shapes were only there to be written out.
+        assert!(!schemas.contains_key("QuestShape") && !schemas.contains_key("PerkShape"));
     }
 }

@@ -58,13 +58,24 @@ pub(crate) struct Document {
     introduced_in: Option<String>,
 }
 
-/// `DocumentDetail`: one progression record, with its full description and its type-specific attributes.
+/// `DocumentDetail`: one progression record, with its full description and its type-specific
+/// attributes; `type` says which kind of record it is, and so which shape `attributes` has.
 #[derive(Debug, Serialize, JsonSchema)]
-pub(crate) struct DocumentDetail {
-    /// The kind of record: `quest`, `perk`, `spell`, `talent`, `reputation`, `mission` or `letter`;
-    /// it says which shape `attributes` has.
-    #[serde(rename = "type")]
-    kind: DocumentType,
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum DocumentDetail {
+    Quest(Detail<QuestAttributes>),
+    Perk(Detail<PerkAttributes>),
+    Spell(Detail<SpellAttributes>),
+    Talent(Detail<TalentAttributes>),
+    Reputation(Detail<ReputationAttributes>),
+    Mission(Detail<MissionAttributes>),
+    Letter(Detail<LetterAttributes>),
+}
+
+/// What the detail of every kind of progression record has, and the attributes `A` of its kind.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "{A}Detail")]
+pub(crate) struct Detail<A> {
     /// The progression key that names the record.
     key: String,
     /// The localized name (a letter's subject line).
@@ -73,22 +84,8 @@ pub(crate) struct DocumentDetail {
     description: String,
     /// The game version the record first appeared in.
     introduced_in: Option<String>,
-    /// What only this kind of record has, rendered for people: the shape that `type` names.
-    attributes: Attributes,
-}
-
-/// The type-specific fields of a progression record; `DocumentDetail.type` says which variant it is.
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(untagged)]
-#[schemars(rename = "DocumentAttributes")]
-pub(crate) enum Attributes {
-    Quest(QuestAttributes),
-    Perk(PerkAttributes),
-    Spell(SpellAttributes),
-    Talent(TalentAttributes),
-    Reputation(ReputationAttributes),
-    Mission(MissionAttributes),
-    Letter(LetterAttributes),
+    /// What only this kind of record has, rendered for people.
+    attributes: A,
 }
 
 /// A quest's attributes (`type` = `quest`).
@@ -208,12 +205,15 @@ pub(crate) enum Trigger {
     },
 }
 
-/// A progression record type the API renders: its kind and its attributes.
+/// A progression record type the API renders: its kind, its attributes, and the variant of
+/// [`DocumentDetail`] that holds them.
 pub(crate) trait Documented: ProgressionSet {
     const KIND: DocumentType;
+    type Attributes;
+    const DETAIL: fn(Detail<Self::Attributes>) -> DocumentDetail;
 
     /// The type-specific fields; `at` is the JSON Pointer of the `attributes` object.
-    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes;
+    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Self::Attributes;
 }
 
 impl Document {
@@ -233,99 +233,112 @@ impl Document {
 
 impl DocumentDetail {
     pub(crate) fn new<R: Documented>(loc: &mut Localizer<'_>, record: &R) -> Self {
-        Self {
-            kind: R::KIND,
+        R::DETAIL(Detail {
             key: record.key().to_string(),
             name: loc.text(record.name_key(), || "/data/name".into()),
             description: loc.text(record.description_key(), || "/data/description".into()),
             introduced_in: introduced(loc.catalog, R::TYPE, record.key()),
             attributes: record.attributes(loc, "/data/attributes"),
-        }
+        })
     }
 }
 
 impl Documented for Quest {
     const KIND: DocumentType = DocumentType::Quest;
+    type Attributes = QuestAttributes;
+    const DETAIL: fn(Detail<QuestAttributes>) -> DocumentDetail = DocumentDetail::Quest;
 
-    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes {
-        Attributes::Quest(QuestAttributes {
+    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> QuestAttributes {
+        QuestAttributes {
             giver: self.giver.map(|id| ShopkeeperRef::new(loc, id, &format!("{at}/giver"))),
             requires: linked::<Quest>(loc, &self.requires, &format!("{at}/requires")),
             objectives: ItemStack::list(loc, &self.objectives, &format!("{at}/objectives")),
             rewards: rewards(loc, &self.rewards, &format!("{at}/rewards")),
-        })
+        }
     }
 }
 
 impl Documented for Perk {
     const KIND: DocumentType = DocumentType::Perk;
+    type Attributes = PerkAttributes;
+    const DETAIL: fn(Detail<PerkAttributes>) -> DocumentDetail = DocumentDetail::Perk;
 
-    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes {
-        Attributes::Perk(PerkAttributes {
+    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> PerkAttributes {
+        PerkAttributes {
             tier: self.tier,
             cost: self.cost,
             requires: linked::<Perk>(loc, &self.requires, &format!("{at}/requires")),
-        })
+        }
     }
 }
 
 impl Documented for Spell {
     const KIND: DocumentType = DocumentType::Spell;
+    type Attributes = SpellAttributes;
+    const DETAIL: fn(Detail<SpellAttributes>) -> DocumentDetail = DocumentDetail::Spell;
 
-    fn attributes(&self, _loc: &mut Localizer<'_>, _at: &str) -> Attributes {
-        Attributes::Spell(SpellAttributes {
+    fn attributes(&self, _loc: &mut Localizer<'_>, _at: &str) -> SpellAttributes {
+        SpellAttributes {
             school: self.school.to_string(),
             mana_cost: self.mana_cost,
             cooldown_seconds: self.cooldown_seconds,
-        })
+        }
     }
 }
 
 impl Documented for Talent {
     const KIND: DocumentType = DocumentType::Talent;
+    type Attributes = TalentAttributes;
+    const DETAIL: fn(Detail<TalentAttributes>) -> DocumentDetail = DocumentDetail::Talent;
 
-    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes {
-        Attributes::Talent(TalentAttributes {
+    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> TalentAttributes {
+        TalentAttributes {
             tree: self.tree.to_string(),
             max_rank: self.max_rank,
             requires: linked::<Talent>(loc, &self.requires, &format!("{at}/requires")),
-        })
+        }
     }
 }
 
 impl Documented for ReputationMilestone {
     const KIND: DocumentType = DocumentType::Reputation;
+    type Attributes = ReputationAttributes;
+    const DETAIL: fn(Detail<ReputationAttributes>) -> DocumentDetail = DocumentDetail::Reputation;
 
-    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes {
-        Attributes::Reputation(ReputationAttributes {
+    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> ReputationAttributes {
+        ReputationAttributes {
             level: self.level,
             points: self.points,
             rewards: rewards(loc, &self.rewards, &format!("{at}/rewards")),
-        })
+        }
     }
 }
 
 impl Documented for Mission {
     const KIND: DocumentType = DocumentType::Mission;
+    type Attributes = MissionAttributes;
+    const DETAIL: fn(Detail<MissionAttributes>) -> DocumentDetail = DocumentDetail::Mission;
 
-    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes {
+    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> MissionAttributes {
         let catalog = loc.catalog;
         let min_reputation = self
             .min_reputation
             .and_then(|level| catalog.reputation_milestone_at(level))
             .map(|milestone| MilestoneRef::new(loc, milestone, &format!("{at}/min_reputation")));
-        Attributes::Mission(MissionAttributes {
+        MissionAttributes {
             duration_days: self.duration_days,
             min_reputation,
             rewards: rewards(loc, &self.rewards, &format!("{at}/rewards")),
-        })
+        }
     }
 }
 
 impl Documented for Letter {
     const KIND: DocumentType = DocumentType::Letter;
+    type Attributes = LetterAttributes;
+    const DETAIL: fn(Detail<LetterAttributes>) -> DocumentDetail = DocumentDetail::Letter;
 
-    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> Attributes {
+    fn attributes(&self, loc: &mut Localizer<'_>, at: &str) -> LetterAttributes {
         let sender = self.sender.map(|id| ShopkeeperRef::new(loc, id, &format!("{at}/sender")));
         let pointer = || format!("{at}/trigger/name");
         let trigger = match &self.trigger {
@@ -338,11 +351,11 @@ impl Documented for Letter {
                 Trigger::Quest { key: key.to_string(), name: name_of::<Quest>(loc, key, pointer) }
             }
         };
-        Attributes::Letter(LetterAttributes {
+        LetterAttributes {
             sender,
             trigger,
             attachments: ItemStack::list(loc, &self.attachments, &format!("{at}/attachments")),
-        })
+        }
     }
 }
 

@@ -7,8 +7,8 @@ use tapster_store::{Found, MatchTier, SearchHit};
 use crate::envelope::Localizer;
 use crate::value_sets;
 
-/// The kind of record a hit is.
-#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+/// The kind of record a hit is; its schema is the set the `type` parameter takes.
+#[derive(Debug, Clone, Copy, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum HitType {
     Item,
@@ -35,8 +35,8 @@ pub(crate) enum MatchHow {
 /// One record whose name matched the query.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct SearchResult {
-    /// `item` or `recipe`.
     #[serde(rename = "type")]
+    #[schemars(with = "value_sets::HitType")]
     kind: HitType,
     id: i64,
     slug: String,
