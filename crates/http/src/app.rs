@@ -73,8 +73,7 @@ struct Published {
 
 impl Published {
     fn new(store: Store, cache_budget: usize, public_url: Option<&str>) -> Self {
-        let site = Site::new(public_url, &store);
-        Self { store, cache: ResponseCache::new(cache_budget), site }
+        Self { store, cache: ResponseCache::new(cache_budget), site: Site::new(public_url) }
     }
 }
 
@@ -91,7 +90,8 @@ impl App {
     }
 
     /// Names `origin` (`https://api.example.com`), the address clients reach the service at, as the
-    /// OpenAPI document's server and in the changelog feed's links. Without it they are relative.
+    /// OpenAPI document's server and in the changelog feed's links. Without it they are relative,
+    /// which works from wherever the service is reached.
     pub fn with_public_url(mut self, origin: &str) -> Self {
         self.public_url = Some(origin.to_owned());
         self.publish(self.store());

@@ -12,7 +12,7 @@ use crate::error::{ApiError, InvalidParam};
 use crate::value_sets::ValueSet;
 
 /// One query parameter an endpoint takes.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Param {
     pub(crate) name: &'static str,
     pub(crate) rule: Rule,
@@ -20,7 +20,7 @@ pub(crate) struct Param {
 }
 
 /// What a parameter's value must be.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Rule {
     /// `latest` or a game version name (spec 2.4).
     Version,

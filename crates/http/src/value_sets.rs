@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
 /// A closed set of string values and the name of its schema.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct ValueSet {
     pub(crate) name: &'static str,
     pub(crate) description: &'static str,
@@ -114,5 +114,16 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), ALL.len());
         assert!(ALL.iter().all(|s| !s.values.is_empty() && !s.description.trim().is_empty()));
+    }
+
+    /// The sets written here rather than taken from a type name what those types spell.
+    #[test]
+    fn written_sets_spell_what_their_types_spell() {
+        let plurals: Vec<&str> = tapster_domain::RecordType::ALL.iter().map(|t| t.plural()).collect();
+        assert_eq!(plurals, ChangeType::SET.values);
+        use crate::views::search::HitType as Hit;
+        let hits: Vec<serde_json::Value> =
+            [Hit::Item, Hit::Recipe].iter().map(|h| serde_json::to_value(h).unwrap()).collect();
+        assert_eq!(hits, HitType::SET.values);
     }
 }

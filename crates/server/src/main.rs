@@ -568,6 +568,7 @@ fn serve(
         let listener =
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
         let bound = listener.local_addr().context("reading the bound address")?;
+        service.public_url = dashboard.public_url.as_ref().map(|url| url.origin().to_owned());
         let public_url = dashboard.public_url(bound, config.tls.is_some())?;
         // The console, not the log: the one time a key is shown whole, it must not reach log storage.
         if let Some(created) = &service.first_key {

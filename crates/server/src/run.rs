@@ -36,6 +36,11 @@ pub struct Service {
     pub cache_budget: usize,
     /// The dashboard served beside the API.
     pub dashboard: DashboardOptions,
+    /// The address clients reach the API at, when the operator named it (`--public-url`): the
+    /// OpenAPI document's server and the base of the changelog feed's links. The dashboard's
+    /// default address (the listening one, loopback for a wildcard) would send a client on
+    /// another machine to itself, so without it those stay relative.
+    pub public_url: Option<String>,
 }
 
 /// Opens the data dir for serving. On a data dir without game data, imports `fixtures` first; on one
@@ -62,6 +67,7 @@ pub async fn open_service(data_dir: &Path, fixtures: &Path) -> anyhow::Result<Se
         first_key,
         cache_budget: tapster_http::DEFAULT_CACHE_BUDGET,
         dashboard: DashboardOptions::default(),
+        public_url: None,
     })
 }
 
@@ -80,12 +86,12 @@ impl Service {
         let dashboard = Dashboard::new(dashboard, self.accounts.clone(), Arc::new(System))
             .context("starting the dashboard")?;
         tracing::info!(url = dashboard.url(), "the dashboard is served beside the API");
-        let app = Arc::new(
-            tapster_http::App::new(self.store, Arc::clone(&self.access))
-                .with_cache_budget(self.cache_budget)
-                .with_public_url(dashboard.url())
-                .with_pages(DashboardPages { dashboard, access: Arc::clone(&self.access) }),
-        );
+        let mut app =
+            tapster_http::App::new(self.store, Arc::clone(&self.access)).with_cache_budget(self.cache_budget);
+        if let Some(origin) = &self.public_url {
+            app = app.with_public_url(origin);
+        }
+        let app = Arc::new(app.with_pages(DashboardPages { dashboard, access: Arc::clone(&self.access) }));
         let stop = Arc::new(AtomicBool::new(false));
         let mut watcher = self.accounts.watcher().context("watching the accounts database")?;
         let (access, accounts) = (Arc::clone(&self.access), self.accounts.clone());

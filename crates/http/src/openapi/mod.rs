@@ -45,7 +45,7 @@ belongs to that publisher.\n\n\
 Every `/v1` route needs an API key (`Authorization: Bearer <key>`). Successful answers are \
 `{data, meta, pagination?}`; errors are `application/problem+json`. Texts missing in the requested \
 language are served in English and listed, as JSON Pointers into the body, in `meta.lang_fallback`. \
-The public routes `/healthz`, `/openapi.json` and `/changelog.rss` need no key. See docs/api.md.";
+The public routes `/healthz`, `/openapi.json`, `/changelog` and `/changelog.rss` need no key. See docs/api.md.";
 
 /// The whole document, naming `origin` (`https://api.example.com`) as its server when it is known.
 pub(crate) fn document(origin: Option<&str>) -> Value {
@@ -80,7 +80,6 @@ pub(crate) fn document(origin: Option<&str>) -> Value {
     for (name, schema) in responses::fixed_schemas() {
         schemas.entry(name).or_insert(schema);
     }
-    unions::discriminate(&mut schemas);
     let mut document = json!({
         "openapi": "3.1.0",
         "info": {
@@ -88,7 +87,11 @@ pub(crate) fn document(origin: Option<&str>) -> Value {
             "version": API_VERSION,
             "summary": "Unofficial read API for the game data of a tavern-management game",
             "description": DESCRIPTION,
-            "license": { "name": "MIT OR Apache-2.0", "identifier": "MIT OR Apache-2.0" },
+            // The service's own license; the game data it serves belongs to the game's publisher.
+            "license": {
+                "name": "MIT OR Apache-2.0 (the service and this document, not the game data)",
+                "identifier": "MIT OR Apache-2.0",
+            },
         },
         "servers": [match origin {
             Some(origin) => json!({ "url": origin, "description": "The server that serves this document." }),
@@ -113,6 +116,7 @@ pub(crate) fn document(origin: Option<&str>) -> Value {
             "responses": responses::components_responses(),
         },
     });
+    unions::discriminate(&mut document);
     portable::make_portable(&mut document);
     document
 }
@@ -258,15 +262,15 @@ fn operation(
         responses
             .insert("200".into(), json!({ "description": "OK", "content": { media: { "schema": schema } } }));
     }
-    for status in responses::errors(endpoint, keyed) {
-        responses.insert(status.into(), json!({ "$ref": format!("#/components/responses/{status}") }));
+    for (status, response) in responses::errors(endpoint, keyed) {
+        responses.insert(status.into(), response);
     }
     op["responses"] = Value::Object(responses);
     op
 }
 
 /// `{data, meta, pagination}`: `pagination` is there on pages (endpoints that take `limit` and
-/// `offset`), never on full lists, single records and the ranked lists that take only `limit`.
+/// `offset`), never on full lists, single records and search, which takes only `limit`.
 fn envelope(endpoint: &Endpoint, data: Value, partials: &mut Vec<String>) -> Value {
     let takes = |name: &str| endpoint.params.iter().any(|p| p.name == name);
     let data = match partial_data(&data) {
@@ -301,7 +305,7 @@ fn envelope(endpoint: &Endpoint, data: Value, partials: &mut Vec<String>) -> Val
 }
 
 /// The component name of an envelope, from the record it holds: `ItemSummaryPage` for a page of
-/// `ItemSummary`, `CrafterList` for a whole list, `ItemDetailAnswer` for one record; `None` when its
+/// `ItemSummary`, `CraftingStationList` for a whole list, `ItemDetailAnswer` for one record; `None` when its
 /// `data` names no component.
 fn envelope_name(envelope: &Value) -> Option<String> {
     let data = &envelope["properties"]["data"];
@@ -563,12 +567,7 @@ mod tests {
     fn unions_of_records_have_discriminators() {
         let doc = document(None);
         let schemas = &doc["components"]["schemas"];
-        let cases = [
-            ("DocumentDetail", "type", 7),
-            ("RecipeIngredient", "kind", 2),
-            ("LetterTrigger", "kind", 3),
-            ("TreeNode", "kind", 2),
-        ];
+        let cases = [("RecipeIngredient", "kind", 2), ("LetterTrigger", "kind", 3), ("TreeNode", "kind", 2)];
         for (name, member, branches) in cases {
             let union = &schemas[name];
             assert_eq!(union["discriminator"]["propertyName"], member, "{name}");
@@ -579,6 +578,29 @@ mod tests {
                 assert_eq!(branch["properties"][member]["const"], *value, "{name}");
                 assert!(branch.get("$ref").is_none(), "{name}: {branch}");
             }
+        }
+    }
+
+    /// Each progression route answers its own kind, with `type` fixed to it.
+    #[test]
+    fn each_progression_detail_is_its_own_type() {
+        let doc = document(None);
+        let kinds = [
+            ("quests", "Quest", "quest"),
+            ("perks", "Perk", "perk"),
+            ("spells", "Spell", "spell"),
+            ("talents", "Talent", "talent"),
+            ("reputation", "Reputation", "reputation"),
+            ("missions", "Mission", "mission"),
+            ("letters", "Letter", "letter"),
+        ];
+        for (segment, name, kind) in kinds {
+            let data = &answer(&doc, &format!("/v1/{segment}/{{key}}"))["properties"]["data"];
+            assert_eq!(data["$ref"], format!("{SCHEMAS}{name}DocumentDetail"), "{segment}");
+            let detail = &doc["components"]["schemas"][format!("{name}DocumentDetail")];
+            assert_eq!(detail["properties"]["type"]["const"], kind, "{segment}");
+            assert_eq!(detail["properties"]["attributes"]["$ref"], format!("{SCHEMAS}{name}Attributes"));
+            assert!(!detail["description"].as_str().unwrap().contains('`'), "{detail}");
         }
     }
 

@@ -47,7 +47,7 @@ pub(super) fn of_operation(path: &str, params: &[Param], keyed: bool) -> Vec<Val
         .map(|name| reference(path_component(path_rule(path, name))))
         .collect();
     for param in params {
-        let shared = SHARED.iter().any(|s| s.name == param.name && s.description == param.description);
+        let shared = SHARED.contains(param);
         parameters.push(if shared { reference(param.name) } else { query_parameter(param) });
     }
     if keyed {

@@ -34,24 +34,47 @@ pub(super) fn not_modified() -> Value {
     })
 }
 
-/// The error statuses an operation may answer. `405`, `414`, `431` and `503` come from the edge of
-/// the server, for any request; the key's refusals only under `/v1`; `404` where a record or a
-/// version is named.
-pub(super) fn errors(endpoint: &Endpoint, keyed: bool) -> Vec<&'static str> {
+/// The error answers of an operation: references to `components/responses`, which describe them as
+/// `/v1` sends them, except where a public route sends fewer headers (no key, no rate limit) and
+/// they are written out. `405`, `413`, `414`, `431` and `503` come from the edge of the server, for
+/// any request; the key's refusals only under `/v1`; `404` where a record or a version is named;
+/// `422` for any parameter the route does not take, so on every route.
+pub(super) fn errors(endpoint: &Endpoint, keyed: bool) -> Vec<(&'static str, Value)> {
+    let refer =
+        |status: &'static str| (status, json!({ "$ref": format!("#/components/responses/{status}") }));
+    if !keyed {
+        return vec![
+            ("405", problem(METHOD_NOT_ALLOWED, &["Allow"])),
+            refer("413"),
+            refer("414"),
+            ("422", problem(INVALID, &[])),
+            refer("431"),
+            refer("503"),
+        ];
+    }
     let may_miss = endpoint.path.contains('{') || endpoint.params.iter().any(|p| p.name == "version");
-    let mut statuses = Vec::new();
-    if keyed {
-        statuses.extend(["401", "403"]);
-        if may_miss {
-            statuses.push("404");
-        }
+    let mut statuses = vec!["401", "403"];
+    if may_miss {
+        statuses.push("404");
     }
-    statuses.extend(["405", "414"]);
-    if keyed {
-        statuses.extend(["422", "429"]);
+    statuses.extend(["405", "413", "414", "422", "429", "431", "503"]);
+    statuses.into_iter().map(refer).collect()
+}
+
+const METHOD_NOT_ALLOWED: &str = "A method other than `GET` or `HEAD` (type `/errors/method-not-allowed`); `OPTIONS` is answered `204` for CORS preflights.";
+
+const INVALID: &str = "An invalid parameter (type `/errors/validation`): out of pattern, length or bounds, unknown, repeated, or an unknown value; `errors` names each.";
+
+/// A `problem+json` answer sent with `headers`.
+fn problem(description: &str, headers: &[&str]) -> Value {
+    let mut response = json!({
+        "description": description,
+        "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } },
+    });
+    if !headers.is_empty() {
+        response["headers"] = headers_of(headers);
     }
-    statuses.extend(["431", "503"]);
-    statuses
+    response
 }
 
 /// `components/headers`.
@@ -94,16 +117,6 @@ pub(super) fn components_headers() -> Value {
 
 /// `components/responses`: the error answers, all `application/problem+json`.
 pub(super) fn components_responses() -> Value {
-    let problem = |description: &str, headers: &[&str]| {
-        let mut response = json!({
-            "description": description,
-            "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } },
-        });
-        if !headers.is_empty() {
-            response["headers"] = headers_of(headers);
-        }
-        response
-    };
     let mut responses = Map::new();
     let mut add = |status: &str, response: Value| responses.insert(status.to_owned(), response);
     add(
@@ -127,24 +140,16 @@ pub(super) fn components_responses() -> Value {
             &ADMITTED,
         ),
     );
+    add("405", problem(METHOD_NOT_ALLOWED, &["Allow", "Vary", "RateLimit-Policy", "RateLimit"]));
     add(
-        "405",
-        problem(
-            "A method other than `GET` or `HEAD` (type `/errors/method-not-allowed`); `OPTIONS` is answered `204` for CORS preflights.",
-            &["Allow", "Vary", "RateLimit-Policy", "RateLimit"],
-        ),
+        "413",
+        problem("The request carried a body; no route takes one (type `/errors/content-too-large`).", &[]),
     );
     add(
         "414",
         problem("The path and query are longer than the server accepts (type `/errors/uri-too-long`).", &[]),
     );
-    add(
-        "422",
-        problem(
-            "An invalid parameter (type `/errors/validation`): out of pattern, length or bounds, unknown, repeated, or an unknown value; `errors` names each.",
-            &ADMITTED,
-        ),
-    );
+    add("422", problem(INVALID, &ADMITTED));
     add(
         "429",
         problem(

@@ -8,11 +8,17 @@
 
 use serde_json::{Map, Value, json};
 
-/// Names the branches of, and adds a discriminator to, every such union among `schemas`.
-pub(super) fn discriminate(schemas: &mut Map<String, Value>) {
+/// Names the branches of, and adds a discriminator to, every such union among the schemas of
+/// `document`. Afterwards, the components written out into branches, and the unions themselves
+/// where only their branches are used (`/v1/quests/{key}` answers a `QuestDocumentDetail`), are
+/// dropped when nothing in the document refers to them any more.
+pub(super) fn discriminate(document: &mut Value) {
+    let Some(schemas) = document.pointer_mut("/components/schemas").and_then(Value::as_object_mut) else {
+        return;
+    };
     let names: Vec<String> = schemas.keys().cloned().collect();
-    // The components whose members were written out into a branch.
-    let mut merged: Vec<String> = Vec::new();
+    // The components that may be left unused: the unions, and those written out into a branch.
+    let mut replaced: Vec<String> = Vec::new();
     for name in names {
         // Branches that fix one member to different constants exclude each other, so `anyOf` (what an
         // untagged enum derives) is a `oneOf` too.
@@ -29,12 +35,13 @@ pub(super) fn discriminate(schemas: &mut Map<String, Value>) {
             let reference = match (branch.get("$ref"), branch.get("properties")) {
                 (Some(reference), None) => reference.clone(),
                 (reference, _) => {
-                    merged.extend(
+                    replaced.extend(
                         reference.and_then(Value::as_str).and_then(component_name).map(str::to_owned),
                     );
                     let component = format!("{}{name}", pascal(&value));
                     let whole = written_out(schemas, branch);
-                    schemas.insert(component.clone(), whole);
+                    let clash = schemas.insert(component.clone(), whole);
+                    assert!(clash.is_none(), "the branch {component} of {name} is named like another schema");
                     json!(format!("#/components/schemas/{component}"))
                 }
             };
@@ -45,16 +52,20 @@ pub(super) fn discriminate(schemas: &mut Map<String, Value>) {
         union.remove("anyOf");
         union.insert("oneOf".into(), Value::Array(refs));
         union.insert("discriminator".into(), json!({ "propertyName": tag, "mapping": mapping }));
+        replaced.push(name);
     }
-    drop_unreferenced(schemas, &merged);
+    drop_unreferenced(document, &replaced);
 }
 
-/// Removes the components of `names` that no schema refers to any more.
-fn drop_unreferenced(schemas: &mut Map<String, Value>, names: &[String]) {
-    let text = Value::Object(schemas.clone()).to_string();
-    for name in names {
-        if !text.contains(&format!("\"#/components/schemas/{name}\"")) {
-            schemas.remove(name);
+/// Removes the schemas of `names` that nothing in `document` refers to (a union's own mapping
+/// refers to its branches, never to itself).
+fn drop_unreferenced(document: &mut Value, names: &[String]) {
+    let text = document.to_string();
+    if let Some(schemas) = document.pointer_mut("/components/schemas").and_then(Value::as_object_mut) {
+        for name in names {
+            if !text.contains(&format!("\"#/components/schemas/{name}\"")) {
+                schemas.remove(name);
+            }
         }
     }
 }
@@ -140,16 +151,16 @@ mod tests {
 
     #[test]
     fn inline_branches_are_named_and_referenced_ones_kept() {
-        let mut schemas = json!({
+        let mut document = json!({ "paths": { "/t": { "$ref": "#/components/schemas/Trigger" } }, "components": { "schemas": {
             "Trigger": { "oneOf": [
                 { "type": "object", "properties": { "kind": { "const": "day" }, "day": {} }, "required": ["kind", "day"] },
                 { "$ref": "#/components/schemas/QuestTrigger" },
             ]},
             "QuestTrigger": { "type": "object", "properties": { "kind": { "const": "quest" } }, "required": ["kind"] },
             "Plain": { "oneOf": [{ "type": "string" }, { "type": "integer" }] },
-        });
-        let schemas = schemas.as_object_mut().unwrap();
-        discriminate(schemas);
+        }}});
+        discriminate(&mut document);
+        let schemas = document["components"]["schemas"].as_object().unwrap();
         assert_eq!(
             schemas["Trigger"],
             json!({
@@ -170,7 +181,7 @@ mod tests {
     /// What serde's internally tagged enum of structs derives: the tag beside a `$ref`.
     #[test]
     fn a_tag_added_to_a_component_is_written_out_whole() {
-        let mut schemas = json!({
+        let mut document = json!({ "paths": { "/q": { "$ref": "#/components/schemas/QuestDetail" } }, "components": { "schemas": {
             "Detail": { "oneOf": [
                 { "$ref": "#/components/schemas/QuestShape", "type": "object",
                   "properties": { "type": { "type": "string", "const": "quest" } }, "required": ["type"] },
@@ -180,9 +191,9 @@ mod tests {
             "QuestShape": { "type": "object", "description": "A quest.", "additionalProperties": false,
                 "properties": { "key": { "type": "string" } }, "required": ["key"] },
             "PerkShape": { "type": "object", "properties": { "tier": { "type": "integer" } }, "required": [] },
-        });
-        let schemas = schemas.as_object_mut().unwrap();
-        discriminate(schemas);
+        }}});
+        discriminate(&mut document);
+        let schemas = document["components"]["schemas"].as_object().unwrap();
         assert_eq!(
             schemas["QuestDetail"],
             json!({
@@ -193,8 +204,9 @@ mod tests {
                 "additionalProperties": false,
             })
         );
-        assert_eq!(schemas["Detail"]["discriminator"]["mapping"]["perk"], "#/components/schemas/PerkDetail");
-        // The shapes were only there to be written out.
+        assert_eq!(schemas["PerkDetail"]["required"], json!(["type"]));
+        // The shapes were only there to be written out, and only a branch of the union is used.
         assert!(!schemas.contains_key("QuestShape") && !schemas.contains_key("PerkShape"));
+        assert!(!schemas.contains_key("Detail"));
     }
 }

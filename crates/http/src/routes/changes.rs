@@ -76,14 +76,3 @@ fn changes(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         .collect();
     ctx.render_page(loc, data, page.total)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn record_types_are_spelled_as_the_domain_spells_them() {
-        let plurals: Vec<&str> = RecordType::ALL.iter().map(|t| t.plural()).collect();
-        assert_eq!(plurals, ChangeType::SET.values);
-    }
-}

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use askama::Template;
 use bytes::Bytes;
 use hyper::StatusCode;
 use hyper::header::{CONTENT_SECURITY_POLICY, CONTENT_TYPE, HeaderMap, HeaderValue, X_CONTENT_TYPE_OPTIONS};
@@ -49,10 +50,11 @@ const MAX_NAMES: usize = 10;
 
 /// `GET /openapi.json`.
 fn openapi(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    Ok(reply("application/json", ctx.site.openapi()))
+    Ok(reply("application/json", ctx.site.openapi(ctx.store)))
 }
 
 /// One published version as the changelog tells it.
+#[derive(Debug)]
 struct Entry {
     version: String,
     build_id: i64,
@@ -79,7 +81,9 @@ fn entries(store: &tapster_store::Store) -> Vec<Entry> {
 
 /// `GET /changelog`.
 fn changelog_page(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    Ok(reply("text/html; charset=utf-8", page(&entries(ctx.store), &ctx.site.url("/changelog.rss")).into()))
+    let page = ChangelogPage { entries: &entries(ctx.store), feed_url: &ctx.site.url("/changelog.rss") };
+    let html = page.render().map_err(|e| ApiError::Internal(Box::new(e)))?;
+    Ok(reply("text/html; charset=utf-8", html.into()))
 }
 
 /// `GET /changelog.rss`.
@@ -132,32 +136,11 @@ fn feed(entries: &[Entry], page_url: &str) -> String {
 
 /// The changelog as a web page: one section per version, its id the version's name, so that the
 /// feed's links (`/changelog#v0.7.0.0.1`) open at it.
-fn page(entries: &[Entry], feed_url: &str) -> String {
-    let feed_url = escape(feed_url);
-    let mut html = format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>Tapster: game data versions</title>\n\
-         <link rel=\"alternate\" type=\"application/rss+xml\" title=\"Tapster: game data versions\" href=\"{feed_url}\">\n\
-         <style>body{{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}}\
-         h2{{font-size:1.15rem;margin:1.6rem 0 0}}.date{{color:#666;margin:0}}</style>\n</head>\n<body>\n\
-         <h1>Game data versions</h1>\n<p>Each published game version and what it changed in the game data, \
-         newest first; also as an <a href=\"{feed_url}\">RSS feed</a>. Unofficial: not affiliated with or \
-         endorsed by the game's publisher.</p>\n"
-    );
-    for entry in entries {
-        let version = escape(&entry.version);
-        let released = escape(&entry.released);
-        let _ = write!(
-            html,
-            "<section id=\"{version}\">\n<h2>Game version {version} (build {})</h2>\n\
-             <p class=\"date\">Released <time datetime=\"{released}\">{released}</time></p>\n<p>{}</p>\n</section>\n",
-            entry.build_id,
-            escape(&entry.summary),
-        );
-    }
-    html.push_str("</body>\n</html>\n");
-    html
+#[derive(Debug, Template)]
+#[template(path = "changelog.html")]
+struct ChangelogPage<'a> {
+    entries: &'a [Entry],
+    feed_url: &'a str,
 }
 
 /// What a version changed, in English: counts per record type, then some names.

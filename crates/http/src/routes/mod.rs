@@ -359,7 +359,7 @@ mod tests {
     #[test]
     fn the_cache_key_is_a_target_that_asks_for_the_same_request() {
         let store = mini_store();
-        let site = Site::new(None, &store);
+        let site = Site::new(None);
         let key_of = |target: &str| {
             let (path, query) = target.split_once('?').map_or((target, None), |(p, q)| (p, Some(q)));
             route(&store, &site, &Method::GET, path, query).unwrap().cache_key()

@@ -3,6 +3,8 @@
 
 use tapster_domain::{Letter, Mission, Perk, Quest, ReputationMilestone, Spell, Talent};
 
+use schemars::{Schema, SchemaGenerator, json_schema};
+
 use super::{Ctx, Endpoint};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
@@ -33,7 +35,7 @@ macro_rules! progression_endpoints {
                 example: Some(concat!("/v1/", $segment, "/", $example)),
                 params: DETAIL_PARAMS,
                 handler: detail::<$record>,
-                data: schema::<DocumentDetail>,
+                data: detail_schema::<$record>,
             },
         )+]
     };
@@ -48,6 +50,14 @@ pub(super) const ENDPOINTS: &[Endpoint] = progression_endpoints! {
     "missions" => Mission, "Mission%2001%20-%20Salt%20Road", "Missions, by key", "One mission by key, with its duration, reputation needed and rewards";
     "letters" => Letter, "Letter%20From%20Home", "Letters, by key", "One letter by key, with its sender, trigger and attachments";
 };
+
+/// The schema of one kind's detail: its branch of the [`DocumentDetail`] union, which the document
+/// names `QuestDocumentDetail` and so on (`openapi::unions` names the branches), so that a client of
+/// `/v1/quests/{key}` gets a quest's type, not the union of all seven.
+fn detail_schema<R: Documented>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<DocumentDetail>();
+    json_schema!({ "$ref": format!("#/components/schemas/{}DocumentDetail", R::KIND.schema_name()) })
+}
 
 /// `GET /v1/<segment>`: a page of the records of type `R` in their default order.
 fn list<R: Documented>(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {

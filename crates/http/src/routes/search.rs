@@ -11,7 +11,7 @@ use crate::response::Reply;
 use crate::value_sets;
 use crate::views::search::SearchResult;
 
-/// No `offset`: search answers one ranked list, not pages (a request with it is refused).
+/// No `offset` (spec 4.6): search answers the best hits, not pages (a request with it is refused).
 const PARAMS: &[Param] = &[
     Param {
         name: "q",
@@ -28,7 +28,7 @@ const PARAMS: &[Param] = &[
     Param {
         name: "limit",
         rule: Rule::Limit { default: 20, max: 50 },
-        description: "Hits to return, 1 to 50 (default 20).",
+        description: "Hits to return, 1 to 50 (default 20). Search is not paged: it answers the best `limit` hits, and fewer than `limit` means there are no more; to reach others, make `q` longer or narrower.",
     },
     VERSION,
     LANG,

@@ -19,8 +19,9 @@ pub(crate) struct Health {
     pub(crate) versions: usize,
 }
 
-/// `GameVersion`.
+/// `GameVersion`: a published game version, what changed since the one before it, and what it holds.
 #[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "GameVersion")]
 pub(crate) struct GameVersionView {
     version: String,
     build_id: i64,
@@ -60,8 +61,9 @@ impl From<&VersionInfo> for GameVersionView {
     }
 }
 
-/// `Language`.
+/// `Language`: one language of a game version, and how much of it is translated.
 #[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "Language")]
 pub(crate) struct LanguageView {
     #[schemars(with = "value_sets::Lang")]
     code: &'static str,

@@ -28,6 +28,19 @@ pub(crate) enum DocumentType {
 }
 
 impl DocumentType {
+    /// The kind's name in the document's schema names (`QuestDocumentDetail`).
+    pub(crate) fn schema_name(self) -> &'static str {
+        match self {
+            Self::Quest => "Quest",
+            Self::Perk => "Perk",
+            Self::Spell => "Spell",
+            Self::Talent => "Talent",
+            Self::Reputation => "Reputation",
+            Self::Mission => "Mission",
+            Self::Letter => "Letter",
+        }
+    }
+
     /// What a person calls one record of this kind.
     pub(crate) fn noun(self) -> &'static str {
         match self {
@@ -63,16 +76,23 @@ pub(crate) struct Document {
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub(crate) enum DocumentDetail {
+    /// A quest, with its giver, objectives and rewards.
     Quest(Detail<QuestAttributes>),
+    /// A perk, with its tier, cost and requirements.
     Perk(Detail<PerkAttributes>),
+    /// A spell, with its school, mana cost and cooldown.
     Spell(Detail<SpellAttributes>),
+    /// A talent, with its tree, ranks and requirements.
     Talent(Detail<TalentAttributes>),
+    /// A reputation milestone, with its level, points and rewards.
     Reputation(Detail<ReputationAttributes>),
+    /// A mission, with its duration, the reputation it needs and its rewards.
     Mission(Detail<MissionAttributes>),
+    /// A letter, with its sender, what makes it arrive, and its attachments.
     Letter(Detail<LetterAttributes>),
 }
 
-/// What the detail of every kind of progression record has, and the attributes `A` of its kind.
+/// What the detail of every kind of progression record has, and the attributes of its kind.
 #[derive(Debug, Serialize, JsonSchema)]
 #[schemars(rename = "{A}Detail")]
 pub(crate) struct Detail<A> {

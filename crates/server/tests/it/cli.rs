@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::{TAPSTER, get, get_with_key, serve};
+use crate::{TAPSTER, get, get_with_key, serve, serve_with};
 
 pub(crate) fn tapster(args: &[&str], data_dir: &Path) -> Output {
     Command::new(TAPSTER).args(args).arg("--data-dir").arg(data_dir).output().unwrap()
@@ -38,6 +38,11 @@ fn serve_on_an_empty_data_dir_imports_the_bundled_dataset_and_answers() {
     }
     let answer = get_with_key(server.addr, "/v1/languages?version=v0.1.0.0.0", server.first_key());
     assert_eq!((answer.status, answer.json()["type"].as_str()), (404, Some("/errors/not-found")));
+
+    // Without --public-url, the document and the feed name no address: relative ones work from
+    // wherever the server is reached, and the default address is loopback.
+    let document = get(server.addr, "/openapi.json", &[]).json();
+    assert_eq!(document["servers"][0]["url"], "/");
 
     // The first key is printed once: a second start on the same data dir creates none.
     drop(server);
@@ -193,4 +198,20 @@ fn sigterm_stops_serving_writes_the_usage_counts_and_exits_zero() {
     let listed = String::from_utf8_lossy(&listed.stdout);
     let local = listed.lines().find(|line| line.contains(&key[..12])).unwrap();
     assert!(!local.contains("never"), "the usage was not written at shutdown: {local}");
+}
+
+/// `--public-url` is the address clients reach the service at: the OpenAPI document's server, and
+/// the base of the changelog feed's links, which open the changelog page.
+#[test]
+fn the_public_url_is_the_documents_server_and_the_feeds_base() {
+    let data_dir = tempfile::TempDir::new().unwrap();
+    let server = serve_with(data_dir.path(), &["--public-url", "https://api.example.org"]);
+    let document = get(server.addr, "/openapi.json", &[]).json();
+    assert_eq!(document["servers"][0]["url"], "https://api.example.org");
+    let feed = get(server.addr, "/changelog.rss", &[]).body;
+    assert!(feed.contains("<link>https://api.example.org/changelog</link>"), "{feed}");
+    assert!(feed.contains("<link>https://api.example.org/changelog#v0.7.0.0.1</link>"), "{feed}");
+    let page = get(server.addr, "/changelog", &[]);
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<section id=\"v0.7.0.0.1\">"), "{}", page.body);
 }
