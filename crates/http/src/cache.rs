@@ -3,8 +3,9 @@
 //! (see `routes::Routed::cache_key`) with its entity tag and its gzip form, and served again without
 //! rendering, hashing or compressing. The canonical form is itself a request target, so a request
 //! that arrives in that form (most repeated requests do) is found by its target alone, before its
-//! query is even parsed. The key check and the rate limit still run on every request; a
-//! cache belongs to one `App`, so serving other data means a new `App` and an empty cache.
+//! query is even parsed. The key check and the rate limit still run on every request; a cache
+//! belongs to one published data set, and `App::publish` replaces the two together, so new data
+//! starts with an empty cache.
 //!
 //! The cache holds at most its budget of bytes (bodies, their gzip forms and keys); when full, the
 //! entries that were stored first leave first.

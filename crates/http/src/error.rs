@@ -86,7 +86,7 @@ impl ApiError {
         }
     }
 
-    /// The problem type and its title, as `../shared/api-contract.md` names them.
+    /// The problem type and its title, as the API contract names them (docs/api.md, "Errors").
     fn kind(&self) -> (&'static str, &'static str) {
         match self {
             Self::Validation(_) => ("/errors/validation", "Invalid parameter"),

@@ -7,7 +7,7 @@ pub enum Error {
     #[error("the amount does not fit in 64 bits of copper")]
     Overflow,
     /// Aging was asked for an item that cannot be aged.
-    #[error("item {item} cannot be aged; ask without `aging` (or with `aging=none`)")]
+    #[error("item {item} cannot be aged")]
     CannotAge { item: i64 },
     #[error("there is no item {item} in the price book")]
     UnknownItem { item: i64 },

@@ -1,6 +1,7 @@
 //! Integration tests: the real server on `127.0.0.1:0`, over TCP, with a real HTTP client, on the
 //! store's small hand-written dataset (`get`) and on the bundled dataset (`bundled_get`).
 
+mod answers;
 mod caching;
 mod changelog;
 mod changes;

@@ -8,6 +8,7 @@ mod cli;
 mod dashboard;
 mod edge;
 mod live;
+mod tidy;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};

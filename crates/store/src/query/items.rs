@@ -1,4 +1,4 @@
-//! Items: filters, sort orders and pages of `/v1/items`.
+//! Items: the filters, sort orders and pages of item lists.
 
 use std::collections::BTreeSet;
 
@@ -8,7 +8,7 @@ use tapster_i18n::Language;
 use super::{Page, Sort, Window, page, sort_by};
 use crate::Catalog;
 
-/// What `/v1/items` can be filtered by; every filter given must hold.
+/// What a list of items can be filtered by; every filter given must hold.
 #[derive(Debug, Default)]
 pub struct ItemFilter<'a> {
     pub kind: Option<ItemKind>,

@@ -1,7 +1,7 @@
 //! Prices of items under the pricing rules, and product rankings.
 //!
 //! The arithmetic lives in `tapster_pricing` (computed once per version, in [`Catalog::prices`]);
-//! this module decides which items are products and orders them for `/v1/rankings/products`.
+//! this module decides which items are products and ranks them by their price per serving.
 
 use tapster_domain::{FoodType, Item};
 use tapster_pricing::{Aging, Breakdown, Copper, IngredientChoice, Quality};

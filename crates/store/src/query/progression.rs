@@ -1,6 +1,6 @@
 //! Progression records (quests, perks, spells, talents, reputation, missions, letters) and the changes
-//! between versions: the lists of `/v1/<segment>` and `/v1/versions/{version}/changes`, with their
-//! default orders, their lookups by key, and the names of changed records.
+//! between versions: the lists of each record type and of a version's changes, with their default
+//! orders, their lookups by key, and the names of changed records.
 
 use std::cmp::Ordering;
 
@@ -63,7 +63,7 @@ impl ProgressionSet for ReputationMilestone {
     }
 }
 
-/// What `/v1/versions/{version}/changes` can be filtered by; every filter given must hold.
+/// What a list of a version's changes can be filtered by; every filter given must hold.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ChangeFilter<'a> {
     pub kind: Option<RecordType>,

@@ -1,5 +1,5 @@
-//! Recipes, ingredient groups and crafting stations: filters, sort orders and pages of `/v1/recipes`,
-//! and the relations their details show (what a recipe replaced, who uses a group, what a station makes).
+//! Recipes, ingredient groups and crafting stations: the filters, sort orders and pages of recipe
+//! lists, and the relations their details show (what a recipe replaced, who uses a group, what a station makes).
 
 use std::collections::BTreeSet;
 
@@ -9,7 +9,7 @@ use tapster_i18n::Language;
 use super::{Page, Sort, Window, page, sort_by};
 use crate::Catalog;
 
-/// What `/v1/recipes` can be filtered by; every filter given must hold.
+/// What a list of recipes can be filtered by; every filter given must hold.
 #[derive(Debug, Default)]
 pub struct RecipeFilter<'a> {
     /// Recipe group (the station's tab): `brewing`, `baking`.

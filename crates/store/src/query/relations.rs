@@ -105,7 +105,7 @@ pub struct ItemSources<'a> {
     pub crops: Vec<&'a Crop>,
     /// Fish whose catch it is: by fish id.
     pub fish: Vec<&'a Fish>,
-    /// Quests rewarding it, with the units given: by quest key, as `/v1/quests` lists them.
+    /// Quests rewarding it, with the units given: by quest key, as quest lists order them.
     pub quests: Vec<(&'a Quest, u32)>,
     /// Reputation milestones rewarding it: by level.
     pub reputation: Vec<(&'a ReputationMilestone, u32)>,

@@ -1,5 +1,5 @@
 //! Name search over a version, in every language: the index built once when the version is loaded, and
-//! `Catalog::search`, which answers `/v1/search` from it.
+//! `Catalog::search`, which answers name searches from it.
 //!
 //! Only what a player can meet is searchable: unlisted items (internal, cut or debug) and recipes that a
 //! newer recipe replaces are left out of the index.

@@ -1,5 +1,5 @@
-//! Crops, shops, shopkeepers and fish: the filters, sort orders and pages of `/v1/crops` and
-//! `/v1/fish`, and the relations the world records show (who sells a seed, which shops a person runs).
+//! Crops, shops, shopkeepers and fish: the filters, sort orders and pages of crop and fish lists,
+//! and the relations the world records show (who sells a seed, which shops a person runs).
 
 use tapster_domain::{Bait, CatalogueEntry, Crop, Fish, ItemId, RecordId, Season, Shop, Water};
 use tapster_i18n::Language;
@@ -7,7 +7,7 @@ use tapster_i18n::Language;
 use super::{Page, Sort, Window, page, sort_by};
 use crate::Catalog;
 
-/// What `/v1/crops` can be filtered by; every filter given must hold.
+/// What a list of crops can be filtered by; every filter given must hold.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct CropFilter {
     /// Only crops that grow in this season.
@@ -16,7 +16,7 @@ pub struct CropFilter {
     pub reusable: Option<bool>,
 }
 
-/// Sort keys of `/v1/crops`.
+/// Sort keys of a list of crops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CropOrder {
     Id,
@@ -26,7 +26,7 @@ pub enum CropOrder {
     Days,
 }
 
-/// What `/v1/fish` can be filtered by; every filter given must hold.
+/// What a list of fish can be filtered by; every filter given must hold.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct FishFilter {
     /// Only fish that bite in this season.

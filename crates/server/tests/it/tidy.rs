@@ -1,0 +1,156 @@
+//! The house rules that reviews kept finding broken, checked over the whole tree (as rust-analyzer's
+//! tidy test does): every Rust file says what it is for, the pure crates know nothing of HTTP, the
+//! clock or the environment, no `TODO` is left without its reason, and `docs/ARCHITECTURE.md`
+//! describes every crate there is.
+
+use std::path::{Path, PathBuf};
+
+/// The crates that do no IO and know nothing of the wire (docs/ARCHITECTURE.md).
+const PURE: &[&str] = &["domain", "i18n", "pricing", "search"];
+
+/// The crates that know nothing of HTTP or the wire format: the pure ones and the store.
+const WIRE_FREE: &[&str] = &["domain", "i18n", "pricing", "search", "store"];
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// Every `.rs` file under `dir`, recursively, in a stable order.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+fn crates() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(workspace().join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.path().join("Cargo.toml").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_rust_file_starts_with_what_it_is_for() {
+    let missing: Vec<PathBuf> = rust_files(&workspace().join("crates"))
+        .into_iter()
+        .filter(|file| !std::fs::read_to_string(file).unwrap().starts_with("//!"))
+        .collect();
+    assert!(missing.is_empty(), "files without a `//!` comment first: {missing:#?}");
+}
+
+/// Whether `line` names a route of the API (`/v1/items`, `/v1`), not a version (`data/v1.0.1.0.0`).
+fn names_a_route(line: &str) -> bool {
+    line.match_indices("/v1")
+        .any(|(at, _)| !line[at + 3..].starts_with(|c: char| c == '.' || c.is_ascii_digit()))
+}
+
+/// Whether `text` starts with a parameter name and `=`: `limit=`.
+fn assigns(text: &str) -> bool {
+    let name = text.chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').count();
+    name > 0 && text[name..].starts_with('=')
+}
+
+/// Whether `line` writes a query parameter as a request would: `?limit=`, `&offset=`, or a quoted
+/// `` `aging=none` ``.
+fn has_query_syntax(line: &str) -> bool {
+    let after_separator = line.match_indices(['?', '&']).any(|(at, _)| assigns(&line[at + 1..]));
+    let quoted = line.split('`').skip(1).step_by(2).any(|code| assigns(code) && !code.contains(' '));
+    after_separator || quoted
+}
+
+/// Each line of the sources of `crates` that `breaks` a rule, as `file:line: why`.
+fn breaches(crates: &[&str], breaks: impl Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut found = Vec::new();
+    for name in crates {
+        for file in rust_files(&workspace().join("crates").join(name).join("src")) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (number, line) in text.lines().enumerate() {
+                if let Some(why) = breaks(line) {
+                    found.push(format!("{}:{}: {why}", file.display(), number + 1));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_pure_crates_read_neither_the_clock_nor_the_environment() {
+    const FORBIDDEN: &[&str] = &["SystemTime::now", "Instant::now", "Utc::now", "std::env", "env::var"];
+    let found = breaches(PURE, |line| FORBIDDEN.iter().find(|f| line.contains(**f)).map(|f| f.to_string()));
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn the_crates_below_http_know_nothing_of_it() {
+    const FORBIDDEN: &[&str] = &["hyper", "http::"];
+    let found = breaches(WIRE_FREE, |line| match FORBIDDEN.iter().find(|f| line.contains(**f)) {
+        Some(f) => Some(f.to_string()),
+        None if names_a_route(line) => Some(format!("a route in {line:?}")),
+        None => has_query_syntax(line).then(|| format!("query syntax in {line:?}")),
+    });
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// A `TODO` says why: `TODO(#15): ...` or `TODO: ` and a sentence of at least three words.
+fn todo_has_a_reason(line: &str) -> bool {
+    line.match_indices("TODO").all(|(at, _)| {
+        let rest = &line[at + 4..];
+        rest.starts_with('(')
+            || rest.strip_prefix(": ").is_some_and(|why| why.split_whitespace().count() >= 3)
+    })
+}
+
+#[test]
+fn no_todo_is_left_without_its_reason() {
+    let mut found = Vec::new();
+    for file in rust_files(&workspace().join("crates")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (number, line) in text.lines().enumerate() {
+            if line.contains("TODO") && !todo_has_a_reason(line) && !file.ends_with("tidy.rs") {
+                found.push(format!("{}:{}: {}", file.display(), number + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn the_architecture_describes_every_crate() {
+    let architecture = std::fs::read_to_string(workspace().join("docs/ARCHITECTURE.md")).unwrap();
+    let undescribed: Vec<String> = crates()
+        .into_iter()
+        .filter(|name| !architecture.contains(&format!("## `crates/{name}` (`tapster-{name}`")))
+        .collect();
+    assert!(undescribed.is_empty(), "crates without their section in docs/ARCHITECTURE.md: {undescribed:?}");
+    assert!(crates().len() >= 10, "{:?}", crates());
+}
+
+/// The rules' own helpers, on lines that break them and lines that keep them.
+#[test]
+fn the_rules_tell_breaking_lines_from_keeping_ones() {
+    assert!(has_query_syntax("see /v1/items?limit=3"));
+    assert!(has_query_syntax("`a=1&offset=5`"));
+    assert!(!has_query_syntax("if a && b == c { x?; }"));
+    assert!(!has_query_syntax("let y = x?;"));
+    assert!(has_query_syntax("ask with `aging=none`"));
+    assert!(names_a_route("the items of `/v1/items`") && names_a_route("under /v1"));
+    assert!(!names_a_route("tests/data/mini/v1.0.1.0.0"));
+    assert!(!has_query_syntax("`a == b` and `x = 1`"));
+    assert!(todo_has_a_reason("// TODO(#15): move to Redis"));
+    assert!(todo_has_a_reason("// TODO: the limiter needs a clock"));
+    assert!(!todo_has_a_reason("// TODO fix"));
+    assert!(!todo_has_a_reason("// TODO: later"));
+}
