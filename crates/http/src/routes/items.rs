@@ -3,17 +3,18 @@
 use tapster_domain::ItemKind;
 use tapster_store::{Catalog, ItemFilter, ItemOrder};
 
-use super::Ctx;
+use super::{Ctx, Endpoint};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
+use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, VERSION};
 use crate::response::Reply;
 use crate::value_sets;
 use crate::views::{ITEM_DETAIL_FIELDS, ITEM_EXPANSIONS, ITEM_SUMMARY_FIELDS, ItemDetail, ItemSummary};
 
-pub(super) const ITEM_SORT_KEYS: &[&str] = &["id", "name", "price"];
+const ITEM_SORT_KEYS: &[&str] = &["id", "name", "price"];
 
-pub(super) const LIST_PARAMS: &[Param] = &[
+const LIST_PARAMS: &[Param] = &[
     Param {
         name: "kind",
         rule: Rule::Enum(&value_sets::ItemKind::SET),
@@ -63,7 +64,7 @@ pub(super) const LIST_PARAMS: &[Param] = &[
     OFFSET,
 ];
 
-pub(super) const DETAIL_PARAMS: &[Param] = &[
+const DETAIL_PARAMS: &[Param] = &[
     Param {
         name: "expand",
         rule: Rule::Expand(ITEM_EXPANSIONS),
@@ -78,8 +79,27 @@ pub(super) const DETAIL_PARAMS: &[Param] = &[
     LANG,
 ];
 
+pub(super) const ENDPOINTS: &[Endpoint] = &[
+    Endpoint {
+        path: "/v1/items",
+        summary: "Items, filtered, sorted and paged",
+        example: Some("/v1/items?kind=drink&sort=-price&limit=2"),
+        params: LIST_PARAMS,
+        handler: list,
+        data: schema::<Vec<ItemSummary>>,
+    },
+    Endpoint {
+        path: "/v1/items/{key}",
+        summary: "One item by id or slug",
+        example: Some("/v1/items/pale-ale?expand=recipes,shops,groups"),
+        params: DETAIL_PARAMS,
+        handler: detail,
+        data: schema::<ItemDetail>,
+    },
+];
+
 /// `GET /v1/items`.
-pub(super) fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog()?;
     let q = &ctx.query;
     let vocabulary = &catalog.vocabulary;
@@ -96,9 +116,9 @@ pub(super) fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     };
     let filter = ItemFilter {
         kind: q.text("kind").and_then(|k| ItemKind::parse(k).ok()),
-        category: known(q.text("category"), "category", &vocabulary.categories)?,
-        tag: known(q.text("tag"), "tag", &vocabulary.tags)?,
-        ingredient_type: known(q.text("ingredient_type"), "ingredient_type", &vocabulary.ingredient_types)?,
+        category: ctx.known("category", &vocabulary.categories)?,
+        tag: ctx.known("tag", &vocabulary.tags)?,
+        ingredient_type: ctx.known("ingredient_type", &vocabulary.ingredient_types)?,
         can_be_sold: q.bool("can_be_sold"),
         can_be_aged: q.bool("can_be_aged"),
         shop,
@@ -117,27 +137,9 @@ pub(super) fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 }
 
 /// `GET /v1/items/{key}`.
-pub(super) fn detail(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+fn detail(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let (catalog, item) = ctx.record("item", Catalog::item)?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let detail = ItemDetail::new(&mut loc, item, ctx.query.names("expand").unwrap_or_default());
     ctx.render(loc, detail)
-}
-
-/// A data-defined value the version must know: an unknown one is a `422` listing those it knows.
-pub(super) fn known<'a>(
-    value: Option<&'a str>,
-    parameter: &str,
-    values: &std::collections::BTreeSet<String>,
-) -> Result<Option<&'a str>, ApiError> {
-    match value {
-        Some(v) if !values.contains(v) => Err(ApiError::invalid(
-            parameter,
-            format!(
-                "has no value {v:?} in this game version; the values are {}",
-                values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
-            ),
-        )),
-        other => Ok(other),
-    }
 }

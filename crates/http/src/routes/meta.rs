@@ -2,14 +2,51 @@
 
 use tapster_i18n::Language;
 
-use super::{Ctx, resolve};
+use super::{Ctx, Endpoint, resolve};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
+use crate::openapi::schema;
+use crate::params::{LANG, VERSION};
 use crate::response::{Reply, json};
 use crate::views::{GameVersionView, Health, LanguageView};
 
+pub(super) const ENDPOINTS: &[Endpoint] = &[
+    Endpoint {
+        path: "/healthz",
+        summary: "Whether the service has its data loaded",
+        example: Some("/healthz"),
+        params: &[],
+        handler: health,
+        data: schema::<Health>,
+    },
+    Endpoint {
+        path: "/v1/versions",
+        summary: "Published game versions, newest first",
+        example: Some("/v1/versions"),
+        params: &[],
+        handler: versions,
+        data: schema::<Vec<GameVersionView>>,
+    },
+    Endpoint {
+        path: "/v1/versions/{version}",
+        summary: "One game version",
+        example: Some("/v1/versions/latest"),
+        params: &[],
+        handler: version,
+        data: schema::<GameVersionView>,
+    },
+    Endpoint {
+        path: "/v1/languages",
+        summary: "The languages of a game version, named in the requested language",
+        example: Some("/v1/languages?lang=de"),
+        params: &[VERSION, LANG],
+        handler: languages,
+        data: schema::<Vec<LanguageView>>,
+    },
+];
+
 /// `GET /healthz`: answers once game data is loaded, which is before the server listens.
-pub(super) fn health(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+fn health(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let store = &ctx.store;
     json(&Health {
         status: "ok",
@@ -19,20 +56,20 @@ pub(super) fn health(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 }
 
 /// `GET /v1/versions`: every published version, newest first.
-pub(super) fn versions(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+fn versions(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let store = &ctx.store;
     let data: Vec<GameVersionView> = store.versions().map(|c| GameVersionView::from(&c.info)).collect();
     ctx.render(Localizer::new(store.latest(), Language::SOURCE), data)
 }
 
 /// `GET /v1/versions/{version}`.
-pub(super) fn version(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+fn version(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let catalog = resolve(ctx.store, &ctx.path_version()?)?;
     ctx.render(Localizer::new(catalog, Language::SOURCE), GameVersionView::from(&catalog.info))
 }
 
 /// `GET /v1/languages`: the languages of a version, named in the requested language.
-pub(super) fn languages(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+fn languages(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog()?;
     let mut localizer = Localizer::new(catalog, ctx.query.lang());
     let data: Vec<LanguageView> = catalog

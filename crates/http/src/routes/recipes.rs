@@ -3,7 +3,6 @@
 use tapster_domain::ItemKind;
 use tapster_store::{Catalog, RecipeFilter, RecipeOrder};
 
-use super::items::known;
 use super::{Ctx, Endpoint};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
@@ -126,8 +125,8 @@ fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         None => None,
     };
     let filter = RecipeFilter {
-        group: known(q.text("group"), "group", &vocabulary.recipe_groups)?,
-        page_name: known(q.text("page_name"), "page_name", &vocabulary.page_names)?,
+        group: ctx.known("group", &vocabulary.recipe_groups)?,
+        page_name: ctx.known("page_name", &vocabulary.page_names)?,
         unlock: q.text("unlock"),
         output_kind: q.text("output_kind").and_then(|k| ItemKind::parse(k).ok()),
         station,
