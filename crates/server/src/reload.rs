@@ -84,7 +84,7 @@ mod tests {
     }
 
     fn mini() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/mini")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini")
     }
 
     fn latest(app: &App) -> String {

@@ -139,7 +139,7 @@ mod tests {
     /// A store of the hand-written dataset that the store's tests use.
     fn mini_store() -> Store {
         let dir = tempfile::TempDir::new().unwrap().keep();
-        let mini = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/mini");
+        let mini = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini");
         tapster_store::import(&dir, &mini).unwrap();
         Store::open(&dir).unwrap()
     }

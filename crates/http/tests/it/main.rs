@@ -88,7 +88,7 @@ struct Server {
 fn server() -> &'static Server {
     static SERVER: OnceLock<Server> = OnceLock::new();
     SERVER.get_or_init(|| {
-        let data_dir = imported(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/mini"));
+        let data_dir = imported(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini"));
         start(&data_dir, tapster_http::DEFAULT_CACHE_BUDGET)
     })
 }

@@ -71,7 +71,7 @@ fn requests(route: &str, status: u16) -> String {
 #[test]
 fn each_request_moves_exactly_its_counters() {
     let server =
-        start(&imported(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/mini")), 1 << 20);
+        start(&imported(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini")), 1 << 20);
     let bearer = format!("Bearer {}", key().expose());
     let with_key = [("authorization", bearer.as_str())];
     let stranger = format!("Bearer {}", ApiKey::generate(|| 7).expose());

@@ -44,7 +44,7 @@ struct Running {
 fn server() -> &'static Running {
     static SERVER: OnceLock<Running> = OnceLock::new();
     SERVER.get_or_init(|| {
-        let data_dir = imported(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/mini"));
+        let data_dir = imported(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini"));
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();

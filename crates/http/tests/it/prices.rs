@@ -1,7 +1,7 @@
 //! Item prices, price_per_serving and product rankings.
 //!
 //! The expected prices are worked out by hand from `docs/pricing.md` on the small dataset
-//! (`crates/store/tests/data/mini`). Its latest version, v1.0.1.0.0, prices as follows (every
+//! (`fixtures/mini`). Its latest version, v1.0.1.0.0, prices as follows (every
 //! division rounds half up, `round(x)` below):
 //!
 //! - barley (10): no recipe, 9. bright-hops (12) 15, dusk-hops (13) 40, water (14) 1, ale-yeast (15) 12.

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 /// The store's small hand-written dataset.
 fn mini() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/mini")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini")
 }
 
 /// Runs `future` to its end outside any runtime (the admin commands are async).

@@ -147,7 +147,7 @@ fn the_rules_tell_breaking_lines_from_keeping_ones() {
     assert!(!has_query_syntax("let y = x?;"));
     assert!(has_query_syntax("ask with `aging=none`"));
     assert!(names_a_route("the items of `/v1/items`") && names_a_route("under /v1"));
-    assert!(!names_a_route("tests/data/mini/v1.0.1.0.0"));
+    assert!(!names_a_route("fixtures/mini/v1.0.1.0.0"));
     assert!(!has_query_syntax("`a == b` and `x = 1`"));
     assert!(todo_has_a_reason("// TODO(#15): move to Redis"));
     assert!(todo_has_a_reason("// TODO: the limiter needs a clock"));

@@ -292,7 +292,7 @@ mod tests {
 
     /// The latest version of the store's small dataset, with `edit` applied, as a catalog.
     fn mini(edit: impl FnOnce(&mut GameData)) -> Catalog {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mini/v1.0.1.0.0");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini/v1.0.1.0.0");
         let mut data = crate::read_dataset(&dir).unwrap().remove(0).data;
         edit(&mut data);
         let manifest = &data.manifest;

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// The small hand-written dataset: two versions of a dozen items, every record type present.
 pub(crate) fn mini() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mini")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini")
 }
 
 /// Copies a folder tree, so that a test can break a dataset without touching the checked-in one.
