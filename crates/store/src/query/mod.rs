@@ -10,13 +10,14 @@ mod relations;
 mod search;
 mod world;
 
-pub use items::*;
-pub use prices::*;
-pub use progression::*;
-pub use recipes::*;
-pub use relations::*;
-pub use search::*;
-pub use world::*;
+pub use items::{ItemFilter, ItemOrder};
+pub use prices::{Ranking, RankingQuery, ServingPrices};
+pub use progression::{ChangeFilter, ProgressionSet, RecordLabel};
+pub use recipes::{RecipeFilter, RecipeOrder};
+pub use relations::{ItemSources, ItemUse, ItemUsePage, TreeEntry, TreeGroup, TreeItem, UseVia};
+pub(crate) use search::NameIndex;
+pub use search::{Found, MatchTier, SearchHit};
+pub use world::{CropFilter, CropOrder, FishFilter};
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;

@@ -39,7 +39,7 @@ pub struct Ranking<'a> {
 }
 
 /// Whether the tavern sells `item` as a product: it can be sold and has a food type.
-pub fn is_product(item: &Item) -> bool {
+pub(crate) fn is_product(item: &Item) -> bool {
     item.can_be_sold && item.food_type.is_some()
 }
 

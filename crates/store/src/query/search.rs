@@ -14,7 +14,7 @@ use crate::Catalog;
 ///
 /// Documents are numbered in the order ties break in: by id, items before recipes of the same id.
 #[derive(Debug, Default)]
-pub struct NameIndex {
+pub(crate) struct NameIndex {
     index: tapster_search::Index,
     /// Each document's record: its type and position in `GameData`.
     docs: Vec<(RecordType, u32)>,
@@ -42,11 +42,6 @@ impl NameIndex {
             docs.push((kind, position));
         }
         Self { index: builder.build(), docs }
-    }
-
-    /// Bytes the index holds on the heap.
-    pub fn heap_bytes(&self) -> usize {
-        self.index.heap_bytes() + self.docs.capacity() * size_of::<(RecordType, u32)>()
     }
 }
 
