@@ -16,8 +16,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use hyper::header::{
-    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER,
-    VARY, WWW_AUTHENTICATE,
+    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderMap, HeaderName, HeaderValue, VARY,
 };
 use hyper::{Method, Request, Response, StatusCode};
 use tapster_store::Store;
@@ -28,7 +27,7 @@ use crate::error::ApiError;
 use crate::gate::{Admission, Credentials, Gate, Quota, Refusal};
 use crate::metrics::{Lookup, Metrics, Route};
 use crate::pages::Pages;
-use crate::response::{Body, Reply, problem};
+use crate::response::{Body, Reply};
 use crate::routes::{endpoint_index, endpoints, route};
 use crate::site::Site;
 
@@ -314,30 +313,14 @@ fn failed(error: &ApiError, path: &str) -> Reply {
     if let ApiError::Internal(cause) = error {
         log_internal(path, cause.as_ref());
     }
-    problem(error, path)
+    error.reply(path)
 }
 
+/// The answer to a request the gate refused; a rate-limited one also says where the key stands.
 fn refused(refusal: &Refusal, path: &str) -> Reply {
-    let mut response = problem(&ApiError::from(refusal), path);
-    let headers = &mut response.headers;
-    match refusal {
-        Refusal::RateLimited { quota, retry_after } => {
-            headers.insert(RETRY_AFTER, HeaderValue::from(*retry_after));
-            rate_limit_headers(&mut response, quota);
-        }
-        Refusal::TooManyFailures { retry_after } => {
-            headers.insert(RETRY_AFTER, HeaderValue::from(*retry_after));
-        }
-        Refusal::MissingKey => {
-            headers.insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"tapster\""));
-        }
-        Refusal::MalformedKey { .. } | Refusal::UnknownKey | Refusal::RevokedKey | Refusal::ExpiredKey => {
-            headers.insert(
-                WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"tapster\", error=\"invalid_token\""),
-            );
-        }
-        _ => {}
+    let mut response = ApiError::from(refusal).reply(path);
+    if let Refusal::RateLimited { quota, .. } = refusal {
+        rate_limit_headers(&mut response, quota);
     }
     response.headers.insert(VARY, HeaderValue::from_static("Authorization, Accept-Encoding"));
     response

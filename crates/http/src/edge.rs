@@ -30,14 +30,14 @@ use std::time::{Duration, Instant};
 use hyper::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
     ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ALLOW, CONNECTION, CONTENT_LENGTH, FORWARDED,
-    HeaderMap, HeaderName, HeaderValue, RETRY_AFTER, TRANSFER_ENCODING,
+    HeaderMap, HeaderName, HeaderValue, TRANSFER_ENCODING,
 };
 use hyper::{Method, Request, Response, StatusCode};
 use tapster_domain::AddressBlock;
 
 use crate::app::App;
 use crate::error::ApiError;
-use crate::response::{Body, problem};
+use crate::response::Body;
 
 const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
 const ANY_ORIGIN: HeaderValue = HeaderValue::from_static("*");
@@ -91,7 +91,7 @@ impl Edge {
                     return response;
                 }
                 Verdict::Preflight => preflight(),
-                Verdict::Refuse(error) => problem(&error, request.uri().path()).into_response(),
+                Verdict::Refuse(error) => error.reply(request.uri().path()).into_response(),
             }
         };
         app.answered_at_edge(request, caller, screened.status(), started);
@@ -170,10 +170,7 @@ fn allow_cross_origin(headers: &mut HeaderMap) {
 
 /// `503` with `Retry-After`, problem+json.
 fn unavailable(reason: &'static str, path: &str) -> Response<Body> {
-    let mut response =
-        problem(&ApiError::Unavailable { reason, retry_after: RETRY_SECONDS }, path).into_response();
-    response.headers_mut().insert(RETRY_AFTER, HeaderValue::from(RETRY_SECONDS));
-    response
+    ApiError::Unavailable { reason, retry_after: RETRY_SECONDS }.reply(path).into_response()
 }
 
 /// The answer to every request on a connection accepted over the connection limit; the connection

@@ -1,10 +1,36 @@
-//! Every way a request can fail, and the one place where each becomes an HTTP status and a
-//! problem+json body (RFC 9457). A new variant does not compile until its status is decided here.
+//! Every way a request can fail, and the one place where each becomes an HTTP answer: its status,
+//! the headers it needs (`Allow`, `WWW-Authenticate`, `Retry-After`) and its problem+json body
+//! (RFC 9457). Each variant carries what its answer says; a new variant does not compile until its
+//! answer is decided here.
 
 use hyper::StatusCode;
+use hyper::header::{ALLOW, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE};
 use serde::Serialize;
 
 use crate::gate::Refusal;
+use crate::response::Reply;
+
+const PROBLEM_JSON: HeaderValue = HeaderValue::from_static("application/problem+json");
+
+/// What a `401` asks the client for (RFC 6750).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Challenge {
+    /// No key was sent: which scheme to send one with.
+    Bearer,
+    /// A key was sent but cannot be used: malformed, unknown, revoked or expired.
+    InvalidToken,
+}
+
+impl Challenge {
+    fn header(self) -> HeaderValue {
+        match self {
+            Self::Bearer => HeaderValue::from_static("Bearer realm=\"tapster\""),
+            Self::InvalidToken => {
+                HeaderValue::from_static("Bearer realm=\"tapster\", error=\"invalid_token\"")
+            }
+        }
+    }
+}
 
 /// One invalid parameter of a request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -24,9 +50,9 @@ pub(crate) enum ApiError {
     /// Parameters outside their pattern, length, bounds or allowed values; unknown or repeated ones.
     #[error("{}", .0.iter().map(|e| format!("`{}` {}", e.parameter, e.detail)).collect::<Vec<_>>().join("; "))]
     Validation(Vec<InvalidParam>),
-    /// No usable key: missing, malformed, unknown or revoked.
-    #[error("{0}")]
-    Unauthorized(String),
+    /// No usable key: missing, malformed, unknown, revoked or expired.
+    #[error("{detail}")]
+    Unauthorized { detail: String, challenge: Challenge },
     /// The key, its account or the calling address is suspended.
     #[error("{0}")]
     Forbidden(String),
@@ -71,7 +97,7 @@ impl ApiError {
     pub(crate) fn status(&self) -> StatusCode {
         match self {
             Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Self::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
@@ -90,7 +116,7 @@ impl ApiError {
     fn kind(&self) -> (&'static str, &'static str) {
         match self {
             Self::Validation(_) => ("/errors/validation", "Invalid parameter"),
-            Self::Unauthorized(_) => ("/errors/unauthorized", "Unauthorized"),
+            Self::Unauthorized { .. } => ("/errors/unauthorized", "Unauthorized"),
             Self::Forbidden(_) => ("/errors/forbidden", "Forbidden"),
             Self::NotFound(_) => ("/errors/not-found", "Not found"),
             Self::MethodNotAllowed { .. } => ("/errors/method-not-allowed", "Method not allowed"),
@@ -109,8 +135,45 @@ impl ApiError {
         }
     }
 
+    /// The headers the answer needs beside its body.
+    fn headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, PROBLEM_JSON);
+        match self {
+            Self::MethodNotAllowed { .. } => {
+                headers.insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+            }
+            Self::Unauthorized { challenge, .. } => {
+                headers.insert(WWW_AUTHENTICATE, challenge.header());
+            }
+            Self::RateLimited { retry_after }
+            | Self::TooManyFailures { retry_after }
+            | Self::Unavailable { retry_after, .. } => {
+                headers.insert(RETRY_AFTER, HeaderValue::from(*retry_after));
+            }
+            Self::Validation(_)
+            | Self::Forbidden(_)
+            | Self::NotFound(_)
+            | Self::ContentTooLarge
+            | Self::BodyTooLarge { .. }
+            | Self::UnreadableBody
+            | Self::BodyTimeout { .. }
+            | Self::UriTooLong { .. }
+            | Self::HeadersTooLarge { .. }
+            | Self::Internal(_) => {}
+        }
+        headers
+    }
+
+    /// The whole answer; `instance` is the path that was asked for.
+    pub(crate) fn reply(&self, instance: &str) -> Reply {
+        // A problem body holds only strings and numbers, so encoding it cannot fail.
+        let body = serde_json::to_vec(&self.problem(instance)).unwrap_or_default();
+        Reply { status: self.status(), headers: self.headers(), body: body.into() }
+    }
+
     /// The problem+json body.
-    pub(crate) fn problem(&self, instance: &str) -> Problem<'_> {
+    fn problem(&self, instance: &str) -> Problem<'_> {
         let (kind, title) = self.kind();
         Problem {
             kind,
@@ -128,12 +191,16 @@ impl ApiError {
 
 impl From<&Refusal> for ApiError {
     fn from(refusal: &Refusal) -> Self {
-        let unauthorized = |detail: &str| Self::Unauthorized(detail.to_owned());
+        let unauthorized = |detail: &str| Self::Unauthorized {
+            detail: detail.to_owned(),
+            challenge: Challenge::InvalidToken,
+        };
         let forbidden = |detail: &str| Self::Forbidden(detail.to_owned());
         match refusal {
-            Refusal::MissingKey => {
-                unauthorized("this endpoint needs an API key: send `Authorization: Bearer <API key>`")
-            }
+            Refusal::MissingKey => Self::Unauthorized {
+                detail: "this endpoint needs an API key: send `Authorization: Bearer <API key>`".to_owned(),
+                challenge: Challenge::Bearer,
+            },
             Refusal::MalformedKey { detail } => unauthorized(detail),
             Refusal::UnknownKey => unauthorized("this API key is not valid"),
             Refusal::RevokedKey => unauthorized("this API key has been revoked; create a new one"),
@@ -168,4 +235,40 @@ pub(crate) struct Problem<'a> {
     instance: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     errors: Option<&'a [InvalidParam]>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(error: &ApiError, name: hyper::header::HeaderName) -> Option<String> {
+        error.reply("/v1/items").headers.get(name).map(|v| v.to_str().unwrap().to_owned())
+    }
+
+    /// Each error's answer carries the headers its status calls for, and only those.
+    #[test]
+    fn every_answer_carries_the_headers_its_status_needs() {
+        let missing = ApiError::from(&Refusal::MissingKey);
+        assert_eq!(header(&missing, WWW_AUTHENTICATE).as_deref(), Some("Bearer realm=\"tapster\""));
+        let revoked = ApiError::from(&Refusal::RevokedKey);
+        assert_eq!(
+            header(&revoked, WWW_AUTHENTICATE).as_deref(),
+            Some("Bearer realm=\"tapster\", error=\"invalid_token\"")
+        );
+        let method = ApiError::MethodNotAllowed { method: "POST".into() };
+        assert_eq!(header(&method, ALLOW).as_deref(), Some("GET, HEAD"));
+        for error in [
+            ApiError::RateLimited { retry_after: 7 },
+            ApiError::TooManyFailures { retry_after: 7 },
+            ApiError::Unavailable { reason: "too many connections", retry_after: 7 },
+        ] {
+            assert_eq!(header(&error, RETRY_AFTER).as_deref(), Some("7"), "{error:?}");
+            assert_eq!(header(&error, WWW_AUTHENTICATE), None, "{error:?}");
+        }
+        let missing_record = ApiError::NotFound("there is no item 9".into());
+        let reply = missing_record.reply("/v1/items/9");
+        assert_eq!(reply.status, StatusCode::NOT_FOUND);
+        assert_eq!(reply.headers.len(), 1, "{:?}", reply.headers);
+        assert_eq!(reply.headers[CONTENT_TYPE], "application/problem+json");
+    }
 }

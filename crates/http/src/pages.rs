@@ -19,7 +19,7 @@ use hyper::{Request, Response};
 use crate::app::App;
 use crate::edge::{Edge, client_address};
 use crate::error::ApiError;
-use crate::response::{Body, problem};
+use crate::response::Body;
 
 /// The largest request body a page accepts: its forms hold a few short fields.
 pub const MAX_FORM_BYTES: usize = 16 * 1024;
@@ -63,10 +63,10 @@ impl Edge {
             match (app.pages(), self.screen_page(&request)) {
                 (Some(pages), Ok(())) => match read_body(request).await {
                     Ok(request) => pages.answer(request, caller).await,
-                    Err(error) => problem(&error, &path).into_response(),
+                    Err(error) => error.reply(&path).into_response(),
                 },
-                (None, _) => problem(&ApiError::NotFound("no such page".into()), &path).into_response(),
-                (_, Err(error)) => problem(&error, &path).into_response(),
+                (None, _) => ApiError::NotFound("no such page".into()).reply(&path).into_response(),
+                (_, Err(error)) => error.reply(&path).into_response(),
             }
         };
         app.answered_page(&method, &path, caller, response.status(), started);

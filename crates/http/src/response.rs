@@ -3,7 +3,7 @@
 
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper::header::{ALLOW, CONTENT_TYPE, HeaderMap, HeaderValue};
+use hyper::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 use serde::Serialize;
 
@@ -12,7 +12,6 @@ use crate::error::ApiError;
 pub(crate) type Body = Full<Bytes>;
 
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
-const PROBLEM_JSON: HeaderValue = HeaderValue::from_static("application/problem+json");
 
 #[derive(Debug)]
 pub(crate) struct Reply {
@@ -36,16 +35,4 @@ pub(crate) fn json(value: &impl Serialize) -> Result<Reply, ApiError> {
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_TYPE, JSON);
     Ok(Reply { status: StatusCode::OK, headers, body: body.into() })
-}
-
-/// The problem+json answer for `error`; `instance` is the path that was asked for.
-pub(crate) fn problem(error: &ApiError, instance: &str) -> Reply {
-    // A problem body holds only strings and numbers, so encoding it cannot fail.
-    let body = serde_json::to_vec(&error.problem(instance)).unwrap_or_default();
-    let mut headers = HeaderMap::new();
-    headers.insert(CONTENT_TYPE, PROBLEM_JSON);
-    if error.status() == StatusCode::METHOD_NOT_ALLOWED {
-        headers.insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
-    }
-    Reply { status: error.status(), headers, body: body.into() }
 }
