@@ -91,26 +91,30 @@ impl RecordType {
         Self::Letter,
     ];
 
+    /// The plural names of [`Self::ALL`], in the same order.
+    pub const PLURALS: [&'static str; 15] = [
+        "items",
+        "recipes",
+        "ingredient_groups",
+        "crafting_stations",
+        "crops",
+        "shops",
+        "shopkeepers",
+        "fish",
+        "quests",
+        "perks",
+        "spells",
+        "talents",
+        "reputation",
+        "missions",
+        "letters",
+    ];
+
     /// The plural, snake-case name used for the record file (`items` -> `items.json`) and for the
     /// `type` of version changes.
     pub fn plural(self) -> &'static str {
-        match self {
-            Self::Item => "items",
-            Self::Recipe => "recipes",
-            Self::IngredientGroup => "ingredient_groups",
-            Self::CraftingStation => "crafting_stations",
-            Self::Crop => "crops",
-            Self::Shop => "shops",
-            Self::Shopkeeper => "shopkeepers",
-            Self::Fish => "fish",
-            Self::Quest => "quests",
-            Self::Perk => "perks",
-            Self::Spell => "spells",
-            Self::Talent => "talents",
-            Self::Reputation => "reputation",
-            Self::Mission => "missions",
-            Self::Letter => "letters",
-        }
+        // `ALL` lists the variants in declaration order, so a variant's discriminant is its index.
+        Self::PLURALS[self as usize]
     }
 
     pub fn parse(value: &str) -> Option<Self> {
@@ -199,5 +203,22 @@ impl GameData {
         texts(&mut keys, &self.missions);
         texts(&mut keys, &self.letters);
         keys
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_record_type_has_its_own_plural_and_parses_back() {
+        for (index, kind) in RecordType::ALL.into_iter().enumerate() {
+            assert_eq!(kind as usize, index);
+            assert_eq!(RecordType::parse(kind.plural()), Some(kind));
+        }
+        let mut plurals = RecordType::PLURALS.to_vec();
+        plurals.sort_unstable();
+        plurals.dedup();
+        assert_eq!(plurals.len(), RecordType::ALL.len());
     }
 }

@@ -25,7 +25,7 @@ pub use error::{Error, Result};
 pub use game::{FORMAT, GameData, Manifest, RecordType, SOURCE_LANGUAGE, TextTable};
 pub use key::{Ident, ItemId, MAX_KEY_LEN, ProgressionKey, RecordId, RecordKey, Slug, TextKey};
 pub use records::{
-    Bait, CatalogueEntry, CraftingStation, Crop, Fish, FoodType, GameDay, Harvest, Ingredient,
+    Bait, CatalogueEntry, ChangeKind, CraftingStation, Crop, Fish, FoodType, GameDay, Harvest, Ingredient,
     IngredientGroup, Input, Item, ItemAmount, ItemKind, Letter, LetterTrigger, Mission, Perk,
     ProgressionRecord, Quest, Rarity, Recipe, ReputationMilestone, Rewards, Season, Shop, Shopkeeper, Spell,
     Talent, Unlock, Water,

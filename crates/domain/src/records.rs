@@ -46,6 +46,15 @@ macro_rules! closed_enum {
 }
 
 closed_enum! {
+    /// What happened to a record between two game versions.
+    ChangeKind {
+        Added = "added",
+        Removed = "removed",
+        Modified = "modified",
+    }
+}
+
+closed_enum! {
     /// What an item is, the coarsest way to browse the catalogue.
     ItemKind {
         Ingredient = "ingredient",

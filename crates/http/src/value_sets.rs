@@ -74,25 +74,9 @@ value_sets! {
     /// that unlocks it.
     UnlockKind = tapster_domain::Unlock::KINDS;
     /// A type of game record, plural as in the data files.
-    ChangeType = &[
-        "items",
-        "recipes",
-        "ingredient_groups",
-        "crafting_stations",
-        "crops",
-        "shops",
-        "shopkeepers",
-        "fish",
-        "quests",
-        "perks",
-        "spells",
-        "talents",
-        "reputation",
-        "missions",
-        "letters",
-    ];
+    ChangeType = &tapster_domain::RecordType::PLURALS;
     /// What happened to a record between two game versions.
-    ChangeKind = &["added", "removed", "modified"];
+    ChangeKind = tapster_domain::ChangeKind::NAMES;
     /// Which member fills each ingredient group, all the way down the recipe chain.
     IngredientChoice = tapster_pricing::IngredientChoice::NAMES;
     /// How long a product was aged in the cellar.
@@ -116,11 +100,9 @@ mod tests {
         assert!(ALL.iter().all(|s| !s.values.is_empty() && !s.description.trim().is_empty()));
     }
 
-    /// The sets written here rather than taken from a type name what those types spell.
+    /// The set written here rather than taken from a type names what that type spells.
     #[test]
     fn written_sets_spell_what_their_types_spell() {
-        let plurals: Vec<&str> = tapster_domain::RecordType::ALL.iter().map(|t| t.plural()).collect();
-        assert_eq!(plurals, ChangeType::SET.values);
         use crate::views::search::HitType as Hit;
         let hits: Vec<serde_json::Value> =
             [Hit::Item, Hit::Recipe].iter().map(|h| serde_json::to_value(h).unwrap()).collect();

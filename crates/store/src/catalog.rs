@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
 use tapster_domain::{
-    CraftingStation, Crop, GameData, GameVersion, IngredientGroup, Item, Recipe, RecordId, RecordKey,
-    RecordType, Shop, Shopkeeper, TextKey,
+    ChangeKind, CraftingStation, Crop, GameData, GameVersion, IngredientGroup, Item, Recipe, RecordId,
+    RecordKey, RecordType, Shop, Shopkeeper, TextKey,
 };
 use tapster_i18n::{Language, Translated, translate};
 
@@ -22,8 +22,7 @@ pub struct Change {
     pub kind: RecordType,
     /// The record's id in decimal, or its progression key.
     pub record_key: String,
-    /// `added`, `removed` or `modified`.
-    pub change: String,
+    pub change: ChangeKind,
     /// Names of the modified fields.
     pub fields: Vec<String>,
 }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rusqlite::{Transaction, params};
 use serde_json::Value;
-use tapster_domain::{RecordType, SOURCE_LANGUAGE};
+use tapster_domain::{ChangeKind, RecordType, SOURCE_LANGUAGE};
 
 use crate::Result;
 
@@ -24,7 +24,7 @@ type Snapshot = BTreeMap<(RecordType, Name), (String, Value)>;
 pub(crate) struct Change {
     pub(crate) kind: RecordType,
     pub(crate) record_key: String,
-    pub(crate) change: &'static str,
+    pub(crate) change: ChangeKind,
     /// Changed fields of a modified record, in the data format's names; a `*_key` text reference
     /// whose English text changed is reported by the text's name (`name` for `name_key`).
     pub(crate) fields: Vec<String>,
@@ -54,7 +54,7 @@ pub(crate) fn recompute(tx: &Transaction<'_>) -> Result<()> {
                     seq as i64,
                     change.kind.plural(),
                     change.record_key,
-                    change.change,
+                    change.change.as_str(),
                     serde_json::to_string(&change.fields)?,
                 ])?;
             }
@@ -100,16 +100,27 @@ fn diff(
     for name in names {
         let kind = name.0;
         match (old.get(name), new.get(name)) {
-            (Some((key, _)), None) => {
-                changes.push(Change { kind, record_key: key.clone(), change: "removed", fields: Vec::new() })
-            }
-            (None, Some((key, _))) => {
-                changes.push(Change { kind, record_key: key.clone(), change: "added", fields: Vec::new() })
-            }
+            (Some((key, _)), None) => changes.push(Change {
+                kind,
+                record_key: key.clone(),
+                change: ChangeKind::Removed,
+                fields: Vec::new(),
+            }),
+            (None, Some((key, _))) => changes.push(Change {
+                kind,
+                record_key: key.clone(),
+                change: ChangeKind::Added,
+                fields: Vec::new(),
+            }),
             (Some((key, before)), Some((_, after))) => {
                 let fields = changed_fields(before, old_texts, after, new_texts);
                 if !fields.is_empty() {
-                    changes.push(Change { kind, record_key: key.clone(), change: "modified", fields });
+                    changes.push(Change {
+                        kind,
+                        record_key: key.clone(),
+                        change: ChangeKind::Modified,
+                        fields,
+                    });
                 }
             }
             (None, None) => {}

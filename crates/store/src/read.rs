@@ -11,7 +11,9 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use rusqlite::{Connection, OpenFlags, params};
-use tapster_domain::{BuildId, GameData, GameVersion, Manifest, RecordType, ReleaseDate, VersionSelector};
+use tapster_domain::{
+    BuildId, ChangeKind, GameData, GameVersion, Manifest, RecordType, ReleaseDate, VersionSelector,
+};
 use tapster_i18n::Language;
 
 use crate::catalog::{Catalog, Change, Coverage, Texts};
@@ -215,10 +217,10 @@ fn load(conn: &Connection) -> Result<Vec<Catalog>> {
         let summary = previous_name.as_ref().map(|p| {
             let mut summary = ChangeSummary::default();
             for change in changes.get(p).into_iter().flatten() {
-                match change.change.as_str() {
-                    "added" => summary.added += 1,
-                    "removed" => summary.removed += 1,
-                    _ => summary.modified += 1,
+                match change.change {
+                    ChangeKind::Added => summary.added += 1,
+                    ChangeKind::Removed => summary.removed += 1,
+                    ChangeKind::Modified => summary.modified += 1,
                 }
             }
             summary
@@ -313,12 +315,17 @@ fn changes(
     while let Some(row) = rows.next()? {
         let from: i64 = row.get(0)?;
         let kind: String = row.get(1)?;
-        let (Some(from), Some(kind)) = (names.get(&from), RecordType::parse(&kind)) else { continue };
+        let change: String = row.get(3)?;
+        let (Some(from), Some(kind), Ok(change)) =
+            (names.get(&from), RecordType::parse(&kind), ChangeKind::parse(&change))
+        else {
+            continue;
+        };
         let fields: String = row.get(4)?;
         changes.entry((*from).to_owned()).or_default().push(Change {
             kind,
             record_key: row.get(2)?,
-            change: row.get(3)?,
+            change,
             fields: serde_json::from_str(&fields)?,
         });
     }

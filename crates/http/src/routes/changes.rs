@@ -1,6 +1,6 @@
 //! `/v1/versions/{version}/changes`: what changed between two game versions.
 
-use tapster_domain::{RecordType, VersionSelector};
+use tapster_domain::{ChangeKind, RecordType, VersionSelector};
 use tapster_store::ChangeFilter;
 
 use super::{Ctx, Endpoint, resolve};
@@ -9,7 +9,7 @@ use crate::error::ApiError;
 use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, OFFSET, Param, Rule};
 use crate::response::Reply;
-use crate::value_sets::{ChangeKind, ChangeType};
+use crate::value_sets::{self, ChangeType};
 use crate::views::progression::VersionChange;
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
@@ -35,7 +35,11 @@ const PARAMS: &[Param] = &[
         rule: Rule::Enum(&ChangeType::SET),
         description: "Only changes to records of this type.",
     },
-    Param { name: "change", rule: Rule::Enum(&ChangeKind::SET), description: "Only changes of this kind." },
+    Param {
+        name: "change",
+        rule: Rule::Enum(&value_sets::ChangeKind::SET),
+        description: "Only changes of this kind.",
+    },
     LANG,
     LIMIT,
     OFFSET,
@@ -57,7 +61,10 @@ fn changes(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let Some(earlier) = earlier else {
         return ctx.render_page(loc, Vec::<VersionChange>::new(), 0);
     };
-    let filter = ChangeFilter { kind: q.text("type").and_then(RecordType::parse), change: q.text("change") };
+    let filter = ChangeFilter {
+        kind: q.text("type").and_then(RecordType::parse),
+        change: q.text("change").and_then(|change| ChangeKind::parse(change).ok()),
+    };
     let window = q.window();
     let page = catalog.changes_page(&earlier.info.name, filter, window).ok_or_else(|| {
         ApiError::invalid(
@@ -70,7 +77,7 @@ fn changes(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         .iter()
         .enumerate()
         .map(|(i, change)| {
-            let named_in = if change.change == "removed" { earlier } else { catalog };
+            let named_in = if change.change == ChangeKind::Removed { earlier } else { catalog };
             VersionChange::new(&mut loc, change, named_in, &format!("/data/{i}"))
         })
         .collect();

@@ -9,7 +9,7 @@ use askama::Template;
 use bytes::Bytes;
 use hyper::StatusCode;
 use hyper::header::{CONTENT_SECURITY_POLICY, CONTENT_TYPE, HeaderMap, HeaderValue, X_CONTENT_TYPE_OPTIONS};
-use tapster_domain::{GameVersion, ProgressionRecord, RecordType, TextKey, VersionSelector};
+use tapster_domain::{ChangeKind, GameVersion, ProgressionRecord, RecordType, TextKey, VersionSelector};
 use tapster_i18n::Language;
 use tapster_store::Catalog;
 
@@ -163,10 +163,10 @@ fn summary(catalog: &Catalog, before: Option<&Catalog>) -> String {
     let mut added = Vec::new();
     let mut renamed = Vec::new();
     for change in changes {
-        let slot = match change.change.as_str() {
-            "added" => 0,
-            "removed" => 1,
-            _ => 2,
+        let slot = match change.change {
+            ChangeKind::Added => 0,
+            ChangeKind::Removed => 1,
+            ChangeKind::Modified => 2,
         };
         counts.entry(change.kind).or_default()[slot] += 1;
         if slot == 0 {

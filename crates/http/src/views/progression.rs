@@ -458,7 +458,7 @@ pub(crate) struct VersionChange {
     /// earlier version had it for a removed one. A fish is named by the item it gives.
     name: String,
     #[schemars(with = "value_sets::ChangeKind")]
-    change: String,
+    change: &'static str,
     /// The modified fields, as the data format names them (`name` for a changed name text); empty
     /// unless `change` is `modified`.
     fields: Vec<String>,
@@ -487,7 +487,7 @@ impl VersionChange {
             slug: label.and_then(|l| l.slug).map(ToString::to_string),
             // Import guarantees every record a name in English, the fallback of every language.
             name: name.unwrap_or_default(),
-            change: change.change.clone(),
+            change: change.change.as_str(),
             fields: change.fields.clone(),
         }
     }

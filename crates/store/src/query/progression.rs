@@ -5,8 +5,8 @@
 use std::cmp::Ordering;
 
 use tapster_domain::{
-    GameData, GameVersion, Letter, Mission, Perk, ProgressionKey, ProgressionRecord, Quest, RecordKey,
-    RecordType, ReputationMilestone, Slug, Spell, Talent, TextKey,
+    ChangeKind, GameData, GameVersion, Letter, Mission, Perk, ProgressionKey, ProgressionRecord, Quest,
+    RecordKey, RecordType, ReputationMilestone, Slug, Spell, Talent, TextKey,
 };
 
 use super::{Page, Window, page};
@@ -65,10 +65,9 @@ impl ProgressionSet for ReputationMilestone {
 
 /// What a list of a version's changes can be filtered by; every filter given must hold.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct ChangeFilter<'a> {
+pub struct ChangeFilter {
     pub kind: Option<RecordType>,
-    /// `added`, `removed` or `modified`.
-    pub change: Option<&'a str>,
+    pub change: Option<ChangeKind>,
 }
 
 /// How a changed record is named: its slug when it has one, and the text key of its name.
@@ -102,7 +101,7 @@ impl Catalog {
     pub fn changes_page(
         &self,
         from: &GameVersion,
-        filter: ChangeFilter<'_>,
+        filter: ChangeFilter,
         window: Window,
     ) -> Option<Page<'_, Change>> {
         let changes = self.changes_from(from)?;
