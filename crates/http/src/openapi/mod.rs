@@ -234,7 +234,7 @@ fn operation(
         "operationId": operation_id(endpoint.path),
         "summary": endpoint.summary,
         "tags": [tag(endpoint.path)],
-        "parameters": parameters::of_operation(endpoint.path, endpoint.params, keyed),
+        "parameters": parameters::of_operation(endpoint, keyed),
     });
     let mut responses = Map::new();
     if keyed {

@@ -7,7 +7,7 @@ use tapster_domain::{Ident, MAX_KEY_LEN, ProgressionKey, RecordKey, VersionSelec
 use tapster_i18n::Language;
 
 use crate::params::{LANG, LIMIT, MAX_OFFSET, OFFSET, Param, Rule, VERSION};
-use crate::routes::{PathRule, path_rule};
+use crate::routes::{Endpoint, PathRule};
 use crate::value_sets;
 
 /// The query parameters that are components, under their own names.
@@ -38,15 +38,16 @@ pub(super) fn components() -> Value {
     Value::Object(parameters)
 }
 
-/// The parameters of the operation at `path` that takes `params`: references to components where
-/// they are shared, the others written out.
-pub(super) fn of_operation(path: &str, params: &[Param], keyed: bool) -> Vec<Value> {
-    let mut parameters: Vec<Value> = path
+/// The parameters of `endpoint`'s operation: references to components where they are shared, the
+/// others written out.
+pub(super) fn of_operation(endpoint: &Endpoint, keyed: bool) -> Vec<Value> {
+    let mut parameters: Vec<Value> = endpoint
+        .path
         .split('/')
         .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
-        .map(|name| reference(path_component(path_rule(path, name))))
+        .map(|name| reference(path_component(endpoint.path_rule(name))))
         .collect();
-    for param in params {
+    for param in endpoint.params {
         let shared = SHARED.contains(param);
         parameters.push(if shared { reference(param.name) } else { query_parameter(param) });
     }

@@ -14,6 +14,7 @@ use crate::views::progression::VersionChange;
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
     path: "/v1/versions/{version}/changes",
+    key: None,
     summary: "The records a game version added, removed or modified since an earlier one",
     example: Some("/v1/versions/latest/changes?type=items&change=modified&limit=2"),
     params: PARAMS,

@@ -22,29 +22,45 @@ pub(crate) struct Ctx<'a> {
     pub(crate) site: &'a Site,
     pub(crate) path: &'a str,
     pub(crate) query: Query,
-    pub(super) segments: Vec<(&'static str, String)>,
+    pub(super) params: PathParams,
+}
+
+/// The path parameters of a request, checked by the router by its endpoint's rules.
+#[derive(Debug, Default)]
+pub(crate) struct PathParams {
+    pub(super) version: Option<VersionSelector>,
+    pub(super) key: Option<PathKey>,
+}
+
+/// A checked `{key}`.
+#[derive(Debug)]
+pub(crate) enum PathKey {
+    Record(RecordKey),
+    Progression(ProgressionKey),
+}
+
+/// A handler asked for a path parameter its route does not have: a mistake in the table.
+fn not_in_path(name: &str) -> ApiError {
+    ApiError::Internal(format!("the route has no `{{{name}}}` of that kind").into())
 }
 
 impl Ctx<'_> {
-    fn segment(&self, name: &str) -> &str {
-        self.segments.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_str()).unwrap_or_default()
-    }
-
     /// The catalog of the version the query asks for.
     pub(crate) fn catalog(&self) -> Result<&Catalog, ApiError> {
         resolve(self.store, &self.query.version())
     }
 
-    /// The `{version}` path parameter, checked.
+    /// The `{version}` path parameter.
     pub(crate) fn path_version(&self) -> Result<VersionSelector, ApiError> {
-        VersionSelector::parse(self.segment("version"))
-            .map_err(|e| ApiError::invalid("version", format!("{e} (given {:?})", self.segment("version"))))
+        self.params.version.clone().ok_or_else(|| not_in_path("version"))
     }
 
-    /// The `{key}` path parameter: an id or a slug (spec 2.4), checked before any lookup.
-    pub(crate) fn path_key(&self) -> Result<RecordKey, ApiError> {
-        RecordKey::parse(self.segment("key"))
-            .map_err(|e| ApiError::invalid("key", format!("{e} (given {:?})", self.segment("key"))))
+    /// The `{key}` path parameter of a record named by id or slug (spec 2.4).
+    pub(crate) fn path_key(&self) -> Result<&RecordKey, ApiError> {
+        match &self.params.key {
+            Some(PathKey::Record(key)) => Ok(key),
+            _ => Err(not_in_path("key")),
+        }
     }
 
     /// The catalog the query asks for and the record its `{key}` path parameter names, found by
@@ -57,16 +73,18 @@ impl Ctx<'_> {
     ) -> Result<(&'s Catalog, &'s T), ApiError> {
         let key = self.path_key()?;
         let catalog = self.catalog()?;
-        let record = find(catalog, &key).ok_or_else(|| {
+        let record = find(catalog, key).ok_or_else(|| {
             ApiError::NotFound(format!("there is no {noun} {key} in {}", catalog.info.name))
         })?;
         Ok((catalog, record))
     }
 
     /// The `{key}` path parameter of a progression record.
-    pub(crate) fn path_progression_key(&self) -> Result<ProgressionKey, ApiError> {
-        ProgressionKey::parse(self.segment("key"))
-            .map_err(|e| ApiError::invalid("key", format!("{e} (given {:?})", self.segment("key"))))
+    pub(crate) fn path_progression_key(&self) -> Result<&ProgressionKey, ApiError> {
+        match &self.params.key {
+            Some(PathKey::Progression(key)) => Ok(key),
+            _ => Err(not_in_path("key")),
+        }
     }
 
     /// The value of the query parameter `name`, a value the game data defines, which the version

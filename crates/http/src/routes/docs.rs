@@ -21,6 +21,7 @@ use crate::response::Reply;
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/openapi.json",
+        key: None,
         summary: "The OpenAPI 3.1 description of this interface (no key needed)",
         example: None,
         params: &[],
@@ -29,6 +30,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/changelog",
+        key: None,
         summary: "The published game versions and what each changed, newest first, as a web page (no key needed)",
         example: Some("/changelog"),
         params: &[],
@@ -37,6 +39,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/changelog.rss",
+        key: None,
         summary: "RSS 2.0 feed of the published game versions and what each changed, newest first (no key needed)",
         example: Some("/changelog.rss"),
         params: &[],

@@ -3,7 +3,7 @@
 use tapster_domain::ItemKind;
 use tapster_store::{Catalog, ItemFilter, ItemOrder};
 
-use super::{Ctx, Endpoint};
+use super::{Ctx, Endpoint, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
@@ -82,6 +82,7 @@ const DETAIL_PARAMS: &[Param] = &[
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/items",
+        key: None,
         summary: "Items, filtered, sorted and paged",
         example: Some("/v1/items?kind=drink&sort=-price&limit=2"),
         params: LIST_PARAMS,
@@ -90,6 +91,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/items/{key}",
+        key: Some(KeyRule::Record),
         summary: "One item by id or slug",
         example: Some("/v1/items/pale-ale?expand=recipes,shops,groups"),
         params: DETAIL_PARAMS,

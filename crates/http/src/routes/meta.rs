@@ -13,6 +13,7 @@ use crate::views::{GameVersionView, Health, LanguageView};
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/healthz",
+        key: None,
         summary: "Whether the service has its data loaded",
         example: Some("/healthz"),
         params: &[],
@@ -21,6 +22,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/versions",
+        key: None,
         summary: "Published game versions, newest first",
         example: Some("/v1/versions"),
         params: &[],
@@ -29,6 +31,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/versions/{version}",
+        key: None,
         summary: "One game version",
         example: Some("/v1/versions/latest"),
         params: &[],
@@ -37,6 +40,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/languages",
+        key: None,
         summary: "The languages of a game version, named in the requested language",
         example: Some("/v1/languages?lang=de"),
         params: &[VERSION, LANG],

@@ -32,6 +32,9 @@ pub(crate) use router::{endpoint_index, route};
 pub(crate) struct Endpoint {
     pub(crate) path: &'static str,
     pub(crate) summary: &'static str,
+    /// What the path's `{key}` names, on the routes that have one: the router checks the segment by
+    /// this rule before the handler runs, and the document describes it by the same rule.
+    pub(crate) key: Option<KeyRule>,
     /// A request target whose answer on the bundled data is the document's example of this
     /// endpoint's answer; `None` for `/openapi.json`, which would hold itself.
     pub(crate) example: Option<&'static str>,
@@ -40,18 +43,27 @@ pub(crate) struct Endpoint {
     pub(crate) data: fn(&mut SchemaGenerator) -> Schema,
 }
 
-/// The rule of the path parameter `name` of the endpoint at `template`: `{version}` is a version;
-/// `{key}` is a progression key on the progression routes and an id or slug everywhere else.
-pub(crate) fn path_rule(template: &str, name: &str) -> PathRule {
-    if name == "version" {
-        PathRule::Version
-    } else if progression::ENDPOINTS.iter().any(|e| e.path == template) {
-        PathRule::ProgressionKey
-    } else {
-        PathRule::RecordKey
+impl Endpoint {
+    /// The rule of the path parameter `name`: `{version}` is a version, `{key}` what [`Self::key`] says.
+    pub(crate) fn path_rule(&self, name: &str) -> PathRule {
+        match (name, self.key) {
+            ("version", _) => PathRule::Version,
+            (_, Some(KeyRule::Progression)) => PathRule::ProgressionKey,
+            _ => PathRule::RecordKey,
+        }
     }
 }
 
+/// What a `{key}` segment names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyRule {
+    /// A record by its integer id or its slug (spec 2.4).
+    Record,
+    /// A progression record by the key the game gives it.
+    Progression,
+}
+
+/// What a path parameter must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PathRule {
     Version,

@@ -4,7 +4,7 @@ use tapster_domain::FoodType;
 use tapster_pricing::{Aging, IngredientChoice, Quality};
 use tapster_store::{Catalog, RankingQuery};
 
-use super::{Ctx, Endpoint};
+use super::{Ctx, Endpoint, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
@@ -63,6 +63,7 @@ const RANKING_PARAMS: &[Param] = &[
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/items/{key}/price",
+        key: Some(KeyRule::Record),
         summary: "The price of one serving of an item (any item: a raw ingredient is worth its base price), with the steps that made it",
         example: Some("/v1/items/pale-ale/price?aging=aged"),
         params: PRICE_PARAMS,
@@ -71,6 +72,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/rankings/products",
+        key: None,
         summary: "The products the tavern sells (listed, sellable, with a food type), highest price per serving first, ties by id",
         example: Some("/v1/rankings/products?food_type=drink&limit=3"),
         params: RANKING_PARAMS,

@@ -5,7 +5,7 @@ use tapster_domain::{Letter, Mission, Perk, Quest, ReputationMilestone, Spell, T
 
 use schemars::{Schema, SchemaGenerator, json_schema};
 
-use super::{Ctx, Endpoint};
+use super::{Ctx, Endpoint, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
@@ -23,6 +23,7 @@ macro_rules! progression_endpoints {
         &[$(
             Endpoint {
                 path: concat!("/v1/", $segment),
+                key: None,
                 summary: $list,
                 example: Some(concat!("/v1/", $segment, "?limit=2")),
                 params: LIST_PARAMS,
@@ -31,6 +32,7 @@ macro_rules! progression_endpoints {
             },
             Endpoint {
                 path: concat!("/v1/", $segment, "/{key}"),
+                key: Some(KeyRule::Progression),
                 summary: $single,
                 example: Some(concat!("/v1/", $segment, "/", $example)),
                 params: DETAIL_PARAMS,
@@ -73,7 +75,7 @@ fn list<R: Documented>(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 fn detail<R: Documented>(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let key = ctx.path_progression_key()?;
     let catalog = ctx.catalog()?;
-    let record = catalog.progression_record::<R>(&key).ok_or_else(|| {
+    let record = catalog.progression_record::<R>(key).ok_or_else(|| {
         ApiError::NotFound(format!("there is no {} {key} in {}", R::KIND.noun(), catalog.info.name))
     })?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());

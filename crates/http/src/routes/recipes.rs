@@ -3,7 +3,7 @@
 use tapster_domain::ItemKind;
 use tapster_store::{Catalog, RecipeFilter, RecipeOrder};
 
-use super::{Ctx, Endpoint};
+use super::{Ctx, Endpoint, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
@@ -73,6 +73,7 @@ const ONE_PARAMS: &[Param] = &[VERSION, LANG];
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/recipes",
+        key: None,
         summary: "Recipes, filtered, sorted and paged; replaced recipes only on request",
         example: Some("/v1/recipes?group=brewing&limit=2"),
         params: LIST_PARAMS,
@@ -81,6 +82,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/recipes/{key}",
+        key: Some(KeyRule::Record),
         summary: "One recipe by id or slug, with its ingredients",
         example: Some("/v1/recipes/pale-ale"),
         params: ONE_PARAMS,
@@ -89,6 +91,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/ingredient-groups/{key}",
+        key: Some(KeyRule::Record),
         summary: "One ingredient group by id or slug, with its members",
         example: Some("/v1/ingredient-groups/any-grain"),
         params: ONE_PARAMS,
@@ -97,6 +100,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/crafters",
+        key: None,
         summary: "Every crafting station, with the current recipes it makes",
         example: Some("/v1/crafters"),
         params: ONE_PARAMS,

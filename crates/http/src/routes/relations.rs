@@ -3,7 +3,7 @@
 
 use tapster_pricing::IngredientChoice;
 
-use super::{Ctx, Endpoint};
+use super::{Ctx, Endpoint, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
@@ -30,6 +30,7 @@ const SOURCES_PARAMS: &[Param] = &[VERSION, LANG];
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/recipes/{key}/tree",
+        key: Some(KeyRule::Record),
         summary: "The ingredient tree of one craft of a recipe, down to raw materials",
         example: Some("/v1/recipes/pale-ale/tree"),
         params: TREE_PARAMS,
@@ -38,6 +39,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/items/{key}/used-in",
+        key: Some(KeyRule::Record),
         summary: "The current recipes that take an item, by name or through an ingredient group",
         example: Some("/v1/items/barley/used-in?limit=2"),
         params: USED_IN_PARAMS,
@@ -46,6 +48,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/items/{key}/sources",
+        key: Some(KeyRule::Record),
         summary: "Everywhere an item comes from: shops, recipes, crops, fish, rewards and letters",
         example: Some("/v1/items/barley/sources"),
         params: SOURCES_PARAMS,

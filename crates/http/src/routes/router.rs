@@ -7,7 +7,10 @@ use std::fmt::Write as _;
 use hyper::Method;
 use tapster_store::Store;
 
-use super::{Ctx, Endpoint, endpoints};
+use tapster_domain::{ProgressionKey, RecordKey, VersionSelector};
+
+use super::ctx::{PathKey, PathParams};
+use super::{Ctx, Endpoint, PathRule, endpoints};
 use crate::error::ApiError;
 use crate::params::Query;
 use crate::response::Reply;
@@ -85,8 +88,33 @@ pub(crate) fn route<'a>(
     if method != Method::GET && method != Method::HEAD {
         return Err(ApiError::MethodNotAllowed { method: method.to_string() });
     }
-    let ctx = Ctx { store, site, path, query: Query::parse(query, endpoint.params)?, segments: bound };
+    // The query first, then the path: a request wrong in both hears about its query.
+    let query = Query::parse(query, endpoint.params)?;
+    let params = path_params(endpoint, bound)?;
+    let ctx = Ctx { store, site, path, query, params };
     Ok(Routed { endpoint, index, ctx })
+}
+
+/// The path parameters bound from a request, checked by `endpoint`'s rules: a malformed one is a
+/// `422` naming it, before any lookup.
+fn path_params(endpoint: &Endpoint, bound: Vec<(&'static str, String)>) -> Result<PathParams, ApiError> {
+    let mut params = PathParams::default();
+    for (name, value) in bound {
+        let invalid = |e: &dyn std::fmt::Display| ApiError::invalid(name, format!("{e} (given {value:?})"));
+        match endpoint.path_rule(name) {
+            PathRule::Version => {
+                params.version = Some(VersionSelector::parse(&value).map_err(|e| invalid(&e))?)
+            }
+            PathRule::RecordKey => {
+                params.key = Some(PathKey::Record(RecordKey::parse(&value).map_err(|e| invalid(&e))?));
+            }
+            PathRule::ProgressionKey => {
+                params.key =
+                    Some(PathKey::Progression(ProgressionKey::parse(&value).map_err(|e| invalid(&e))?));
+            }
+        }
+    }
+    Ok(params)
 }
 
 /// The position in [`endpoints`] of the endpoint whose template `path` matches, whatever the method

@@ -36,6 +36,7 @@ const PARAMS: &[Param] = &[
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
     path: "/v1/search",
+    key: None,
     summary: "Items and recipes by name, best matches first: the whole name, its start, the start of a \
         word, anywhere in it, then with one typo; then shorter names, then by id. Unlisted items and \
         replaced recipes are not searched.",

@@ -4,7 +4,7 @@
 use tapster_domain::{Bait, Season, Water};
 use tapster_store::{Catalog, CropFilter, CropOrder, FishFilter};
 
-use super::{Ctx, Endpoint};
+use super::{Ctx, Endpoint, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
@@ -69,6 +69,7 @@ const VERSION_LANG: &[Param] = &[VERSION, LANG];
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/v1/crops",
+        key: None,
         summary: "Crops, filtered by season and reusability, sorted and paged",
         example: Some("/v1/crops?season=spring&limit=2"),
         params: CROP_LIST_PARAMS,
@@ -77,6 +78,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/crops/{key}",
+        key: Some(KeyRule::Record),
         summary: "One crop by id or slug",
         example: Some("/v1/crops/barley"),
         params: VERSION_LANG,
@@ -85,6 +87,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/shops",
+        key: None,
         summary: "Every shop, with its shopkeeper and hours, in the data's order",
         example: Some("/v1/shops"),
         params: VERSION_LANG,
@@ -93,6 +96,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/shops/{key}",
+        key: Some(KeyRule::Record),
         summary: "One shop by id or slug, with its catalogue",
         example: Some("/v1/shops/hollins-general-store"),
         params: VERSION_LANG,
@@ -101,6 +105,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/npcs",
+        key: None,
         summary: "Every shopkeeper, with the shops they run, in the data's order",
         example: Some("/v1/npcs"),
         params: VERSION_LANG,
@@ -109,6 +114,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
     Endpoint {
         path: "/v1/fish",
+        key: None,
         summary: "Fish, filtered by season, water, bait and rarity, by id, paged",
         example: Some("/v1/fish?water=FreshWater&limit=2"),
         params: FISH_PARAMS,
