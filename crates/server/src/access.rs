@@ -25,9 +25,36 @@ pub(crate) const FLUSH_EVERY: Duration = Duration::from_secs(5);
 /// Keys whose hash is remembered at most (a few megabytes).
 const REMEMBERED_KEYS: usize = 50_000;
 
+/// Where the gate reads the time: the wall clock, or one a test sets.
+#[derive(Clone)]
+pub struct Clock(Arc<dyn Fn() -> Duration + Send + Sync>);
+
+impl Clock {
+    /// The wall clock, as time since the Unix epoch.
+    pub fn system() -> Self {
+        Self(Arc::new(now))
+    }
+
+    /// A clock that reads `time` (time since the Unix epoch) whenever it is asked.
+    pub fn from_fn(time: impl Fn() -> Duration + Send + Sync + 'static) -> Self {
+        Self(Arc::new(time))
+    }
+
+    fn now(&self) -> Duration {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for Clock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Clock")
+    }
+}
+
 #[derive(Debug)]
 pub struct Access {
     accounts: Accounts,
+    clock: Clock,
     snapshot: RwLock<Arc<Keys>>,
     limiter: Box<dyn Limiter>,
     failures: AddressLimit,
@@ -37,15 +64,21 @@ pub struct Access {
 }
 
 impl Access {
-    /// Loads every key and block, and today's recorded usage so that daily caps survive restarts.
-    pub async fn load(accounts: Accounts, limiter: impl Limiter + 'static) -> tapster_accounts::Result<Self> {
+    /// Loads every key and block, and today's recorded usage so that daily caps survive restarts;
+    /// keys, limits and usage are then judged by the time `clock` tells.
+    pub async fn load(
+        accounts: Accounts,
+        limiter: impl Limiter + 'static,
+        clock: Clock,
+    ) -> tapster_accounts::Result<Self> {
         let snapshot = accounts.snapshot().await?;
-        let today = now().as_secs() / 86_400;
+        let today = clock.now().as_secs() / 86_400;
         for (key, requests) in accounts.usage_on(today as i64).await? {
             limiter.seed_day(key, today, requests);
         }
         Ok(Self {
             accounts,
+            clock,
             snapshot: RwLock::new(Arc::new(Keys::from(snapshot))),
             limiter: Box::new(limiter),
             failures: failures(),
@@ -80,8 +113,8 @@ impl Access {
             }
             return Err(error);
         }
-        self.limiter.sweep(now());
-        self.failures.sweep(now());
+        self.limiter.sweep(self.clock.now());
+        self.failures.sweep(self.clock.now());
         Ok(())
     }
 
@@ -171,7 +204,7 @@ impl Gate for Access {
         if keys.blocks(peer) {
             return Err(Refusal::BlockedAddress);
         }
-        let now = now();
+        let now = self.clock.now();
         let key = match credentials {
             // Mistakes, told apart without a lookup: they do not count as guesses.
             Credentials::Missing => return Err(Refusal::MissingKey),

@@ -14,9 +14,9 @@ mod logging;
 mod reload;
 mod run;
 
-pub use access::Access;
+pub use access::{Access, Clock};
 pub use admin::{Admin, LOCAL_ACCOUNT, NewKey, format_keys};
 pub use dashboard::{DEFAULT_MAIL_FROM, DashboardOptions};
 pub use limiter::{Decision, InProcess, Limiter, Remaining, Status};
 pub use logging::{LogFormat, LogLevel, log_subscriber};
-pub use run::{Service, open_service};
+pub use run::{Service, open_service, open_service_with_clock};

@@ -14,7 +14,7 @@ use tapster_dashboard::Dashboard;
 use tapster_store::Store;
 use tokio::net::TcpListener;
 
-use crate::access::{Access, FLUSH_EVERY, RELOAD_EVERY, timestamp};
+use crate::access::{Access, Clock, FLUSH_EVERY, RELOAD_EVERY, timestamp};
 use crate::admin::{Admin, NewKey};
 use crate::dashboard::{DashboardOptions, DashboardPages, System};
 use crate::limiter::InProcess;
@@ -46,6 +46,15 @@ pub struct Service {
 /// Opens the data dir for serving. On a data dir without game data, imports `fixtures` first; on one
 /// without any key, creates the local account's key.
 pub async fn open_service(data_dir: &Path, fixtures: &Path) -> anyhow::Result<Service> {
+    open_service_with_clock(data_dir, fixtures, Clock::system()).await
+}
+
+/// [`open_service`], with keys, limits and usage judged by the time `clock` tells.
+pub async fn open_service_with_clock(
+    data_dir: &Path,
+    fixtures: &Path,
+    clock: Clock,
+) -> anyhow::Result<Service> {
     let store = match Store::open(data_dir) {
         Err(tapster_store::Error::NoData(_)) => {
             tapster_store::import(data_dir, fixtures)
@@ -57,8 +66,9 @@ pub async fn open_service(data_dir: &Path, fixtures: &Path) -> anyhow::Result<Se
     .with_context(|| format!("opening the game data in {}", data_dir.display()))?;
     let first_key = Admin::open(data_dir).await?.first_key().await?;
     let accounts = Accounts::open(&Location::DataDir(data_dir.to_owned())).await?;
-    let access =
-        Access::load(accounts.clone(), InProcess::default()).await.context("loading keys and usage")?;
+    let access = Access::load(accounts.clone(), InProcess::default(), clock)
+        .await
+        .context("loading keys and usage")?;
     Ok(Service {
         data_dir: data_dir.to_owned(),
         store,
