@@ -117,6 +117,27 @@ impl RecordType {
         Self::PLURALS[self as usize]
     }
 
+    /// The singular, snake-case name of one record of this type (`quest`, `ingredient_group`).
+    pub fn singular(self) -> &'static str {
+        match self {
+            Self::Item => "item",
+            Self::Recipe => "recipe",
+            Self::IngredientGroup => "ingredient_group",
+            Self::CraftingStation => "crafting_station",
+            Self::Crop => "crop",
+            Self::Shop => "shop",
+            Self::Shopkeeper => "shopkeeper",
+            Self::Fish => "fish",
+            Self::Quest => "quest",
+            Self::Perk => "perk",
+            Self::Spell => "spell",
+            Self::Talent => "talent",
+            Self::Reputation => "reputation",
+            Self::Mission => "mission",
+            Self::Letter => "letter",
+        }
+    }
+
     pub fn parse(value: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|t| t.plural() == value)
     }

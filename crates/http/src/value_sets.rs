@@ -85,6 +85,8 @@ value_sets! {
     Quality = tapster_pricing::Quality::NAMES;
     /// The kind of record a search hit is.
     HitType = &["item", "recipe"];
+    /// The kind of a progression record, singular.
+    DocumentType = &["quest", "perk", "spell", "talent", "reputation", "mission", "letter"];
 }
 
 #[cfg(test)]
@@ -100,9 +102,13 @@ mod tests {
         assert!(ALL.iter().all(|s| !s.values.is_empty() && !s.description.trim().is_empty()));
     }
 
-    /// The set written here rather than taken from a type names what that type spells.
+    /// The sets written here rather than taken from a type name what those types spell.
     #[test]
     fn written_sets_spell_what_their_types_spell() {
+        use tapster_domain::RecordType;
+        let progression: Vec<&str> =
+            RecordType::ALL.into_iter().filter(|t| t.is_progression()).map(RecordType::singular).collect();
+        assert_eq!(progression, DocumentType::SET.values);
         use crate::views::search::HitType as Hit;
         let hits: Vec<serde_json::Value> =
             [Hit::Item, Hit::Recipe].iter().map(|h| serde_json::to_value(h).unwrap()).collect();

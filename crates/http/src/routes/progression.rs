@@ -11,7 +11,7 @@ use crate::error::ApiError;
 use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, OFFSET, Param, VERSION};
 use crate::response::Reply;
-use crate::views::progression::{Document, DocumentDetail, Documented};
+use crate::views::progression::{Document, DocumentDetail, Documented, noun, schema_name};
 
 const LIST_PARAMS: &[Param] = &[VERSION, LANG, LIMIT, OFFSET];
 const DETAIL_PARAMS: &[Param] = &[VERSION, LANG];
@@ -58,7 +58,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = progression_endpoints! {
 /// `/v1/quests/{key}` gets a quest's type, not the union of all seven.
 fn detail_schema<R: Documented>(generator: &mut SchemaGenerator) -> Schema {
     generator.subschema_for::<DocumentDetail>();
-    json_schema!({ "$ref": format!("#/components/schemas/{}DocumentDetail", R::KIND.schema_name()) })
+    json_schema!({ "$ref": format!("#/components/schemas/{}DocumentDetail", schema_name(R::TYPE)) })
 }
 
 /// `GET /v1/<segment>`: a page of the records of type `R` in their default order.
@@ -76,7 +76,7 @@ fn detail<R: Documented>(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let key = ctx.path_progression_key()?;
     let catalog = ctx.catalog()?;
     let record = catalog.progression_record::<R>(key).ok_or_else(|| {
-        ApiError::NotFound(format!("there is no {} {key} in {}", R::KIND.noun(), catalog.info.name))
+        ApiError::NotFound(format!("there is no {} {key} in {}", noun(R::TYPE), catalog.info.name))
     })?;
     let mut loc = Localizer::new(catalog, ctx.query.lang());
     let detail = DocumentDetail::new(&mut loc, record);

@@ -5,8 +5,8 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use tapster_domain::{
-    Letter, LetterTrigger, Mission, Perk, ProgressionKey, Quest, RecordId, ReputationMilestone, Rewards,
-    Spell, Talent,
+    Letter, LetterTrigger, Mission, Perk, ProgressionKey, Quest, RecordId, RecordType, ReputationMilestone,
+    Rewards, Spell, Talent,
 };
 use tapster_store::{Catalog, Change, ProgressionSet};
 
@@ -14,53 +14,27 @@ use super::{ItemStack, MilestoneRef, Price, ProgressionRef, RecordRef, Shopkeepe
 use crate::envelope::Localizer;
 use crate::value_sets;
 
-/// The kind of a progression record, singular.
-#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum DocumentType {
-    Quest,
-    Perk,
-    Spell,
-    Talent,
-    Reputation,
-    Mission,
-    Letter,
+/// What a person calls one record of the progression type `kind` (`reputation milestone`).
+pub(crate) fn noun(kind: RecordType) -> &'static str {
+    match kind {
+        RecordType::Reputation => "reputation milestone",
+        other => other.singular(),
+    }
 }
 
-impl DocumentType {
-    /// The kind's name in the document's schema names (`QuestDocumentDetail`).
-    pub(crate) fn schema_name(self) -> &'static str {
-        match self {
-            Self::Quest => "Quest",
-            Self::Perk => "Perk",
-            Self::Spell => "Spell",
-            Self::Talent => "Talent",
-            Self::Reputation => "Reputation",
-            Self::Mission => "Mission",
-            Self::Letter => "Letter",
-        }
-    }
-
-    /// What a person calls one record of this kind.
-    pub(crate) fn noun(self) -> &'static str {
-        match self {
-            Self::Quest => "quest",
-            Self::Perk => "perk",
-            Self::Spell => "spell",
-            Self::Talent => "talent",
-            Self::Reputation => "reputation milestone",
-            Self::Mission => "mission",
-            Self::Letter => "letter",
-        }
-    }
+/// The progression type `kind` as the document's schema names start (`Quest` of `QuestDocumentDetail`).
+pub(crate) fn schema_name(kind: RecordType) -> String {
+    let singular = kind.singular();
+    singular[..1].to_uppercase() + &singular[1..]
 }
 
 /// `Document`: a progression record in a list.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Document {
-    /// The kind of record: `quest`, `perk`, `spell`, `talent`, `reputation`, `mission` or `letter`.
+    /// The kind of record.
     #[serde(rename = "type")]
-    kind: DocumentType,
+    #[schemars(with = "value_sets::DocumentType")]
+    kind: &'static str,
     /// The progression key that names the record, for `/v1/<segment>/{key}`.
     key: String,
     /// The localized name (a letter's subject line).
@@ -228,7 +202,6 @@ pub(crate) enum Trigger {
 /// A progression record type the API renders: its kind, its attributes, and the variant of
 /// [`DocumentDetail`] that holds them.
 pub(crate) trait Documented: ProgressionSet {
-    const KIND: DocumentType;
     type Attributes;
     const DETAIL: fn(Detail<Self::Attributes>) -> DocumentDetail;
 
@@ -242,7 +215,7 @@ impl Document {
         let name = loc.text(record.name_key(), || format!("{at}/name"));
         let description = loc.text(record.description_key(), || format!("{at}/summary"));
         Self {
-            kind: R::KIND,
+            kind: R::TYPE.singular(),
             key: record.key().to_string(),
             name,
             summary: first_sentence(&description).to_owned(),
@@ -264,7 +237,6 @@ impl DocumentDetail {
 }
 
 impl Documented for Quest {
-    const KIND: DocumentType = DocumentType::Quest;
     type Attributes = QuestAttributes;
     const DETAIL: fn(Detail<QuestAttributes>) -> DocumentDetail = DocumentDetail::Quest;
 
@@ -279,7 +251,6 @@ impl Documented for Quest {
 }
 
 impl Documented for Perk {
-    const KIND: DocumentType = DocumentType::Perk;
     type Attributes = PerkAttributes;
     const DETAIL: fn(Detail<PerkAttributes>) -> DocumentDetail = DocumentDetail::Perk;
 
@@ -293,7 +264,6 @@ impl Documented for Perk {
 }
 
 impl Documented for Spell {
-    const KIND: DocumentType = DocumentType::Spell;
     type Attributes = SpellAttributes;
     const DETAIL: fn(Detail<SpellAttributes>) -> DocumentDetail = DocumentDetail::Spell;
 
@@ -307,7 +277,6 @@ impl Documented for Spell {
 }
 
 impl Documented for Talent {
-    const KIND: DocumentType = DocumentType::Talent;
     type Attributes = TalentAttributes;
     const DETAIL: fn(Detail<TalentAttributes>) -> DocumentDetail = DocumentDetail::Talent;
 
@@ -321,7 +290,6 @@ impl Documented for Talent {
 }
 
 impl Documented for ReputationMilestone {
-    const KIND: DocumentType = DocumentType::Reputation;
     type Attributes = ReputationAttributes;
     const DETAIL: fn(Detail<ReputationAttributes>) -> DocumentDetail = DocumentDetail::Reputation;
 
@@ -335,7 +303,6 @@ impl Documented for ReputationMilestone {
 }
 
 impl Documented for Mission {
-    const KIND: DocumentType = DocumentType::Mission;
     type Attributes = MissionAttributes;
     const DETAIL: fn(Detail<MissionAttributes>) -> DocumentDetail = DocumentDetail::Mission;
 
@@ -354,7 +321,6 @@ impl Documented for Mission {
 }
 
 impl Documented for Letter {
-    const KIND: DocumentType = DocumentType::Letter;
     type Attributes = LetterAttributes;
     const DETAIL: fn(Detail<LetterAttributes>) -> DocumentDetail = DocumentDetail::Letter;
 
