@@ -19,6 +19,13 @@ pub(crate) fn schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
     generator.subschema_for::<T>()
 }
 
+/// The schema of the branch of the tagged union `U` whose tag is `tag`, under the name the document
+/// gives that branch (see `unions`): a route that answers only one kind (`/v1/quests/{key}`) says so.
+pub(crate) fn branch_of<U: JsonSchema>(generator: &mut SchemaGenerator, tag: &str) -> Schema {
+    generator.subschema_for::<U>();
+    json_schema!({ "$ref": format!("{SCHEMAS}{}", unions::branch_name(&U::schema_name(), tag)) })
+}
+
 /// The shape of `/openapi.json` itself: an object whose members the OpenAPI 3.1 specification defines
 /// (not the boolean schema `true`, which several generators cannot read).
 pub(crate) fn document_schema(_: &mut SchemaGenerator) -> Schema {

@@ -8,6 +8,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::SCHEMAS;
+
 /// Names the branches of, and adds a discriminator to, every such union among the schemas of
 /// `document`. Afterwards, the components written out into branches, and the unions themselves
 /// where only their branches are used (`/v1/quests/{key}` answers a `QuestDocumentDetail`), are
@@ -38,11 +40,11 @@ pub(super) fn discriminate(document: &mut Value) {
                     replaced.extend(
                         reference.and_then(Value::as_str).and_then(component_name).map(str::to_owned),
                     );
-                    let component = format!("{}{name}", pascal(&value));
+                    let component = branch_name(&name, &value);
                     let whole = written_out(schemas, branch);
                     let clash = schemas.insert(component.clone(), whole);
                     assert!(clash.is_none(), "the branch {component} of {name} is named like another schema");
-                    json!(format!("#/components/schemas/{component}"))
+                    json!(format!("{SCHEMAS}{component}"))
                 }
             };
             mapping.insert(value, reference.clone());
@@ -63,7 +65,7 @@ fn drop_unreferenced(document: &mut Value, names: &[String]) {
     let text = document.to_string();
     if let Some(schemas) = document.pointer_mut("/components/schemas").and_then(Value::as_object_mut) {
         for name in names {
-            if !text.contains(&format!("\"#/components/schemas/{name}\"")) {
+            if !text.contains(&format!("\"{SCHEMAS}{name}\"")) {
                 schemas.remove(name);
             }
         }
@@ -71,7 +73,7 @@ fn drop_unreferenced(document: &mut Value, names: &[String]) {
 }
 
 fn component_name(reference: &str) -> Option<&str> {
-    reference.strip_prefix("#/components/schemas/")
+    reference.strip_prefix(SCHEMAS)
 }
 
 /// `branch` with the members of the component its `$ref` names merged in after its own, and the
@@ -132,6 +134,12 @@ fn resolve<'s>(schemas: &'s Map<String, Value>, branch: &'s Value) -> Option<&'s
         (Some(reference), None) => schemas.get(component_name(reference)?),
         _ => Some(branch),
     }
+}
+
+/// The component name of the branch of `union` whose tag is `value`: `DayLetterTrigger` for the
+/// `day` branch of `LetterTrigger`.
+pub(super) fn branch_name(union: &str, value: &str) -> String {
+    format!("{}{union}", pascal(value))
 }
 
 /// `grand_reserve` as `GrandReserve`.

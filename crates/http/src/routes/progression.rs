@@ -3,15 +3,15 @@
 
 use tapster_domain::{Letter, Mission, Perk, Quest, ReputationMilestone, Spell, Talent};
 
-use schemars::{Schema, SchemaGenerator, json_schema};
+use schemars::{Schema, SchemaGenerator};
 
 use super::{Ctx, Endpoint, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
-use crate::openapi::schema;
+use crate::openapi::{branch_of, schema};
 use crate::params::{LANG, LIMIT, OFFSET, Param, VERSION};
 use crate::response::Reply;
-use crate::views::progression::{Document, DocumentDetail, Documented, noun, schema_name};
+use crate::views::progression::{Document, DocumentDetail, Documented, noun};
 
 const LIST_PARAMS: &[Param] = &[VERSION, LANG, LIMIT, OFFSET];
 const DETAIL_PARAMS: &[Param] = &[VERSION, LANG];
@@ -53,12 +53,11 @@ pub(super) const ENDPOINTS: &[Endpoint] = progression_endpoints! {
     "letters" => Letter, "Letter%20From%20Home", "Letters, by key", "One letter by key, with its sender, trigger and attachments";
 };
 
-/// The schema of one kind's detail: its branch of the [`DocumentDetail`] union, which the document
-/// names `QuestDocumentDetail` and so on (`openapi::unions` names the branches), so that a client of
-/// `/v1/quests/{key}` gets a quest's type, not the union of all seven.
+/// The schema of one kind's detail: its branch of the [`DocumentDetail`] union
+/// (`QuestDocumentDetail`), so that a client of `/v1/quests/{key}` gets a quest's type, not the
+/// union of all seven.
 fn detail_schema<R: Documented>(generator: &mut SchemaGenerator) -> Schema {
-    generator.subschema_for::<DocumentDetail>();
-    json_schema!({ "$ref": format!("#/components/schemas/{}DocumentDetail", schema_name(R::TYPE)) })
+    branch_of::<DocumentDetail>(generator, R::TYPE.singular())
 }
 
 /// `GET /v1/<segment>`: a page of the records of type `R` in their default order.

@@ -22,12 +22,6 @@ pub(crate) fn noun(kind: RecordType) -> &'static str {
     }
 }
 
-/// The progression type `kind` as the document's schema names start (`Quest` of `QuestDocumentDetail`).
-pub(crate) fn schema_name(kind: RecordType) -> String {
-    let singular = kind.singular();
-    singular[..1].to_uppercase() + &singular[1..]
-}
-
 /// `Document`: a progression record in a list.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Document {
