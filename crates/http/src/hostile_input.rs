@@ -118,7 +118,7 @@ fn valid_value(rule: Rule) -> BoxedStrategy<String> {
 fn valid_query() -> impl Strategy<Value = (&'static Endpoint, Vec<(&'static str, String)>)> {
     endpoint().prop_flat_map(|endpoint| {
         let params: Vec<BoxedStrategy<Option<(&'static str, String)>>> = endpoint
-            .params
+            .params()
             .iter()
             .map(|param| {
                 let name = param.name;
@@ -202,29 +202,32 @@ proptest! {
     /// with every required one; or a 422 naming only parameters that were given or are required.
     #[test]
     fn queries_parse_to_declared_parameters_or_a_validation_error(
-        (endpoint, raw) in endpoint().prop_flat_map(|e| (Just(e), hostile_query(e.params))),
+        (endpoint, raw) in endpoint().prop_flat_map(|e| (Just(e), hostile_query(e.params()))),
     ) {
         let given = pairs(&raw);
-        match Query::parse(Some(&raw), endpoint.params) {
+        match Query::parse(Some(&raw), endpoint.params()) {
             Ok(query) => {
                 for (i, (name, value)) in given.iter().enumerate() {
-                    prop_assert!(endpoint.params.iter().any(|p| p.name == name), "{} let {:?} through", endpoint.path, name);
+                    prop_assert!(endpoint.params().iter().any(|p| p.name == name), "{} let {:?} through", endpoint.path, name);
                     prop_assert!(!given[..i].iter().any(|(earlier, _)| earlier == name), "{:?} twice", name);
                     prop_assert_eq!(query.given(name), Some(value.as_ref()));
                 }
-                for param in endpoint.params.iter().filter(|p| p.rule.required()) {
+                for param in endpoint.params().iter().filter(|p| p.rule.required()) {
                     prop_assert!(query.given(param.name).is_some(), "{} lacks {}", endpoint.path, param.name);
                 }
-                if let Some(Param { rule: Rule::Limit { max, .. }, .. }) = endpoint.params.iter().find(|p| p.name == "limit") {
-                    prop_assert!((1..=*max).contains(&query.limit()));
+                for param in endpoint.params() {
+                    match param.rule {
+                        Rule::Limit { max, .. } => prop_assert!((1..=max).contains(&query.read::<u32>(param).unwrap())),
+                        Rule::Offset => prop_assert!(query.read::<u32>(param).unwrap() <= MAX_OFFSET),
+                        _ => {}
+                    }
                 }
-                prop_assert!(query.offset() <= MAX_OFFSET);
             }
             Err(ApiError::Validation(errors)) => {
                 prop_assert!(!errors.is_empty());
                 for error in &errors {
                     let named = given.iter().any(|(name, _)| name == error.parameter.as_str())
-                        || endpoint.params.iter().any(|p| p.name == error.parameter && p.rule.required());
+                        || endpoint.params().iter().any(|p| p.name == error.parameter && p.rule.required());
                     prop_assert!(named, "{}?{}: {:?} names no parameter given", endpoint.path, raw, error.parameter);
                     prop_assert!(!error.detail.is_empty());
                 }
@@ -236,7 +239,7 @@ proptest! {
     /// Any query at all (not even form-shaped) never panics the parser.
     #[test]
     fn arbitrary_query_strings_never_panic(endpoint in endpoint(), raw in any::<String>()) {
-        match Query::parse(Some(&raw), endpoint.params) {
+        match Query::parse(Some(&raw), endpoint.params()) {
             Ok(_) | Err(ApiError::Validation(_)) => {}
             Err(other) => prop_assert!(false, "{:?}: {:?}", raw, other),
         }
@@ -250,10 +253,14 @@ proptest! {
             raw.append_pair(name, value);
         }
         let raw = raw.finish();
-        match Query::parse(Some(&raw), endpoint.params) {
+        match Query::parse(Some(&raw), endpoint.params()) {
             Ok(query) => {
                 for (name, value) in &given {
                     prop_assert_eq!(query.given(name), Some(value.as_str()));
+                }
+                // And the endpoint's parameters type reads each value as its declaration says.
+                if let Err(error) = endpoint.handler.read(&query) {
+                    prop_assert!(false, "{}?{} not read: {}", endpoint.path, raw, error);
                 }
             }
             Err(error) => prop_assert!(false, "{}?{} refused: {}", endpoint.path, raw, error),

@@ -7,6 +7,8 @@ use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
+use crate::params::{FromParam, Param, Rule, Value};
+
 /// A closed set of string values and the name of its schema.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct ValueSet {
@@ -87,6 +89,46 @@ value_sets! {
     HitType = &["item", "recipe"];
     /// The kind of a progression record, singular.
     DocumentType = &["quest", "perk", "spell", "talent", "reputation", "mission", "letter"];
+}
+
+/// Reads a parameter of each set that has a type as that type: `reads` ties the type to its set, so
+/// that a field declared with another set is found by the tests of every endpoint; `absent` is the
+/// value when the request leaves the parameter out (`None`: it must be given, or be an `Option`).
+macro_rules! read_as_type {
+    ($($ty:ty: $set:ident, $parse:expr, $absent:expr;)+) => {
+        $(
+            impl FromParam for $ty {
+                fn reads(rule: Rule) -> bool {
+                    rule == Rule::Enum(&$set::SET)
+                }
+
+                fn given(value: &Value, _: &Param) -> Option<Self> {
+                    match value {
+                        Value::Text(text) => ($parse)(text.as_str()),
+                        _ => None,
+                    }
+                }
+
+                fn absent(_: &Param) -> Option<Self> {
+                    $absent
+                }
+            }
+        )+
+    };
+}
+
+read_as_type! {
+    tapster_domain::Season: Season, |v| tapster_domain::Season::parse(v).ok(), None;
+    tapster_domain::Water: Water, |v| tapster_domain::Water::parse(v).ok(), None;
+    tapster_domain::Bait: Bait, |v| tapster_domain::Bait::parse(v).ok(), None;
+    tapster_domain::ItemKind: ItemKind, |v| tapster_domain::ItemKind::parse(v).ok(), None;
+    tapster_domain::FoodType: FoodType, |v| tapster_domain::FoodType::parse(v).ok(), None;
+    tapster_domain::RecordType: ChangeType, tapster_domain::RecordType::parse, None;
+    tapster_domain::ChangeKind: ChangeKind, |v| tapster_domain::ChangeKind::parse(v).ok(), None;
+    tapster_pricing::IngredientChoice: IngredientChoice, tapster_pricing::IngredientChoice::parse, Some(Default::default());
+    tapster_pricing::Aging: Aging, tapster_pricing::Aging::parse, Some(Default::default());
+    tapster_pricing::Quality: Quality, tapster_pricing::Quality::parse, Some(Default::default());
+    crate::views::search::HitType: HitType, crate::views::search::HitType::parse, None;
 }
 
 #[cfg(test)]

@@ -279,7 +279,7 @@ fn operation(
 /// `{data, meta, pagination}`: `pagination` is there on pages (endpoints that take `limit` and
 /// `offset`), never on full lists, single records and search, which takes only `limit`.
 fn envelope(endpoint: &Endpoint, data: Value, partials: &mut Vec<String>) -> Value {
-    let takes = |name: &str| endpoint.params.iter().any(|p| p.name == name);
+    let takes = |name: &str| endpoint.params().iter().any(|p| p.name == name);
     let data = match partial_data(&data) {
         Some((partial, name)) if takes("fields") => {
             if !partials.contains(&name) {
@@ -418,7 +418,7 @@ mod tests {
         let mut seen = 0;
         for endpoint in endpoints().filter(|e| e.path.starts_with("/v1/")) {
             let data = &answer(&doc, endpoint.path)["properties"]["data"];
-            if !endpoint.params.iter().any(|p| p.name == "fields") {
+            if !endpoint.params().iter().any(|p| p.name == "fields") {
                 assert!(data.get("anyOf").is_none(), "{}: {data}", endpoint.path);
                 continue;
             }
@@ -445,7 +445,7 @@ mod tests {
                 ["schema"];
             assert!(schema["$ref"].is_string(), "{}: {schema}", endpoint.path);
             let envelope = answer(&doc, endpoint.path);
-            let paged = endpoint.params.iter().any(|p| p.name == "offset");
+            let paged = endpoint.params().iter().any(|p| p.name == "offset");
             let required: Vec<&str> =
                 envelope["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
             assert_eq!(required.contains(&"pagination"), paged, "{}", endpoint.path);

@@ -47,7 +47,7 @@ pub(super) fn of_operation(endpoint: &Endpoint, keyed: bool) -> Vec<Value> {
         .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
         .map(|name| reference(path_component(endpoint.path_rule(name))))
         .collect();
-    for param in endpoint.params {
+    for param in endpoint.params() {
         let shared = SHARED.contains(param);
         parameters.push(if shared { reference(param.name) } else { query_parameter(param) });
     }

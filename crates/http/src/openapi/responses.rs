@@ -52,7 +52,7 @@ pub(super) fn errors(endpoint: &Endpoint, keyed: bool) -> Vec<(&'static str, Val
             refer("503"),
         ];
     }
-    let may_miss = endpoint.path.contains('{') || endpoint.params.iter().any(|p| p.name == "version");
+    let may_miss = endpoint.path.contains('{') || endpoint.params().iter().any(|p| p.name == "version");
     let mut statuses = vec!["401", "403"];
     if may_miss {
         statuses.push("404");

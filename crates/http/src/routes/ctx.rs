@@ -2,11 +2,9 @@
 //! request's path and checked query, and its path parameters; with the lookups and renderings every
 //! handler shares.
 
-use std::collections::BTreeSet;
-
 use serde::Serialize;
 use tapster_domain::{ProgressionKey, RecordKey, VersionSelector};
-use tapster_store::{Catalog, Store};
+use tapster_store::{Catalog, Store, Window};
 
 use crate::envelope::{Localizer, Pagination};
 use crate::error::ApiError;
@@ -14,8 +12,8 @@ use crate::params::Query;
 use crate::response::{Reply, json};
 use crate::site::Site;
 
-/// What a handler gets: the published game data, where the service is served from, the request's
-/// path and checked query, and its path parameters.
+/// What a handler gets besides its parameters: the published game data, where the service is served
+/// from, the request's path and checked query (for the links of a page), and its path parameters.
 #[derive(Debug)]
 pub(crate) struct Ctx<'a> {
     pub(crate) store: &'a Store,
@@ -45,9 +43,9 @@ fn not_in_path(name: &str) -> ApiError {
 }
 
 impl Ctx<'_> {
-    /// The catalog of the version the query asks for.
-    pub(crate) fn catalog(&self) -> Result<&Catalog, ApiError> {
-        resolve(self.store, &self.query.version())
+    /// The catalog of `version`.
+    pub(crate) fn catalog(&self, version: &VersionSelector) -> Result<&Catalog, ApiError> {
+        resolve(self.store, version)
     }
 
     /// The `{version}` path parameter.
@@ -63,16 +61,16 @@ impl Ctx<'_> {
         }
     }
 
-    /// The catalog the query asks for and the record its `{key}` path parameter names, found by
-    /// `find`: a malformed key is a `422`, an unknown one a `404` naming what was asked
-    /// (`there is no item 42 in v0.7.0.0.1`).
+    /// The catalog of `version` and the record its `{key}` path parameter names, found by `find`:
+    /// an unknown key is a `404` naming what was asked (`there is no item 42 in v0.7.0.0.1`).
     pub(crate) fn record<'s, T: 's>(
         &'s self,
         noun: &str,
+        version: &VersionSelector,
         find: impl FnOnce(&'s Catalog, &RecordKey) -> Option<&'s T>,
     ) -> Result<(&'s Catalog, &'s T), ApiError> {
         let key = self.path_key()?;
-        let catalog = self.catalog()?;
+        let catalog = self.catalog(version)?;
         let record = find(catalog, key).ok_or_else(|| {
             ApiError::NotFound(format!("there is no {noun} {key} in {}", catalog.info.name))
         })?;
@@ -87,42 +85,29 @@ impl Ctx<'_> {
         }
     }
 
-    /// The value of the query parameter `name`, a value the game data defines, which the version
-    /// must know: an unknown one is a `422` listing the `values` it knows.
-    pub(crate) fn known(&self, name: &str, values: &BTreeSet<String>) -> Result<Option<&str>, ApiError> {
-        match self.query.text(name) {
-            Some(v) if !values.contains(v) => Err(ApiError::invalid(
-                name,
-                format!(
-                    "has no value {v:?} in this game version; the values are {}",
-                    values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
-                ),
-            )),
-            other => Ok(other),
-        }
-    }
-
-    /// Renders `data` in the envelope, with the `fields` the query asked for.
-    pub(crate) fn render(&self, localizer: Localizer<'_>, data: impl Serialize) -> Result<Reply, ApiError> {
-        let envelope = localizer.envelope(data, self.query.names("fields"), None);
+    /// Renders `data` in the envelope, with only the `fields` asked for when there are some.
+    pub(crate) fn render(
+        &self,
+        localizer: Localizer<'_>,
+        data: impl Serialize,
+        fields: Option<&[&'static str]>,
+    ) -> Result<Reply, ApiError> {
+        let envelope = localizer.envelope(data, fields, None);
         json(&envelope.map_err(|e| ApiError::Internal(Box::new(e)))?)
     }
 
-    /// Renders one page of a list of `total` records.
+    /// Renders the page `window` of a list of `total` records, with its links.
     pub(crate) fn render_page(
         &self,
         localizer: Localizer<'_>,
         data: impl Serialize,
+        fields: Option<&[&'static str]>,
+        window: Window,
         total: u64,
     ) -> Result<Reply, ApiError> {
-        let pagination = Pagination::new(
-            self.path,
-            self.query.canonical(),
-            self.query.limit(),
-            self.query.offset(),
-            total,
-        );
-        let envelope = localizer.envelope(data, self.query.names("fields"), Some(pagination));
+        let pagination =
+            Pagination::new(self.path, self.query.canonical(), window.limit, window.offset, total);
+        let envelope = localizer.envelope(data, fields, Some(pagination));
         json(&envelope.map_err(|e| ApiError::Internal(Box::new(e)))?)
     }
 }

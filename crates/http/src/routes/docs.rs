@@ -13,9 +13,10 @@ use tapster_domain::{ChangeKind, GameVersion, ProgressionRecord, RecordType, Tex
 use tapster_i18n::Language;
 use tapster_store::Catalog;
 
-use super::{Ctx, Endpoint};
+use super::{Ctx, Endpoint, Handle};
 use crate::error::ApiError;
 use crate::openapi::{document_schema, schema};
+use crate::params::NoParams;
 use crate::response::Reply;
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[
@@ -24,8 +25,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: None,
         summary: "The OpenAPI 3.1 description of this interface (no key needed)",
         example: None,
-        params: &[],
-        handler: openapi,
+        handler: &Handle(openapi),
         data: document_schema,
     },
     Endpoint {
@@ -33,8 +33,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: None,
         summary: "The published game versions and what each changed, newest first, as a web page (no key needed)",
         example: Some("/changelog"),
-        params: &[],
-        handler: changelog_page,
+        handler: &Handle(changelog_page),
         data: schema::<String>,
     },
     Endpoint {
@@ -42,8 +41,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: None,
         summary: "RSS 2.0 feed of the published game versions and what each changed, newest first (no key needed)",
         example: Some("/changelog.rss"),
-        params: &[],
-        handler: changelog,
+        handler: &Handle(changelog),
         data: schema::<String>,
     },
 ];
@@ -52,7 +50,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
 const MAX_NAMES: usize = 10;
 
 /// `GET /openapi.json`.
-fn openapi(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+fn openapi(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     Ok(reply("application/json", ctx.site.openapi(ctx.store)))
 }
 
@@ -83,14 +81,14 @@ fn entries(store: &tapster_store::Store) -> Vec<Entry> {
 }
 
 /// `GET /changelog`.
-fn changelog_page(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+fn changelog_page(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let page = ChangelogPage { entries: &entries(ctx.store), feed_url: &ctx.site.url("/changelog.rss") };
     let html = page.render().map_err(|e| ApiError::Internal(Box::new(e)))?;
     Ok(reply("text/html; charset=utf-8", html.into()))
 }
 
 /// `GET /changelog.rss`.
-fn changelog(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+fn changelog(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let feed = feed(&entries(ctx.store), &ctx.site.url("/changelog"));
     Ok(reply("application/rss+xml; charset=utf-8", feed.into()))
 }

@@ -1,83 +1,96 @@
 //! `/v1/items` and `/v1/items/{key}`.
 
-use tapster_domain::ItemKind;
-use tapster_store::{Catalog, ItemFilter, ItemOrder};
+use tapster_domain::{ItemKind, RecordId, RecordKey, VersionSelector};
+use tapster_i18n::Language;
+use tapster_store::{Catalog, ItemFilter, ItemOrder, Window};
 
-use super::{Ctx, Endpoint, KeyRule};
+use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
-use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, VERSION};
+use crate::params::{Defined, LANG, LIMIT, Named, OFFSET, Param, Rule, SortKeys, VERSION, query_params};
 use crate::response::Reply;
 use crate::value_sets;
 use crate::views::{ITEM_DETAIL_FIELDS, ITEM_EXPANSIONS, ITEM_SUMMARY_FIELDS, ItemDetail, ItemSummary};
 
 const ITEM_SORT_KEYS: &[&str] = &["id", "name", "price"];
 
-const LIST_PARAMS: &[Param] = &[
-    Param {
-        name: "kind",
-        rule: Rule::Enum(&value_sets::ItemKind::SET),
-        description: "Only items of this kind.",
-    },
-    Param {
-        name: "category",
-        rule: Rule::Ident { max: 48 },
-        description: "Only items of this category (the data defines them).",
-    },
-    Param { name: "tag", rule: Rule::Ident { max: 48 }, description: "Only items with this tag." },
-    Param {
-        name: "ingredient_type",
-        rule: Rule::Ident { max: 48 },
-        description: "Only items with this ingredient type.",
-    },
-    Param {
-        name: "can_be_sold",
-        rule: Rule::Bool,
-        description: "Only items the tavern can (or cannot) sell.",
-    },
-    Param { name: "can_be_aged", rule: Rule::Bool, description: "Only items that can (or cannot) be aged." },
-    Param { name: "shop", rule: Rule::Key, description: "Only items this shop (id or slug) sells." },
-    Param {
-        name: "ids",
-        rule: Rule::Ids,
-        description: "Only these ids, in this order unless `sort` is given; unknown ids are left out, and so are unlisted items unless `include_unlisted=true` (`/v1/items/{key}` serves any item).",
-    },
-    Param {
-        name: "include_unlisted",
-        rule: Rule::Bool,
-        description: "Also items the game hides from its catalogue (default false).",
-    },
-    Param {
-        name: "sort",
-        rule: Rule::Sort(ITEM_SORT_KEYS),
-        description: "Sort keys, `-` for descending; ties break by id.",
-    },
-    Param {
-        name: "fields",
-        rule: Rule::Fields(ITEM_SUMMARY_FIELDS),
-        description: "Only these top-level fields.",
-    },
-    VERSION,
-    LANG,
-    LIMIT,
-    OFFSET,
-];
+query_params! {
+    /// The query of `GET /v1/items`.
+    struct ListParams {
+        kind: Option<ItemKind> = Param {
+            name: "kind",
+            rule: Rule::Enum(&value_sets::ItemKind::SET),
+            description: "Only items of this kind.",
+        },
+        category: Option<Defined> = Param {
+            name: "category",
+            rule: Rule::Ident { max: 48 },
+            description: "Only items of this category (the data defines them).",
+        },
+        tag: Option<Defined> =
+            Param { name: "tag", rule: Rule::Ident { max: 48 }, description: "Only items with this tag." },
+        ingredient_type: Option<Defined> = Param {
+            name: "ingredient_type",
+            rule: Rule::Ident { max: 48 },
+            description: "Only items with this ingredient type.",
+        },
+        can_be_sold: Option<bool> = Param {
+            name: "can_be_sold",
+            rule: Rule::Bool,
+            description: "Only items the tavern can (or cannot) sell.",
+        },
+        can_be_aged: Option<bool> = Param {
+            name: "can_be_aged",
+            rule: Rule::Bool,
+            description: "Only items that can (or cannot) be aged.",
+        },
+        shop: Option<Named<RecordKey>> =
+            Param { name: "shop", rule: Rule::Key, description: "Only items this shop (id or slug) sells." },
+        ids: Option<Vec<RecordId>> = Param {
+            name: "ids",
+            rule: Rule::Ids,
+            description: "Only these ids, in this order unless `sort` is given; unknown ids are left out, and so are unlisted items unless `include_unlisted=true` (`/v1/items/{key}` serves any item).",
+        },
+        include_unlisted: bool = Param {
+            name: "include_unlisted",
+            rule: Rule::Bool,
+            description: "Also items the game hides from its catalogue (default false).",
+        },
+        sort: SortKeys = Param {
+            name: "sort",
+            rule: Rule::Sort(ITEM_SORT_KEYS),
+            description: "Sort keys, `-` for descending; ties break by id.",
+        },
+        fields: Option<Vec<&'static str>> = Param {
+            name: "fields",
+            rule: Rule::Fields(ITEM_SUMMARY_FIELDS),
+            description: "Only these top-level fields.",
+        },
+        version: VersionSelector = VERSION,
+        lang: Language = LANG,
+        limit: u32 = LIMIT,
+        offset: u32 = OFFSET,
+    }
+}
 
-const DETAIL_PARAMS: &[Param] = &[
-    Param {
-        name: "expand",
-        rule: Rule::Expand(ITEM_EXPANSIONS),
-        description: "Relations to include: `recipes` that make it, `shops` that sell it, ingredient `groups` it fills.",
-    },
-    Param {
-        name: "fields",
-        rule: Rule::Fields(ITEM_DETAIL_FIELDS),
-        description: "Only these top-level fields.",
-    },
-    VERSION,
-    LANG,
-];
+query_params! {
+    /// The query of `GET /v1/items/{key}`.
+    struct DetailParams {
+        expand: Option<Vec<&'static str>> = Param {
+            name: "expand",
+            rule: Rule::Expand(ITEM_EXPANSIONS),
+            description: "Relations to include: `recipes` that make it, `shops` that sell it, ingredient `groups` it fills.",
+        },
+        fields: Option<Vec<&'static str>> = Param {
+            name: "fields",
+            rule: Rule::Fields(ITEM_DETAIL_FIELDS),
+            description: "Only these top-level fields.",
+        },
+        version: VersionSelector = VERSION,
+        lang: Language = LANG,
+    }
+}
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
@@ -85,8 +98,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: None,
         summary: "Items, filtered, sorted and paged",
         example: Some("/v1/items?kind=drink&sort=-price&limit=2"),
-        params: LIST_PARAMS,
-        handler: list,
+        handler: &Handle(list),
         data: schema::<Vec<ItemSummary>>,
     },
     Endpoint {
@@ -94,54 +106,57 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: Some(KeyRule::Record),
         summary: "One item by id or slug",
         example: Some("/v1/items/pale-ale?expand=recipes,shops,groups"),
-        params: DETAIL_PARAMS,
-        handler: detail,
+        handler: &Handle(detail),
         data: schema::<ItemDetail>,
     },
 ];
 
 /// `GET /v1/items`.
-fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let catalog = ctx.catalog()?;
-    let q = &ctx.query;
+fn list(ctx: &Ctx<'_>, p: ListParams) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog(&p.version)?;
     let vocabulary = &catalog.vocabulary;
-    let shop = match q.key("shop") {
-        Some(key) => Some(
+    let shop = match &p.shop {
+        Some(shop) => Some(
             catalog
-                .shop(key)
+                .shop(&shop.value)
                 .ok_or_else(|| {
-                    ApiError::invalid("shop", format!("there is no shop {key} in {}", catalog.info.name))
+                    shop.invalid(format!("there is no shop {} in {}", shop.value, catalog.info.name))
                 })?
                 .id,
         ),
         None => None,
     };
     let filter = ItemFilter {
-        kind: q.text("kind").and_then(|k| ItemKind::parse(k).ok()),
-        category: ctx.known("category", &vocabulary.categories)?,
-        tag: ctx.known("tag", &vocabulary.tags)?,
-        ingredient_type: ctx.known("ingredient_type", &vocabulary.ingredient_types)?,
-        can_be_sold: q.bool("can_be_sold"),
-        can_be_aged: q.bool("can_be_aged"),
+        kind: p.kind,
+        category: p.category.as_ref().map(|c| c.known_in(&vocabulary.categories)).transpose()?,
+        tag: p.tag.as_ref().map(|t| t.known_in(&vocabulary.tags)).transpose()?,
+        ingredient_type: p
+            .ingredient_type
+            .as_ref()
+            .map(|t| t.known_in(&vocabulary.ingredient_types))
+            .transpose()?,
+        can_be_sold: p.can_be_sold,
+        can_be_aged: p.can_be_aged,
         shop,
-        ids: q.ids(),
-        include_unlisted: q.bool("include_unlisted").unwrap_or(false),
+        ids: p.ids.as_deref(),
+        include_unlisted: p.include_unlisted,
     };
-    let sort = q.sort_with(|name| match name {
+    let sort = p.sort.to_store(|name| match name {
         "name" => ItemOrder::Name,
         "price" => ItemOrder::Price,
         _ => ItemOrder::Id,
     });
-    let page = catalog.items(&filter, &sort, q.lang(), q.window());
-    let mut loc = Localizer::new(catalog, q.lang());
+    let window = Window { limit: p.limit, offset: p.offset };
+    let page = catalog.items(&filter, &sort, p.lang, window);
+    let mut loc = Localizer::new(catalog, p.lang);
     let data = loc.list(page.records.iter().copied(), ItemSummary::new);
-    ctx.render_page(loc, data, page.total)
+    ctx.render_page(loc, data, p.fields.as_deref(), window, page.total)
 }
 
 /// `GET /v1/items/{key}`.
-fn detail(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let (catalog, item) = ctx.record("item", Catalog::item)?;
-    let mut loc = Localizer::new(catalog, ctx.query.lang());
-    let detail = ItemDetail::new(&mut loc, item, ctx.query.names("expand").unwrap_or_default());
-    ctx.render(loc, detail)
+fn detail(ctx: &Ctx<'_>, p: DetailParams) -> Result<Reply, ApiError> {
+    let (catalog, item) = ctx.record("item", &p.version, Catalog::item)?;
+    let mut loc = Localizer::new(catalog, p.lang);
+    let detail = ItemDetail::new(&mut loc, item, p.expand.as_deref().unwrap_or_default());
+    ctx.render(loc, detail, p.fields.as_deref())
 }

@@ -2,11 +2,11 @@
 
 use tapster_i18n::Language;
 
-use super::{Ctx, Endpoint, resolve};
+use super::{Ctx, Endpoint, Handle, resolve};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
-use crate::params::{LANG, VERSION};
+use crate::params::{NoParams, VersionLang};
 use crate::response::{Reply, json};
 use crate::views::{GameVersionView, Health, LanguageView};
 
@@ -16,8 +16,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: None,
         summary: "Whether the service has its data loaded",
         example: Some("/healthz"),
-        params: &[],
-        handler: health,
+        handler: &Handle(health),
         data: schema::<Health>,
     },
     Endpoint {
@@ -25,8 +24,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: None,
         summary: "Published game versions, newest first",
         example: Some("/v1/versions"),
-        params: &[],
-        handler: versions,
+        handler: &Handle(versions),
         data: schema::<Vec<GameVersionView>>,
     },
     Endpoint {
@@ -34,8 +32,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: None,
         summary: "One game version",
         example: Some("/v1/versions/latest"),
-        params: &[],
-        handler: version,
+        handler: &Handle(version),
         data: schema::<GameVersionView>,
     },
     Endpoint {
@@ -43,14 +40,13 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: None,
         summary: "The languages of a game version, named in the requested language",
         example: Some("/v1/languages?lang=de"),
-        params: &[VERSION, LANG],
-        handler: languages,
+        handler: &Handle(languages),
         data: schema::<Vec<LanguageView>>,
     },
 ];
 
 /// `GET /healthz`: answers once game data is loaded, which is before the server listens.
-fn health(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+fn health(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let store = &ctx.store;
     json(&Health {
         status: "ok",
@@ -60,24 +56,24 @@ fn health(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 }
 
 /// `GET /v1/versions`: every published version, newest first.
-fn versions(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+fn versions(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let store = &ctx.store;
     let data: Vec<GameVersionView> = store.versions().map(|c| GameVersionView::from(&c.info)).collect();
-    ctx.render(Localizer::new(store.latest(), Language::SOURCE), data)
+    ctx.render(Localizer::new(store.latest(), Language::SOURCE), data, None)
 }
 
 /// `GET /v1/versions/{version}`.
-fn version(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+fn version(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let catalog = resolve(ctx.store, &ctx.path_version()?)?;
-    ctx.render(Localizer::new(catalog, Language::SOURCE), GameVersionView::from(&catalog.info))
+    ctx.render(Localizer::new(catalog, Language::SOURCE), GameVersionView::from(&catalog.info), None)
 }
 
 /// `GET /v1/languages`: the languages of a version, named in the requested language.
-fn languages(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let catalog = ctx.catalog()?;
-    let mut localizer = Localizer::new(catalog, ctx.query.lang());
+fn languages(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog(&p.version)?;
+    let mut localizer = Localizer::new(catalog, p.lang);
     let data: Vec<LanguageView> = catalog
-        .languages(ctx.query.lang())
+        .languages(p.lang)
         .into_iter()
         .enumerate()
         .map(|(i, info)| {
@@ -85,5 +81,5 @@ fn languages(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
             LanguageView::from(info)
         })
         .collect();
-    ctx.render(localizer, data)
+    ctx.render(localizer, data, None)
 }

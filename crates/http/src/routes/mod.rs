@@ -19,7 +19,7 @@ mod world;
 use schemars::{Schema, SchemaGenerator};
 
 use crate::error::ApiError;
-use crate::params::Param;
+use crate::params::{Param, QueryParams};
 use crate::response::Reply;
 pub(crate) use ctx::{Ctx, resolve};
 #[cfg(test)]
@@ -38,12 +38,17 @@ pub(crate) struct Endpoint {
     /// A request target whose answer on the bundled data is the document's example of this
     /// endpoint's answer; `None` for `/openapi.json`, which would hold itself.
     pub(crate) example: Option<&'static str>,
-    pub(crate) params: &'static [Param],
-    pub(crate) handler: fn(&Ctx<'_>) -> Result<Reply, ApiError>,
+    /// The handler, whose parameters' type declares what the endpoint's query takes.
+    pub(crate) handler: &'static dyn Handler,
     pub(crate) data: fn(&mut SchemaGenerator) -> Schema,
 }
 
 impl Endpoint {
+    /// The query parameters the endpoint takes, declared by its handler's parameters' type.
+    pub(crate) fn params(&self) -> &'static [Param] {
+        self.handler.params()
+    }
+
     /// The rule of the path parameter `name`: `{version}` is a version, `{key}` what [`Self::key`] says.
     pub(crate) fn path_rule(&self, name: &str) -> PathRule {
         match (name, self.key) {
@@ -51,6 +56,40 @@ impl Endpoint {
             (_, Some(KeyRule::Progression)) => PathRule::ProgressionKey,
             _ => PathRule::RecordKey,
         }
+    }
+}
+
+/// A handler of the table, whatever the type of its parameters.
+pub(crate) trait Handler: Sync + std::fmt::Debug {
+    /// The query parameters it takes.
+    fn params(&self) -> &'static [Param];
+
+    /// Reads its parameters from the request's checked query and answers.
+    fn answer(&self, ctx: &Ctx<'_>) -> Result<Reply, ApiError>;
+
+    /// Reads its parameters from a checked query without answering: a declaration whose field type
+    /// does not read its rule fails here.
+    #[cfg(test)]
+    fn read(&self, query: &crate::params::Query) -> Result<(), ApiError>;
+}
+
+/// A handler function and, through its second argument, the parameters it takes: the table's
+/// entries write `handler: &Handle(list)`, and `list`'s signature decides what the query may hold.
+#[derive(Debug)]
+pub(crate) struct Handle<P>(pub(crate) fn(&Ctx<'_>, P) -> Result<Reply, ApiError>);
+
+impl<P: QueryParams + std::fmt::Debug> Handler for Handle<P> {
+    fn params(&self) -> &'static [Param] {
+        P::PARAMS
+    }
+
+    fn answer(&self, ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+        (self.0)(ctx, P::read(&ctx.query)?)
+    }
+
+    #[cfg(test)]
+    fn read(&self, query: &crate::params::Query) -> Result<(), ApiError> {
+        P::read(query).map(drop)
     }
 }
 
@@ -87,4 +126,60 @@ pub(crate) fn endpoints() -> impl Iterator<Item = &'static Endpoint> {
     ]
     .into_iter()
     .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::{Query, Rule};
+
+    /// A value the rule accepts, for each value of a closed set in turn (`round`).
+    fn valid(rule: Rule, round: usize) -> Option<String> {
+        let nth = |values: &[&str]| values.get(round).map(|v| (*v).to_owned());
+        let first = |value: &str| (round == 0).then(|| value.to_owned());
+        match rule {
+            Rule::Enum(set) => nth(set.values),
+            Rule::Fields(names) | Rule::Expand(names) | Rule::Sort(names) => nth(names),
+            Rule::Version => first("latest"),
+            Rule::Lang => first("de"),
+            Rule::Limit { .. } | Rule::Key | Rule::Ids => first("1"),
+            Rule::Offset => first("0"),
+            Rule::Bool => first("true"),
+            Rule::Int { min, .. } => first(&min.to_string()),
+            Rule::Ident { .. } => first("ale"),
+            Rule::Text { min, .. } => first(&"a".repeat(min)),
+        }
+    }
+
+    /// Every parameter of every endpoint, with every value of its set, is read by the field its
+    /// declaration gives it, and so is a query that leaves every optional parameter out.
+    #[test]
+    fn every_endpoint_reads_every_parameter_it_declares() {
+        for endpoint in endpoints() {
+            for round in 0..32 {
+                for param in endpoint.params() {
+                    let required: Vec<String> = endpoint
+                        .params()
+                        .iter()
+                        .filter(|p| p.rule.required() && p.name != param.name)
+                        .map(|p| format!("{}={}", p.name, valid(p.rule, 0).unwrap()))
+                        .collect();
+                    let Some(value) = valid(param.rule, round) else { continue };
+                    let raw =
+                        [format!("{}={value}", param.name)].into_iter().chain(required).collect::<Vec<_>>();
+                    let query = Query::parse(Some(&raw.join("&")), endpoint.params()).unwrap();
+                    let read = endpoint.handler.read(&query);
+                    assert!(read.is_ok(), "{}?{}: {read:?}", endpoint.path, raw.join("&"));
+                }
+            }
+            let required: Vec<String> = endpoint
+                .params()
+                .iter()
+                .filter(|p| p.rule.required())
+                .map(|p| format!("{}={}", p.name, valid(p.rule, 0).unwrap()))
+                .collect();
+            let query = Query::parse(Some(&required.join("&")), endpoint.params()).unwrap();
+            assert!(endpoint.handler.read(&query).is_ok(), "{} with defaults", endpoint.path);
+        }
+    }
 }

@@ -4,17 +4,15 @@
 use tapster_domain::{Letter, Mission, Perk, Quest, ReputationMilestone, Spell, Talent};
 
 use schemars::{Schema, SchemaGenerator};
+use tapster_store::Window;
 
-use super::{Ctx, Endpoint, KeyRule};
+use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::{branch_of, schema};
-use crate::params::{LANG, LIMIT, OFFSET, Param, VERSION};
+use crate::params::{VersionLang, VersionLangPage};
 use crate::response::Reply;
 use crate::views::progression::{Document, DocumentDetail, Documented, noun};
-
-const LIST_PARAMS: &[Param] = &[VERSION, LANG, LIMIT, OFFSET];
-const DETAIL_PARAMS: &[Param] = &[VERSION, LANG];
 
 /// A list and a single-record endpoint for each segment: the record type, a record's key in the
 /// bundled data (percent-encoded, for the document's examples), and how its summaries read.
@@ -26,8 +24,7 @@ macro_rules! progression_endpoints {
                 key: None,
                 summary: $list,
                 example: Some(concat!("/v1/", $segment, "?limit=2")),
-                params: LIST_PARAMS,
-                handler: list::<$record>,
+                handler: &Handle(list::<$record>),
                 data: schema::<Vec<Document>>,
             },
             Endpoint {
@@ -35,8 +32,7 @@ macro_rules! progression_endpoints {
                 key: Some(KeyRule::Progression),
                 summary: $single,
                 example: Some(concat!("/v1/", $segment, "/", $example)),
-                params: DETAIL_PARAMS,
-                handler: detail::<$record>,
+                handler: &Handle(detail::<$record>),
                 data: detail_schema::<$record>,
             },
         )+]
@@ -61,23 +57,23 @@ fn detail_schema<R: Documented>(generator: &mut SchemaGenerator) -> Schema {
 }
 
 /// `GET /v1/<segment>`: a page of the records of type `R` in their default order.
-fn list<R: Documented>(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let catalog = ctx.catalog()?;
-    let q = &ctx.query;
-    let page = catalog.progression_page::<R>(q.window());
-    let mut loc = Localizer::new(catalog, q.lang());
+fn list<R: Documented>(ctx: &Ctx<'_>, p: VersionLangPage) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog(&p.version)?;
+    let window = Window { limit: p.limit, offset: p.offset };
+    let page = catalog.progression_page::<R>(window);
+    let mut loc = Localizer::new(catalog, p.lang);
     let data = loc.list(page.records.iter().copied(), Document::new);
-    ctx.render_page(loc, data, page.total)
+    ctx.render_page(loc, data, None, window, page.total)
 }
 
 /// `GET /v1/<segment>/{key}`: one record of type `R` by its progression key.
-fn detail<R: Documented>(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
+fn detail<R: Documented>(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let key = ctx.path_progression_key()?;
-    let catalog = ctx.catalog()?;
+    let catalog = ctx.catalog(&p.version)?;
     let record = catalog.progression_record::<R>(key).ok_or_else(|| {
         ApiError::NotFound(format!("there is no {} {key} in {}", noun(R::TYPE), catalog.info.name))
     })?;
-    let mut loc = Localizer::new(catalog, ctx.query.lang());
+    let mut loc = Localizer::new(catalog, p.lang);
     let detail = DocumentDetail::new(&mut loc, record);
-    ctx.render(loc, detail)
+    ctx.render(loc, detail, None)
 }

@@ -1,13 +1,16 @@
 //! `/v1/recipes`, `/v1/recipes/{key}`, `/v1/ingredient-groups/{key}` and `/v1/crafters`.
 
-use tapster_domain::ItemKind;
-use tapster_store::{Catalog, RecipeFilter, RecipeOrder};
+use tapster_domain::{ItemKind, RecordId, RecordKey, VersionSelector};
+use tapster_i18n::Language;
+use tapster_store::{Catalog, RecipeFilter, RecipeOrder, Window};
 
-use super::{Ctx, Endpoint, KeyRule};
+use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
-use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, VERSION};
+use crate::params::{
+    Defined, LANG, LIMIT, Named, OFFSET, Param, Rule, SortKeys, VERSION, VersionLang, query_params,
+};
 use crate::response::Reply;
 use crate::value_sets;
 use crate::views::recipes::{
@@ -16,59 +19,60 @@ use crate::views::recipes::{
 
 const RECIPE_SORT_KEYS: &[&str] = &["id", "name", "time"];
 
-const LIST_PARAMS: &[Param] = &[
-    Param {
-        name: "group",
-        rule: Rule::Ident { max: 48 },
-        description: "Only recipes of this recipe group, the station's tab (`brewing`, `baking`; the data defines them).",
-    },
-    Param {
-        name: "page_name",
-        rule: Rule::Ident { max: 48 },
-        description: "Only recipes printed on this recipe-book page (`ales`, `soups`; the data defines them).",
-    },
-    Param {
-        name: "unlock",
-        rule: Rule::Enum(&value_sets::UnlockKind::SET),
-        description: "Only recipes unlocked this way.",
-    },
-    Param {
-        name: "output_kind",
-        rule: Rule::Enum(&value_sets::ItemKind::SET),
-        description: "Only recipes whose output item is of this kind.",
-    },
-    Param {
-        name: "crafter",
-        rule: Rule::Key,
-        description: "Only recipes made at this crafting station (id or slug).",
-    },
-    Param {
-        name: "ids",
-        rule: Rule::Ids,
-        description: "Only these ids, in this order unless `sort` is given; unknown ids are left out, and so are replaced recipes unless `include_replaced=true` (`/v1/recipes/{key}` serves any recipe).",
-    },
-    Param {
-        name: "include_replaced",
-        rule: Rule::Bool,
-        description: "Also recipes a newer recipe supersedes (default false).",
-    },
-    Param {
-        name: "sort",
-        rule: Rule::Sort(RECIPE_SORT_KEYS),
-        description: "Sort keys, `-` for descending: `id`, `name`, `time` (crafting minutes); ties break by id.",
-    },
-    Param {
-        name: "fields",
-        rule: Rule::Fields(RECIPE_SUMMARY_FIELDS),
-        description: "Only these top-level fields.",
-    },
-    VERSION,
-    LANG,
-    LIMIT,
-    OFFSET,
-];
-
-const ONE_PARAMS: &[Param] = &[VERSION, LANG];
+query_params! {
+    /// The query of `GET /v1/recipes`.
+    struct ListParams {
+        group: Option<Defined> = Param {
+            name: "group",
+            rule: Rule::Ident { max: 48 },
+            description: "Only recipes of this recipe group, the station's tab (`brewing`, `baking`; the data defines them).",
+        },
+        page_name: Option<Defined> = Param {
+            name: "page_name",
+            rule: Rule::Ident { max: 48 },
+            description: "Only recipes printed on this recipe-book page (`ales`, `soups`; the data defines them).",
+        },
+        unlock: Option<&'static str> = Param {
+            name: "unlock",
+            rule: Rule::Enum(&value_sets::UnlockKind::SET),
+            description: "Only recipes unlocked this way.",
+        },
+        output_kind: Option<ItemKind> = Param {
+            name: "output_kind",
+            rule: Rule::Enum(&value_sets::ItemKind::SET),
+            description: "Only recipes whose output item is of this kind.",
+        },
+        crafter: Option<Named<RecordKey>> = Param {
+            name: "crafter",
+            rule: Rule::Key,
+            description: "Only recipes made at this crafting station (id or slug).",
+        },
+        ids: Option<Vec<RecordId>> = Param {
+            name: "ids",
+            rule: Rule::Ids,
+            description: "Only these ids, in this order unless `sort` is given; unknown ids are left out, and so are replaced recipes unless `include_replaced=true` (`/v1/recipes/{key}` serves any recipe).",
+        },
+        include_replaced: bool = Param {
+            name: "include_replaced",
+            rule: Rule::Bool,
+            description: "Also recipes a newer recipe supersedes (default false).",
+        },
+        sort: SortKeys = Param {
+            name: "sort",
+            rule: Rule::Sort(RECIPE_SORT_KEYS),
+            description: "Sort keys, `-` for descending: `id`, `name`, `time` (crafting minutes); ties break by id.",
+        },
+        fields: Option<Vec<&'static str>> = Param {
+            name: "fields",
+            rule: Rule::Fields(RECIPE_SUMMARY_FIELDS),
+            description: "Only these top-level fields.",
+        },
+        version: VersionSelector = VERSION,
+        lang: Language = LANG,
+        limit: u32 = LIMIT,
+        offset: u32 = OFFSET,
+    }
+}
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
@@ -76,8 +80,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: None,
         summary: "Recipes, filtered, sorted and paged; replaced recipes only on request",
         example: Some("/v1/recipes?group=brewing&limit=2"),
-        params: LIST_PARAMS,
-        handler: list,
+        handler: &Handle(list),
         data: schema::<Vec<RecipeSummary>>,
     },
     Endpoint {
@@ -85,8 +88,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: Some(KeyRule::Record),
         summary: "One recipe by id or slug, with its ingredients",
         example: Some("/v1/recipes/pale-ale"),
-        params: ONE_PARAMS,
-        handler: detail,
+        handler: &Handle(detail),
         data: schema::<RecipeDetail>,
     },
     Endpoint {
@@ -94,8 +96,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: Some(KeyRule::Record),
         summary: "One ingredient group by id or slug, with its members",
         example: Some("/v1/ingredient-groups/any-grain"),
-        params: ONE_PARAMS,
-        handler: group,
+        handler: &Handle(group),
         data: schema::<IngredientGroupView>,
     },
     Endpoint {
@@ -103,71 +104,70 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: None,
         summary: "Every crafting station, with the current recipes it makes",
         example: Some("/v1/crafters"),
-        params: ONE_PARAMS,
-        handler: crafters,
+        handler: &Handle(crafters),
         data: schema::<Vec<CraftingStationView>>,
     },
 ];
 
 /// `GET /v1/recipes`.
-fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let catalog = ctx.catalog()?;
-    let q = &ctx.query;
+fn list(ctx: &Ctx<'_>, p: ListParams) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog(&p.version)?;
     let vocabulary = &catalog.vocabulary;
-    let station = match q.key("crafter") {
-        Some(key) => Some(
+    let station = match &p.crafter {
+        Some(crafter) => Some(
             catalog
-                .station(key)
+                .station(&crafter.value)
                 .ok_or_else(|| {
-                    ApiError::invalid(
-                        "crafter",
-                        format!("there is no crafting station {key} in {}", catalog.info.name),
-                    )
+                    crafter.invalid(format!(
+                        "there is no crafting station {} in {}",
+                        crafter.value, catalog.info.name
+                    ))
                 })?
                 .id,
         ),
         None => None,
     };
     let filter = RecipeFilter {
-        group: ctx.known("group", &vocabulary.recipe_groups)?,
-        page_name: ctx.known("page_name", &vocabulary.page_names)?,
-        unlock: q.text("unlock"),
-        output_kind: q.text("output_kind").and_then(|k| ItemKind::parse(k).ok()),
+        group: p.group.as_ref().map(|g| g.known_in(&vocabulary.recipe_groups)).transpose()?,
+        page_name: p.page_name.as_ref().map(|n| n.known_in(&vocabulary.page_names)).transpose()?,
+        unlock: p.unlock,
+        output_kind: p.output_kind,
         station,
-        ids: q.ids(),
-        include_replaced: q.bool("include_replaced").unwrap_or(false),
+        ids: p.ids.as_deref(),
+        include_replaced: p.include_replaced,
     };
-    let sort = q.sort_with(|name| match name {
+    let sort = p.sort.to_store(|name| match name {
         "name" => RecipeOrder::Name,
         "time" => RecipeOrder::Time,
         _ => RecipeOrder::Id,
     });
-    let page = catalog.recipe_list(&filter, &sort, q.lang(), q.window());
-    let mut loc = Localizer::new(catalog, q.lang());
+    let window = Window { limit: p.limit, offset: p.offset };
+    let page = catalog.recipe_list(&filter, &sort, p.lang, window);
+    let mut loc = Localizer::new(catalog, p.lang);
     let data = loc.list(page.records.iter().copied(), RecipeSummary::new);
-    ctx.render_page(loc, data, page.total)
+    ctx.render_page(loc, data, p.fields.as_deref(), window, page.total)
 }
 
 /// `GET /v1/recipes/{key}`.
-fn detail(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let (catalog, recipe) = ctx.record("recipe", Catalog::recipe)?;
-    let mut loc = Localizer::new(catalog, ctx.query.lang());
+fn detail(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
+    let (catalog, recipe) = ctx.record("recipe", &p.version, Catalog::recipe)?;
+    let mut loc = Localizer::new(catalog, p.lang);
     let detail = RecipeDetail::new(&mut loc, recipe);
-    ctx.render(loc, detail)
+    ctx.render(loc, detail, None)
 }
 
 /// `GET /v1/ingredient-groups/{key}`.
-fn group(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let (catalog, group) = ctx.record("ingredient group", Catalog::group)?;
-    let mut loc = Localizer::new(catalog, ctx.query.lang());
+fn group(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
+    let (catalog, group) = ctx.record("ingredient group", &p.version, Catalog::group)?;
+    let mut loc = Localizer::new(catalog, p.lang);
     let view = IngredientGroupView::new(&mut loc, group);
-    ctx.render(loc, view)
+    ctx.render(loc, view, None)
 }
 
 /// `GET /v1/crafters`.
-fn crafters(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let catalog = ctx.catalog()?;
-    let mut loc = Localizer::new(catalog, ctx.query.lang());
+fn crafters(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog(&p.version)?;
+    let mut loc = Localizer::new(catalog, p.lang);
     let data = loc.list(catalog.data.crafting_stations.iter(), CraftingStationView::new);
-    ctx.render(loc, data)
+    ctx.render(loc, data, None)
 }

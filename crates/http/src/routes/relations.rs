@@ -1,31 +1,32 @@
 //! Relations between records: ingredient trees, what an item is used in, where it comes from.
 //! `/v1/recipes/{key}/tree`, `/v1/items/{key}/used-in` and `/v1/items/{key}/sources`.
 
+use tapster_domain::VersionSelector;
+use tapster_i18n::Language;
 use tapster_pricing::IngredientChoice;
+use tapster_store::{Catalog, Window};
 
-use super::{Ctx, Endpoint, KeyRule};
+use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
-use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, VERSION};
+use crate::params::{LANG, Param, Rule, VERSION, VersionLang, VersionLangPage, query_params};
 use crate::response::Reply;
 use crate::value_sets;
 use crate::views::relations::{SourcesView, TreeItemNode, TreeNode, UsedIn};
-use tapster_store::Catalog;
 
-const TREE_PARAMS: &[Param] = &[
-    Param {
-        name: "ingredients",
-        rule: Rule::Enum(&value_sets::IngredientChoice::SET),
-        description: "Which member fills each ingredient group, all the way down: `cheapest` (the default, lowest value) or `expensive` (highest value); ties go to the lower id.",
-    },
-    VERSION,
-    LANG,
-];
-
-const USED_IN_PARAMS: &[Param] = &[VERSION, LANG, LIMIT, OFFSET];
-
-const SOURCES_PARAMS: &[Param] = &[VERSION, LANG];
+query_params! {
+    /// The query of `GET /v1/recipes/{key}/tree`.
+    struct TreeParams {
+        ingredients: IngredientChoice = Param {
+            name: "ingredients",
+            rule: Rule::Enum(&value_sets::IngredientChoice::SET),
+            description: "Which member fills each ingredient group, all the way down: `cheapest` (the default, lowest value) or `expensive` (highest value); ties go to the lower id.",
+        },
+        version: VersionSelector = VERSION,
+        lang: Language = LANG,
+    }
+}
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
@@ -33,8 +34,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: Some(KeyRule::Record),
         summary: "The ingredient tree of one craft of a recipe, down to raw materials",
         example: Some("/v1/recipes/pale-ale/tree"),
-        params: TREE_PARAMS,
-        handler: tree,
+        handler: &Handle(tree),
         data: schema::<TreeNode>,
     },
     Endpoint {
@@ -42,8 +42,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: Some(KeyRule::Record),
         summary: "The current recipes that take an item, by name or through an ingredient group",
         example: Some("/v1/items/barley/used-in?limit=2"),
-        params: USED_IN_PARAMS,
-        handler: used_in,
+        handler: &Handle(used_in),
         data: schema::<Vec<UsedIn>>,
     },
     Endpoint {
@@ -51,36 +50,35 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: Some(KeyRule::Record),
         summary: "Everywhere an item comes from: shops, recipes, crops, fish, rewards and letters",
         example: Some("/v1/items/barley/sources"),
-        params: SOURCES_PARAMS,
-        handler: sources,
+        handler: &Handle(sources),
         data: schema::<SourcesView>,
     },
 ];
 
 /// `GET /v1/recipes/{key}/tree`.
-fn tree(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let (catalog, recipe) = ctx.record("recipe", Catalog::recipe)?;
-    let choice = ctx.query.text("ingredients").and_then(IngredientChoice::parse).unwrap_or_default();
-    let tree = catalog.ingredient_tree(recipe, choice);
-    let mut loc = Localizer::new(catalog, ctx.query.lang());
+fn tree(ctx: &Ctx<'_>, p: TreeParams) -> Result<Reply, ApiError> {
+    let (catalog, recipe) = ctx.record("recipe", &p.version, Catalog::recipe)?;
+    let tree = catalog.ingredient_tree(recipe, p.ingredients);
+    let mut loc = Localizer::new(catalog, p.lang);
     let view = TreeNode::Item(TreeItemNode::new(&mut loc, &tree, "/data"));
-    ctx.render(loc, view)
+    ctx.render(loc, view, None)
 }
 
 /// `GET /v1/items/{key}/used-in`.
-fn used_in(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let (catalog, item) = ctx.record("item", Catalog::item)?;
-    let page = catalog.used_in(item.id, ctx.query.window());
-    let mut loc = Localizer::new(catalog, ctx.query.lang());
+fn used_in(ctx: &Ctx<'_>, p: VersionLangPage) -> Result<Reply, ApiError> {
+    let (catalog, item) = ctx.record("item", &p.version, Catalog::item)?;
+    let window = Window { limit: p.limit, offset: p.offset };
+    let page = catalog.used_in(item.id, window);
+    let mut loc = Localizer::new(catalog, p.lang);
     let data = loc.list(page.uses.iter(), UsedIn::new);
-    ctx.render_page(loc, data, page.total)
+    ctx.render_page(loc, data, None, window, page.total)
 }
 
 /// `GET /v1/items/{key}/sources`.
-fn sources(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let (catalog, item) = ctx.record("item", Catalog::item)?;
+fn sources(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
+    let (catalog, item) = ctx.record("item", &p.version, Catalog::item)?;
     let sources = catalog.sources(item.id);
-    let mut loc = Localizer::new(catalog, ctx.query.lang());
+    let mut loc = Localizer::new(catalog, p.lang);
     let view = SourcesView::new(&mut loc, item.id, &sources);
-    ctx.render(loc, view)
+    ctx.render(loc, view, None)
 }

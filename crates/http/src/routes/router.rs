@@ -32,7 +32,7 @@ impl Routed<'_> {
     }
 
     pub(crate) fn answer(&self) -> Result<Reply, ApiError> {
-        (self.endpoint.handler)(&self.ctx)
+        self.endpoint.handler.answer(&self.ctx)
     }
 
     /// The canonical form of the request, under which its answer is cached: the path, then the given
@@ -89,7 +89,7 @@ pub(crate) fn route<'a>(
         return Err(ApiError::MethodNotAllowed { method: method.to_string() });
     }
     // The query first, then the path: a request wrong in both hears about its query.
-    let query = Query::parse(query, endpoint.params)?;
+    let query = Query::parse(query, endpoint.params())?;
     let params = path_params(endpoint, bound)?;
     let ctx = Ctx { store, site, path, query, params };
     Ok(Routed { endpoint, index, ctx })

@@ -1,38 +1,42 @@
 //! `/v1/search`: items and recipes by part of their name in the requested language or in English.
 
-use tapster_domain::RecordType;
+use tapster_domain::VersionSelector;
+use tapster_i18n::Language;
 
-use super::{Ctx, Endpoint};
+use super::{Ctx, Endpoint, Handle};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
-use crate::params::{LANG, Param, Rule, VERSION};
+use crate::params::{LANG, Param, Rule, VERSION, query_params};
 use crate::response::Reply;
 use crate::value_sets;
-use crate::views::search::SearchResult;
+use crate::views::search::{HitType, SearchResult};
 
-/// No `offset` (spec 4.6): search answers the best hits, not pages (a request with it is refused).
-const PARAMS: &[Param] = &[
-    Param {
-        name: "q",
-        rule: Rule::Text { min: 2, max: 64, required: true },
-        description: "Part of a name in `lang` or in English, 2 to 64 characters. Case, accents, character \
-            width, hiragana or katakana and punctuation do not matter; a word of 5 characters or more may \
-            have one typo.",
-    },
-    Param {
-        name: "type",
-        rule: Rule::Enum(&value_sets::HitType::SET),
-        description: "Only items or only recipes; both when left out.",
-    },
-    Param {
-        name: "limit",
-        rule: Rule::Limit { default: 20, max: 50 },
-        description: "Hits to return, 1 to 50 (default 20). Search is not paged: it answers the best `limit` hits, and fewer than `limit` means there are no more; to reach others, make `q` longer or narrower.",
-    },
-    VERSION,
-    LANG,
-];
+query_params! {
+    /// The query of `GET /v1/search`. No `offset` (spec 4.6): search answers the best hits, not
+    /// pages (a request with it is refused).
+    struct SearchParams {
+        q: String = Param {
+            name: "q",
+            rule: Rule::Text { min: 2, max: 64, required: true },
+            description: "Part of a name in `lang` or in English, 2 to 64 characters. Case, accents, character \
+                width, hiragana or katakana and punctuation do not matter; a word of 5 characters or more may \
+                have one typo.",
+        },
+        kind: Option<HitType> = Param {
+            name: "type",
+            rule: Rule::Enum(&value_sets::HitType::SET),
+            description: "Only items or only recipes; both when left out.",
+        },
+        limit: u32 = Param {
+            name: "limit",
+            rule: Rule::Limit { default: 20, max: 50 },
+            description: "Hits to return, 1 to 50 (default 20). Search is not paged: it answers the best `limit` hits, and fewer than `limit` means there are no more; to reach others, make `q` longer or narrower.",
+        },
+        version: VersionSelector = VERSION,
+        lang: Language = LANG,
+    }
+}
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
     path: "/v1/search",
@@ -41,22 +45,16 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
         word, anywhere in it, then with one typo; then shorter names, then by id. Unlisted items and \
         replaced recipes are not searched.",
     example: Some("/v1/search?q=ale&limit=3"),
-    params: PARAMS,
-    handler: search,
+    handler: &Handle(search),
     data: schema::<Vec<SearchResult>>,
 }];
 
 /// `GET /v1/search`.
-fn search(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let catalog = ctx.catalog()?;
-    let q = &ctx.query;
-    let kind = match q.text("type") {
-        Some("item") => Some(RecordType::Item),
-        Some(_) => Some(RecordType::Recipe),
-        None => None,
-    };
-    let hits = catalog.search(q.text("q").unwrap_or_default(), kind, q.lang(), q.limit());
-    let mut loc = Localizer::new(catalog, q.lang());
+fn search(ctx: &Ctx<'_>, p: SearchParams) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog(&p.version)?;
+    let kind = p.kind.map(HitType::record_type);
+    let hits = catalog.search(&p.q, kind, p.lang, p.limit);
+    let mut loc = Localizer::new(catalog, p.lang);
     let data = loc.list(hits.iter(), SearchResult::new);
-    ctx.render(loc, data)
+    ctx.render(loc, data, None)
 }

@@ -1,70 +1,75 @@
 //! Crops, shops, shopkeepers and fish (spec 4.5):
 //! `/v1/crops`, `/v1/crops/{key}`, `/v1/shops`, `/v1/shops/{key}`, `/v1/npcs` and `/v1/fish`.
 
-use tapster_domain::{Bait, Season, Water};
-use tapster_store::{Catalog, CropFilter, CropOrder, FishFilter};
+use tapster_domain::{Bait, Season, VersionSelector, Water};
+use tapster_i18n::Language;
+use tapster_store::{Catalog, CropFilter, CropOrder, FishFilter, Window};
 
-use super::{Ctx, Endpoint, KeyRule};
+use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
-use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, VERSION};
+use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, SortKeys, VERSION, VersionLang, query_params};
 use crate::response::Reply;
 use crate::value_sets;
 use crate::views::world::{Crop, Fish, Npc, ShopDetail, ShopSummary};
 
 const CROP_SORT_KEYS: &[&str] = &["id", "name", "days"];
 
-const CROP_LIST_PARAMS: &[Param] = &[
-    Param {
-        name: "season",
-        rule: Rule::Enum(&value_sets::Season::SET),
-        description: "Only crops that grow in this season.",
-    },
-    Param {
-        name: "reusable",
-        rule: Rule::Bool,
-        description: "Only crops that do (`true`) or do not (`false`) yield again after a harvest.",
-    },
-    Param {
-        name: "sort",
-        rule: Rule::Sort(CROP_SORT_KEYS),
-        description: "Order: `id` (the default), `name` (in `lang`, ignoring case and accents), `days` (days to grow); ties break by id.",
-    },
-    VERSION,
-    LANG,
-    LIMIT,
-    OFFSET,
-];
+query_params! {
+    /// The query of `GET /v1/crops`.
+    struct CropListParams {
+        season: Option<Season> = Param {
+            name: "season",
+            rule: Rule::Enum(&value_sets::Season::SET),
+            description: "Only crops that grow in this season.",
+        },
+        reusable: Option<bool> = Param {
+            name: "reusable",
+            rule: Rule::Bool,
+            description: "Only crops that do (`true`) or do not (`false`) yield again after a harvest.",
+        },
+        sort: SortKeys = Param {
+            name: "sort",
+            rule: Rule::Sort(CROP_SORT_KEYS),
+            description: "Order: `id` (the default), `name` (in `lang`, ignoring case and accents), `days` (days to grow); ties break by id.",
+        },
+        version: VersionSelector = VERSION,
+        lang: Language = LANG,
+        limit: u32 = LIMIT,
+        offset: u32 = OFFSET,
+    }
+}
 
-const FISH_PARAMS: &[Param] = &[
-    Param {
-        name: "season",
-        rule: Rule::Enum(&value_sets::Season::SET),
-        description: "Only fish that bite in this season.",
-    },
-    Param {
-        name: "water",
-        rule: Rule::Enum(&value_sets::Water::SET),
-        description: "Only fish that live in this water.",
-    },
-    Param {
-        name: "bait",
-        rule: Rule::Enum(&value_sets::Bait::SET),
-        description: "Only fish that bite on this bait.",
-    },
-    Param {
-        name: "rarity",
-        rule: Rule::Int { min: 0, max: 10 },
-        description: "Only fish of exactly this rarity, 0 (everywhere) to 10 (legendary).",
-    },
-    VERSION,
-    LANG,
-    LIMIT,
-    OFFSET,
-];
-
-const VERSION_LANG: &[Param] = &[VERSION, LANG];
+query_params! {
+    /// The query of `GET /v1/fish`.
+    struct FishParams {
+        season: Option<Season> = Param {
+            name: "season",
+            rule: Rule::Enum(&value_sets::Season::SET),
+            description: "Only fish that bite in this season.",
+        },
+        water: Option<Water> = Param {
+            name: "water",
+            rule: Rule::Enum(&value_sets::Water::SET),
+            description: "Only fish that live in this water.",
+        },
+        bait: Option<Bait> = Param {
+            name: "bait",
+            rule: Rule::Enum(&value_sets::Bait::SET),
+            description: "Only fish that bite on this bait.",
+        },
+        rarity: Option<u8> = Param {
+            name: "rarity",
+            rule: Rule::Int { min: 0, max: 10 },
+            description: "Only fish of exactly this rarity, 0 (everywhere) to 10 (legendary).",
+        },
+        version: VersionSelector = VERSION,
+        lang: Language = LANG,
+        limit: u32 = LIMIT,
+        offset: u32 = OFFSET,
+    }
+}
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
@@ -72,8 +77,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: None,
         summary: "Crops, filtered by season and reusability, sorted and paged",
         example: Some("/v1/crops?season=spring&limit=2"),
-        params: CROP_LIST_PARAMS,
-        handler: crops,
+        handler: &Handle(crops),
         data: schema::<Vec<Crop>>,
     },
     Endpoint {
@@ -81,8 +85,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: Some(KeyRule::Record),
         summary: "One crop by id or slug",
         example: Some("/v1/crops/barley"),
-        params: VERSION_LANG,
-        handler: crop,
+        handler: &Handle(crop),
         data: schema::<Crop>,
     },
     Endpoint {
@@ -90,8 +93,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: None,
         summary: "Every shop, with its shopkeeper and hours, in the data's order",
         example: Some("/v1/shops"),
-        params: VERSION_LANG,
-        handler: shops,
+        handler: &Handle(shops),
         data: schema::<Vec<ShopSummary>>,
     },
     Endpoint {
@@ -99,8 +101,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: Some(KeyRule::Record),
         summary: "One shop by id or slug, with its catalogue",
         example: Some("/v1/shops/hollins-general-store"),
-        params: VERSION_LANG,
-        handler: shop,
+        handler: &Handle(shop),
         data: schema::<ShopDetail>,
     },
     Endpoint {
@@ -108,8 +109,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: None,
         summary: "Every shopkeeper, with the shops they run, in the data's order",
         example: Some("/v1/npcs"),
-        params: VERSION_LANG,
-        handler: npcs,
+        handler: &Handle(npcs),
         data: schema::<Vec<Npc>>,
     },
     Endpoint {
@@ -117,75 +117,66 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         key: None,
         summary: "Fish, filtered by season, water, bait and rarity, by id, paged",
         example: Some("/v1/fish?water=FreshWater&limit=2"),
-        params: FISH_PARAMS,
-        handler: fish,
+        handler: &Handle(fish),
         data: schema::<Vec<Fish>>,
     },
 ];
 
 /// `GET /v1/crops`.
-fn crops(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let catalog = ctx.catalog()?;
-    let q = &ctx.query;
-    let filter = CropFilter {
-        season: q.text("season").and_then(|s| Season::parse(s).ok()),
-        reusable: q.bool("reusable"),
-    };
-    let sort = q.sort_with(|name| match name {
+fn crops(ctx: &Ctx<'_>, p: CropListParams) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog(&p.version)?;
+    let filter = CropFilter { season: p.season, reusable: p.reusable };
+    let sort = p.sort.to_store(|name| match name {
         "name" => CropOrder::Name,
         "days" => CropOrder::Days,
         _ => CropOrder::Id,
     });
-    let page = catalog.crops(filter, &sort, q.lang(), ctx.query.window());
-    let mut loc = Localizer::new(catalog, q.lang());
+    let window = Window { limit: p.limit, offset: p.offset };
+    let page = catalog.crops(filter, &sort, p.lang, window);
+    let mut loc = Localizer::new(catalog, p.lang);
     let data = loc.list(page.records.iter().copied(), Crop::new);
-    ctx.render_page(loc, data, page.total)
+    ctx.render_page(loc, data, None, window, page.total)
 }
 
 /// `GET /v1/crops/{key}`.
-fn crop(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let (catalog, crop) = ctx.record("crop", Catalog::crop)?;
-    let mut loc = Localizer::new(catalog, ctx.query.lang());
+fn crop(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
+    let (catalog, crop) = ctx.record("crop", &p.version, Catalog::crop)?;
+    let mut loc = Localizer::new(catalog, p.lang);
     let view = Crop::new(&mut loc, crop, "/data");
-    ctx.render(loc, view)
+    ctx.render(loc, view, None)
 }
 
 /// `GET /v1/shops`.
-fn shops(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let catalog = ctx.catalog()?;
-    let mut loc = Localizer::new(catalog, ctx.query.lang());
+fn shops(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog(&p.version)?;
+    let mut loc = Localizer::new(catalog, p.lang);
     let data = loc.list(catalog.data.shops.iter(), ShopSummary::new);
-    ctx.render(loc, data)
+    ctx.render(loc, data, None)
 }
 
 /// `GET /v1/shops/{key}`.
-fn shop(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let (catalog, shop) = ctx.record("shop", Catalog::shop)?;
-    let mut loc = Localizer::new(catalog, ctx.query.lang());
+fn shop(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
+    let (catalog, shop) = ctx.record("shop", &p.version, Catalog::shop)?;
+    let mut loc = Localizer::new(catalog, p.lang);
     let view = ShopDetail::new(&mut loc, shop);
-    ctx.render(loc, view)
+    ctx.render(loc, view, None)
 }
 
 /// `GET /v1/npcs`.
-fn npcs(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let catalog = ctx.catalog()?;
-    let mut loc = Localizer::new(catalog, ctx.query.lang());
+fn npcs(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog(&p.version)?;
+    let mut loc = Localizer::new(catalog, p.lang);
     let data = loc.list(catalog.data.shopkeepers.iter(), Npc::new);
-    ctx.render(loc, data)
+    ctx.render(loc, data, None)
 }
 
 /// `GET /v1/fish`.
-fn fish(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let catalog = ctx.catalog()?;
-    let q = &ctx.query;
-    let filter = FishFilter {
-        season: q.text("season").and_then(|s| Season::parse(s).ok()),
-        water: q.text("water").and_then(|w| Water::parse(w).ok()),
-        bait: q.text("bait").and_then(|b| Bait::parse(b).ok()),
-        rarity: q.int("rarity").and_then(|r| u8::try_from(r).ok()),
-    };
-    let page = catalog.fish(filter, ctx.query.window());
-    let mut loc = Localizer::new(catalog, q.lang());
+fn fish(ctx: &Ctx<'_>, p: FishParams) -> Result<Reply, ApiError> {
+    let catalog = ctx.catalog(&p.version)?;
+    let filter = FishFilter { season: p.season, water: p.water, bait: p.bait, rarity: p.rarity };
+    let window = Window { limit: p.limit, offset: p.offset };
+    let page = catalog.fish(filter, window);
+    let mut loc = Localizer::new(catalog, p.lang);
     let data = loc.list(page.records.iter().copied(), Fish::new);
-    ctx.render_page(loc, data, page.total)
+    ctx.render_page(loc, data, None, window, page.total)
 }

@@ -2,6 +2,7 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
+use tapster_domain::RecordType;
 use tapster_store::{Found, MatchTier, SearchHit};
 
 use crate::envelope::Localizer;
@@ -13,6 +14,25 @@ use crate::value_sets;
 pub(crate) enum HitType {
     Item,
     Recipe,
+}
+
+impl HitType {
+    /// The record type of the hits of this kind.
+    pub(crate) fn record_type(self) -> RecordType {
+        match self {
+            Self::Item => RecordType::Item,
+            Self::Recipe => RecordType::Recipe,
+        }
+    }
+
+    /// Parses the spelling its schema gives (`item`, `recipe`).
+    pub(crate) fn parse(value: &str) -> Option<Self> {
+        match value {
+            "item" => Some(Self::Item),
+            "recipe" => Some(Self::Recipe),
+            _ => None,
+        }
+    }
 }
 
 /// How the query matched, best first; hits are ranked by this, then shorter names, then id.
