@@ -7,7 +7,8 @@ use std::fmt;
 
 use crate::{
     FORMAT, GameData, GameDay, Ingredient, Input, ItemAmount, ItemId, ItemKind, LetterTrigger,
-    ProgressionKey, ProgressionRecord, RecordId, RecordType, Rewards, SOURCE_LANGUAGE, Slug, TextKey, Unlock,
+    ProgressionKey, ProgressionRecord, RecordId, RecordType, ReputationMilestone, Rewards, SOURCE_LANGUAGE,
+    Slug, TextKey, Unlock,
 };
 
 /// One thing wrong with a game version, located as precisely as the data allows.
@@ -32,7 +33,9 @@ impl fmt::Display for Problem {
     }
 }
 
-/// Checks one game version and returns every problem found, in file order; empty when it is whole.
+/// Checks one game version and returns every problem found, in file order and within a file in
+/// record order (a recipe cycle, found over the whole file, after the file's other problems); empty
+/// when it is whole.
 pub fn validate(data: &GameData) -> Vec<Problem> {
     let mut v = Validator::new(data);
     v.manifest();
@@ -46,7 +49,22 @@ pub fn validate(data: &GameData) -> Vec<Problem> {
     v.fish();
     v.progression();
     v.recipe_cycles();
-    v.problems
+    // The checks that span files (recipe cycles) report last: put each problem back in its file's place.
+    let mut problems = v.problems;
+    problems.sort_by_key(|p| file_rank(&p.file));
+    problems
+}
+
+/// Where a file comes in the data format's order: the manifest and the English table, then the
+/// record files in the order of [`RecordType::ALL`].
+fn file_rank(file: &str) -> usize {
+    let record_file =
+        file.strip_suffix(".json").and_then(|name| RecordType::PLURALS.iter().position(|p| *p == name));
+    match record_file {
+        Some(i) => 2 + i,
+        None if file == "manifest.json" => 0,
+        None => 1,
+    }
 }
 
 /// The record being checked: where its problems are reported.
@@ -445,16 +463,13 @@ impl<'a> Validator<'a> {
 
     fn progression(&mut self) {
         let data = self.data;
-        self.progression_texts(&data.quests);
-        self.progression_texts(&data.perks);
-        self.progression_texts(&data.spells);
-        self.progression_texts(&data.talents);
-        self.progression_texts(&data.reputation);
-        self.progression_texts(&data.missions);
-        self.progression_texts(&data.letters);
-
+        let mut spell_keys = HashSet::new();
+        for spell in &data.spells {
+            self.progression_record(spell, &mut spell_keys);
+        }
+        let mut keys = HashSet::new();
         for quest in &data.quests {
-            let here = here_key(RecordType::Quest, &quest.key);
+            let here = self.progression_record(quest, &mut keys);
             if let Some(giver) = quest.giver {
                 self.shopkeeper(&here, "giver", giver);
             }
@@ -462,24 +477,33 @@ impl<'a> Validator<'a> {
             self.item_amounts(&here, "objectives", &quest.objectives);
             self.rewards(&here, &quest.rewards);
         }
+        let mut keys = HashSet::new();
         for perk in &data.perks {
-            let here = here_key(RecordType::Perk, &perk.key);
+            let here = self.progression_record(perk, &mut keys);
             if !(1..=5).contains(&perk.tier) {
                 self.report(&here, "tier", "a tier from 1 to 5");
             }
             self.positive(&here, "cost", perk.cost.into());
             self.requires(&here, RecordType::Perk, &perk.key, &perk.requires);
         }
+        let mut keys = HashSet::new();
         for talent in &data.talents {
-            let here = here_key(RecordType::Talent, &talent.key);
+            let here = self.progression_record(talent, &mut keys);
             self.positive(&here, "max_rank", talent.max_rank.into());
             self.requires(&here, RecordType::Talent, &talent.key, &talent.requires);
         }
         let mut levels = HashSet::new();
         let mut by_level: Vec<_> = data.reputation.iter().collect();
         by_level.sort_by_key(|r| r.level);
+        // Each milestone whose points do not rise over the level below it, with that level.
+        let not_rising: HashMap<&ProgressionKey, &ReputationMilestone> = by_level
+            .windows(2)
+            .filter(|pair| pair[1].level != pair[0].level && pair[1].points <= pair[0].points)
+            .map(|pair| (&pair[1].key, pair[0]))
+            .collect();
+        let mut keys = HashSet::new();
         for milestone in &data.reputation {
-            let here = here_key(RecordType::Reputation, &milestone.key);
+            let here = self.progression_record(milestone, &mut keys);
             self.positive(&here, "level", milestone.level.into());
             if !levels.insert(milestone.level) {
                 self.report(
@@ -488,23 +512,21 @@ impl<'a> Validator<'a> {
                     format!("level {} is used by an earlier milestone", milestone.level),
                 );
             }
-            self.rewards(&here, &milestone.rewards);
-        }
-        for pair in by_level.windows(2) {
-            if pair[1].level != pair[0].level && pair[1].points <= pair[0].points {
-                let here = here_key(RecordType::Reputation, &pair[1].key);
+            if let Some(below) = not_rising.get(&milestone.key) {
                 self.report(
                     &here,
                     "points",
                     format!(
                         "level {} needs more points than level {} ({})",
-                        pair[1].level, pair[0].level, pair[0].points
+                        milestone.level, below.level, below.points
                     ),
                 );
             }
+            self.rewards(&here, &milestone.rewards);
         }
+        let mut keys = HashSet::new();
         for mission in &data.missions {
-            let here = here_key(RecordType::Mission, &mission.key);
+            let here = self.progression_record(mission, &mut keys);
             self.positive(&here, "duration_days", mission.duration_days.into());
             if let Some(level) = mission.min_reputation
                 && !self.reputation_levels.contains(&level)
@@ -513,8 +535,9 @@ impl<'a> Validator<'a> {
             }
             self.rewards(&here, &mission.rewards);
         }
+        let mut keys = HashSet::new();
         for letter in &data.letters {
-            let here = here_key(RecordType::Letter, &letter.key);
+            let here = self.progression_record(letter, &mut keys);
             if let Some(sender) = letter.sender {
                 self.shopkeeper(&here, "sender", sender);
             }
@@ -531,21 +554,25 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn progression_texts<R: ProgressionRecord>(&mut self, records: &[R]) {
-        let mut seen = HashSet::new();
-        for record in records {
-            let key = record.key();
-            let here = here_key(R::TYPE, key);
-            if !seen.insert(key) {
-                self.report(
-                    &here,
-                    "key",
-                    format!("key {:?} is used by an earlier record of this file", key.as_str()),
-                );
-            }
-            self.text(&here, "name_key", record.name_key());
-            self.text(&here, "description_key", record.description_key());
+    /// Checks what every progression record has (a key unique in its file, its texts) and returns
+    /// where the record's problems are reported; `seen` holds the keys of the file's earlier records.
+    fn progression_record<R: ProgressionRecord>(
+        &mut self,
+        record: &'a R,
+        seen: &mut HashSet<&'a ProgressionKey>,
+    ) -> Here {
+        let key = record.key();
+        let here = here_key(R::TYPE, key);
+        if !seen.insert(key) {
+            self.report(
+                &here,
+                "key",
+                format!("key {:?} is used by an earlier record of this file", key.as_str()),
+            );
         }
+        self.text(&here, "name_key", record.name_key());
+        self.text(&here, "description_key", record.description_key());
+        here
     }
 
     fn requires(&mut self, here: &Here, kind: RecordType, own: &ProgressionKey, requires: &[ProgressionKey]) {

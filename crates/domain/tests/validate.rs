@@ -1153,8 +1153,8 @@ fn each_broken_rule_is_reported_where_it_is_broken_and_nothing_else() {
 }
 
 /// Problems in many files come back all of them, in the order of the data format's files and of
-/// the records within a file. (`validate` checks the keys and texts of all seven progression files
-/// before their other fields, and the recipe graph after every file, so this version breaks neither.)
+/// the records within a file; a recipe cycle, found over the whole recipe graph, after the other
+/// problems of `recipes.json`.
 #[test]
 fn every_problem_is_reported_in_file_order() {
     let mut data = whole();
@@ -1163,6 +1163,7 @@ fn every_problem_is_reported_in_file_order() {
     item(&mut data, 20).name_key = nowhere();
     recipe(&mut data, 100).station = 9;
     recipe(&mut data, 103).output.amount = 0;
+    recipe(&mut data, 100).ingredients.push(from(json!({"item": 11, "amount": 1})));
     data.ingredient_groups[0].members.push(13);
     data.crafting_stations[1].description_key = Some(nowhere());
     data.crops[0].days_to_grow = 0;
@@ -1170,12 +1171,14 @@ fn every_problem_is_reported_in_file_order() {
     data.shopkeepers[0].birthday.day = 30;
     data.fish[0].seasons.clear();
     data.quests[0].giver = Some(9);
+    data.quests[1].name_key = nowhere();
     data.quests[1].objectives[0].amount = 0;
     data.perks[0].tier = 9;
     data.talents[1].max_rank = 0;
     data.reputation[1].rewards.recipes[0] = 9;
     data.missions[0].duration_days = 0;
     data.letters[0].sender = Some(9);
+    data.letters[2].name_key = nowhere();
     data.letters[2].attachments.push(amount(9, 1));
     let want: &[Want] = &[
         "manifest.json | - | format | format 7 is not supported",
@@ -1183,6 +1186,7 @@ fn every_problem_is_reported_in_file_order() {
         r#"items.json | id 20 (pale-ale) | name_key | "nowhere" is missing"#,
         "recipes.json | id 100 (pale-malt) | station | no crafting station with id 9",
         "recipes.json | id 103 (pale-ale-2) | output.amount | must be at least 1",
+        "recipes.json | id 100 (pale-malt) | ingredients | item 11 is needed to make itself",
         "ingredient_groups.json | id 200 (any-hops) | members | item 13 is listed twice",
         r#"crafting_stations.json | id 2 (brew-kettle) | description_key | "nowhere" is missing"#,
         "crops.json | id 300 (barley) | days_to_grow | must be at least 1",
@@ -1190,12 +1194,14 @@ fn every_problem_is_reported_in_file_order() {
         "shopkeepers.json | id 500 (odile) | birthday.day | a season has days 1 to 28",
         "fish.json | id 600 | seasons | must name at least one season",
         r#"quests.json | key "quest.first-brew" | giver | no shopkeeper with id 9"#,
+        r#"quests.json | key "quest.second-brew" | name_key | "nowhere" is missing"#,
         r#"quests.json | key "quest.second-brew" | objectives[0].amount | must be at least 1"#,
         r#"perks.json | key "Perk_Brewing_1" | tier | a tier from 1 to 5"#,
         r#"talents.json | key "Talent Brewing 02" | max_rank | must be at least 1"#,
         r#"reputation.json | key "rep_02" | rewards.recipes[0] | no recipe with id 9"#,
         r#"missions.json | key "Mission 01" | duration_days | must be at least 1"#,
         r#"letters.json | key "Odile's Welcome" | sender | no shopkeeper with id 9"#,
+        r#"letters.json | key "Fame at Last" | name_key | "nowhere" is missing"#,
         r#"letters.json | key "Fame at Last" | attachments[0].item | no item with id 9"#,
     ];
     let found = validate(&data);
