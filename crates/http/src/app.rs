@@ -28,7 +28,7 @@ use crate::gate::{Admission, Credentials, Gate, Quota, Refusal};
 use crate::metrics::{Lookup, Metrics, Route};
 use crate::pages::Pages;
 use crate::response::{Body, Reply};
-use crate::routes::{endpoint_index, endpoints, route};
+use crate::routes::{Matched, endpoints, find, no_endpoint};
 use crate::site::Site;
 
 /// How long clients may reuse an answer before revalidating it with its `ETag`.
@@ -109,7 +109,7 @@ impl App {
 
     /// Whether the API answers `path`: anything under `/v1`, `/metrics` and the public routes.
     pub(crate) fn owns(path: &str) -> bool {
-        path == "/v1" || path.starts_with("/v1/") || path == "/metrics" || endpoint_index(path).is_some()
+        path == "/v1" || path.starts_with("/v1/") || path == "/metrics" || find(path).is_some()
     }
 
     /// Sets the response cache's memory budget in bytes; 0 renders every answer afresh.
@@ -209,15 +209,13 @@ impl App {
             return answer.unwrap_or_else(|error| failed(&error, path));
         }
         if !path.starts_with("/v1/") && path != "/v1" {
-            let answer = route(&published.store, &published.site, request.method(), path, uri.query())
-                .and_then(|routed| {
-                    noted.route = self.metrics.endpoint(routed.index());
-                    routed.answer()
-                });
-            return answer.unwrap_or_else(|error| {
-                noted.route = self.route_of(path);
-                failed(&error, path)
+            let matched = find(path);
+            noted.route =
+                matched.as_ref().map_or(self.metrics.unmatched(), |m| self.metrics.endpoint(m.index));
+            let answer = matched.ok_or_else(|| no_endpoint(path)).and_then(|matched| {
+                matched.route(&published.store, &published.site, request.method(), uri.query())?.answer()
             });
+            return answer.unwrap_or_else(|error| failed(&error, path));
         }
         let credentials = Credentials::from_headers(request.headers());
         let Admission { key_prefix, quota } = match self.gate.admit(peer, &credentials) {
@@ -230,51 +228,64 @@ impl App {
         };
         noted.key_prefix = Some(key_prefix);
         let target = uri.path_and_query().map_or(path, |target| target.as_str());
-        let mut response = match published.rendered(request.method(), target, path, uri.query()) {
-            Ok((rendered, endpoint, lookup)) => {
-                (noted.route, noted.lookup) = (self.metrics.endpoint(endpoint), lookup);
+        let (endpoint, rendered) = published.rendered(request.method(), target, path, uri.query());
+        noted.route = endpoint.map_or(self.metrics.unmatched(), |index| self.metrics.endpoint(index));
+        let mut response = match rendered {
+            Ok((rendered, lookup)) => {
+                noted.lookup = lookup;
                 self.metrics.lookup(lookup);
                 data_reply(request, &rendered)
             }
-            Err(error) => {
-                noted.route = self.route_of(path);
-                failed(&error, path)
-            }
+            Err(error) => failed(&error, path),
         };
         rate_limit_headers(&mut response, &quota);
         response
     }
 
-    /// The route label of a request that was not routed to the end: its endpoint's template when the
+    /// The route label of a request refused before it was routed: its endpoint's template when the
     /// path matches one, else the label all unknown paths share.
     fn route_of(&self, path: &str) -> Route {
-        endpoint_index(path).map_or(self.metrics.unmatched(), |index| self.metrics.endpoint(index))
+        find(path).map_or(self.metrics.unmatched(), |matched| self.metrics.endpoint(matched.index))
     }
 }
 
 impl Published {
     /// The rendered answer to a `/v1` request: from the cache when it holds it (asked first by the
     /// request target as it came, then by the canonical form of the request), else rendered now (and
-    /// kept); with the endpoint's position in the table and whether the cache answered.
+    /// kept); with whether the cache answered, and the endpoint's position in the table when the path
+    /// matched one. The table is matched at most once, and not at all for a hit by target.
+    #[expect(clippy::type_complexity, reason = "a private helper's pair, named where it is taken apart")]
     fn rendered(
         &self,
         method: &Method,
         target: &str,
         path: &str,
         query: Option<&str>,
-    ) -> Result<(Arc<Rendered>, usize, Lookup), ApiError> {
+    ) -> (Option<usize>, Result<(Arc<Rendered>, Lookup), ApiError>) {
         // Only reads are cached; any other method is routed to its `405`.
         if self.cache.enabled()
             && matches!(*method, Method::GET | Method::HEAD)
             && let Some(hit) = self.cache.get(target)
         {
-            let endpoint = hit.endpoint;
-            return Ok((hit, endpoint, Lookup::Hit));
+            return (Some(hit.endpoint), Ok((hit, Lookup::Hit)));
         }
-        let routed = route(&self.store, &self.site, method, path, query)?;
+        let Some(matched) = find(path) else { return (None, Err(no_endpoint(path))) };
+        let index = matched.index;
+        (Some(index), self.render(matched, method, query))
+    }
+
+    /// Routes a matched request and renders its answer, unless the cache holds it under its
+    /// canonical form.
+    fn render(
+        &self,
+        matched: Matched<'_>,
+        method: &Method,
+        query: Option<&str>,
+    ) -> Result<(Arc<Rendered>, Lookup), ApiError> {
+        let routed = matched.route(&self.store, &self.site, method, query)?;
         let key = self.cache.enabled().then(|| routed.cache_key());
         if let Some(hit) = key.as_deref().and_then(|key| self.cache.get(key)) {
-            return Ok((hit, routed.index(), Lookup::Hit));
+            return Ok((hit, Lookup::Hit));
         }
         let lookup = if key.is_some() { Lookup::Miss } else { Lookup::Bypass };
         let reply = routed.answer()?;
@@ -284,7 +295,7 @@ impl Published {
         if let Some(key) = key {
             self.cache.insert(&key, Arc::clone(&rendered));
         }
-        Ok((rendered, routed.index(), lookup))
+        Ok((rendered, lookup))
     }
 }
 

@@ -41,9 +41,10 @@ pub trait Pages: Send + Sync + std::fmt::Debug + 'static {
 
 impl Edge {
     /// Whether the request is for the pages rather than the API: a path the API answers (anything
-    /// under `/v1`, its public routes, `/metrics`) is never the pages'.
+    /// under `/v1`, its public routes, `/metrics`) is never the pages'. The pages are asked first,
+    /// so that the API's requests are not matched against the endpoint table here as well.
     pub(crate) fn is_page(app: &App, path: &str) -> bool {
-        app.pages().is_some_and(|pages| !App::owns(path) && pages.claims(path))
+        app.pages().is_some_and(|pages| pages.claims(path) && !App::owns(path))
     }
 
     /// Answers a request for the pages, whose bytes arrived `waited` ago from the TCP peer `peer`.

@@ -22,9 +22,9 @@ use crate::error::ApiError;
 use crate::params::{Param, QueryParams};
 use crate::response::Reply;
 pub(crate) use ctx::{Ctx, resolve};
+pub(crate) use router::{Matched, find, no_endpoint, route};
 #[cfg(test)]
 pub(crate) use router::{bind, percent_decode};
-pub(crate) use router::{endpoint_index, route};
 
 /// One endpoint: its path template (`{name}` marks a path parameter), what it takes, who answers,
 /// and the shape of its `data` (of the whole body for the public routes outside `/v1`).

@@ -2,6 +2,7 @@
 //! percent-decoding the `{name}` segments), the method, and the query against the endpoint's
 //! declared parameters; and the canonical form of a matched request, under which its answer is cached.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use hyper::Method;
@@ -68,81 +69,121 @@ fn push_escaped(out: &mut String, value: &str) {
     }
 }
 
+/// A request's path matched to its endpoint, with its `{name}` segments bound but not yet checked.
+#[derive(Debug)]
+pub(crate) struct Matched<'a> {
+    /// The endpoint's position in [`endpoints`], which numbers the metrics' route labels.
+    pub(crate) index: usize,
+    endpoint: &'static Endpoint,
+    bound: Bound<'a>,
+    path: &'a str,
+}
+
+/// Finds the endpoint whose template `path` matches, whatever the method and query: the one match of
+/// the table a request pays for.
+pub(crate) fn find(path: &str) -> Option<Matched<'_>> {
+    endpoints().enumerate().find_map(|(index, endpoint)| {
+        Some(Matched { index, endpoint, bound: bind(endpoint.path, path)?, path })
+    })
+}
+
+/// The `404` of a path that no endpoint's template matches.
+pub(crate) fn no_endpoint(path: &str) -> ApiError {
+    ApiError::NotFound(format!("there is no endpoint at {path}; the endpoints are listed in /openapi.json"))
+}
+
+impl<'a> Matched<'a> {
+    /// Checks the method and the query, then the path parameters, and gives the request its context.
+    pub(crate) fn route(
+        self,
+        store: &'a Store,
+        site: &'a Site,
+        method: &Method,
+        query: Option<&str>,
+    ) -> Result<Routed<'a>, ApiError> {
+        if method != Method::GET && method != Method::HEAD {
+            return Err(ApiError::MethodNotAllowed { method: method.to_string() });
+        }
+        // The query first, then the path: a request wrong in both hears about its query.
+        let query = Query::parse(query, self.endpoint.params())?;
+        let params = path_params(self.endpoint, &self.bound)?;
+        let ctx = Ctx { store, site, path: self.path, query, params };
+        Ok(Routed { endpoint: self.endpoint, index: self.index, ctx })
+    }
+}
+
 /// Finds the endpoint for `path`, and checks the method and the query.
 pub(crate) fn route<'a>(
     store: &'a Store,
     site: &'a Site,
     method: &Method,
     path: &'a str,
-    query: Option<&'a str>,
+    query: Option<&str>,
 ) -> Result<Routed<'a>, ApiError> {
-    let segments: Vec<&str> = path.split('/').skip(1).collect();
-    let (index, endpoint, bound) = endpoints()
-        .enumerate()
-        .find_map(|(index, endpoint)| bind(endpoint.path, &segments).map(|bound| (index, endpoint, bound)))
-        .ok_or_else(|| {
-            ApiError::NotFound(format!(
-                "there is no endpoint at {path}; the endpoints are listed in /openapi.json"
-            ))
-        })?;
-    if method != Method::GET && method != Method::HEAD {
-        return Err(ApiError::MethodNotAllowed { method: method.to_string() });
-    }
-    // The query first, then the path: a request wrong in both hears about its query.
-    let query = Query::parse(query, endpoint.params())?;
-    let params = path_params(endpoint, bound)?;
-    let ctx = Ctx { store, site, path, query, params };
-    Ok(Routed { endpoint, index, ctx })
+    find(path).ok_or_else(|| no_endpoint(path))?.route(store, site, method, query)
 }
 
 /// The path parameters bound from a request, checked by `endpoint`'s rules: a malformed one is a
 /// `422` naming it, before any lookup.
-fn path_params(endpoint: &Endpoint, bound: Vec<(&'static str, String)>) -> Result<PathParams, ApiError> {
+fn path_params(endpoint: &Endpoint, bound: &Bound<'_>) -> Result<PathParams, ApiError> {
     let mut params = PathParams::default();
-    for (name, value) in bound {
+    for (name, value) in bound.iter() {
         let invalid = |e: &dyn std::fmt::Display| ApiError::invalid(name, format!("{e} (given {value:?})"));
         match endpoint.path_rule(name) {
             PathRule::Version => {
-                params.version = Some(VersionSelector::parse(&value).map_err(|e| invalid(&e))?)
+                params.version = Some(VersionSelector::parse(value).map_err(|e| invalid(&e))?)
             }
             PathRule::RecordKey => {
-                params.key = Some(PathKey::Record(RecordKey::parse(&value).map_err(|e| invalid(&e))?));
+                params.key = Some(PathKey::Record(RecordKey::parse(value).map_err(|e| invalid(&e))?));
             }
             PathRule::ProgressionKey => {
                 params.key =
-                    Some(PathKey::Progression(ProgressionKey::parse(&value).map_err(|e| invalid(&e))?));
+                    Some(PathKey::Progression(ProgressionKey::parse(value).map_err(|e| invalid(&e))?));
             }
         }
     }
     Ok(params)
 }
 
-/// The position in [`endpoints`] of the endpoint whose template `path` matches, whatever the method
-/// and query: names the route of a request refused before or while it was routed.
-pub(crate) fn endpoint_index(path: &str) -> Option<usize> {
-    let segments: Vec<&str> = path.split('/').skip(1).collect();
-    endpoints().position(|endpoint| bind(endpoint.path, &segments).is_some())
+/// The most `{name}` segments a template has.
+pub(crate) const MAX_PATH_PARAMS: usize = 2;
+
+/// The `{name}` segments of a path bound to a template, percent-decoded: borrowed from the path
+/// unless they held escapes, so that binding allocates nothing for the paths clients send.
+#[derive(Debug, Default)]
+pub(crate) struct Bound<'a>([Option<(&'static str, Cow<'a, str>)>; MAX_PATH_PARAMS]);
+
+impl Bound<'_> {
+    /// Each bound `{name}` and its decoded value, in the template's order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.0.iter().flatten().map(|(name, value)| (*name, value.as_ref()))
+    }
 }
 
-/// Matches path segments against a template, binding `{name}` segments (percent-decoded).
-pub(crate) fn bind(template: &'static str, segments: &[&str]) -> Option<Vec<(&'static str, String)>> {
-    let parts: Vec<&'static str> = template.split('/').skip(1).collect();
-    if parts.len() != segments.len() {
-        return None;
-    }
-    let mut bound = Vec::new();
-    for (part, segment) in parts.iter().zip(segments) {
+/// Matches `path` against a template, binding `{name}` segments (percent-decoded).
+pub(crate) fn bind<'a>(template: &'static str, path: &'a str) -> Option<Bound<'a>> {
+    let mut bound = Bound::default();
+    let mut filled = 0;
+    let mut segments = path.split('/');
+    for part in template.split('/') {
+        let segment = segments.next()?;
         match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
-            Some(name) => bound.push((name, percent_decode(segment)?)),
+            Some(name) => {
+                *bound.0.get_mut(filled)? = Some((name, percent_decode(segment)?));
+                filled += 1;
+            }
             None if part == segment => {}
             None => return None,
         }
     }
-    Some(bound)
+    segments.next().is_none().then_some(bound)
 }
 
 /// Decodes `%XX` escapes of a path segment; `None` for a broken escape or bytes that are not UTF-8.
-pub(crate) fn percent_decode(segment: &str) -> Option<String> {
+pub(crate) fn percent_decode(segment: &str) -> Option<Cow<'_, str>> {
+    if !segment.contains('%') {
+        return Some(Cow::Borrowed(segment));
+    }
     let bytes = segment.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -157,7 +198,7 @@ pub(crate) fn percent_decode(segment: &str) -> Option<String> {
             i += 1;
         }
     }
-    String::from_utf8(out).ok()
+    String::from_utf8(out).ok().map(Cow::Owned)
 }
 
 #[cfg(test)]
@@ -201,12 +242,28 @@ mod tests {
 
     #[test]
     fn templates_bind_decoded_segments() {
-        let bound = bind("/v1/quests/{key}", &["v1", "quests", "Marta%27s%20Letter"]).unwrap();
-        assert_eq!(bound, [("key", "Marta's Letter".to_owned())]);
-        assert_eq!(bind("/v1/quests/{key}", &["v1", "quests"]), None);
-        assert_eq!(bind("/v1/quests/{key}", &["v1", "perks", "x"]), None);
-        assert_eq!(bind("/v1/quests/{key}", &["v1", "quests", "%zz"]), None);
-        assert_eq!(bind("/v1/quests/{key}", &["v1", "quests", "%ff"]), None);
-        assert_eq!(bind("/v1/quests/{key}", &["v1", "quests", "%+1"]), None);
+        let bound = bind("/v1/quests/{key}", "/v1/quests/Marta%27s%20Letter").unwrap();
+        assert_eq!(bound.iter().collect::<Vec<_>>(), [("key", "Marta's Letter")]);
+        let unbound = |path| bind("/v1/quests/{key}", path).is_none();
+        assert!(unbound("/v1/quests"));
+        assert!(unbound("/v1/perks/x"));
+        assert!(unbound("/v1/quests/%zz"));
+        assert!(unbound("/v1/quests/%ff"));
+        assert!(unbound("/v1/quests/%+1"));
+        assert!(unbound("/v1/quests/x/y"));
+    }
+
+    /// A segment without escapes is bound as a slice of the path, not a copy.
+    #[test]
+    fn plain_segments_are_borrowed() {
+        let bound = bind("/v1/items/{key}", "/v1/items/pale-ale").unwrap();
+        assert!(matches!(bound.0[0], Some((_, Cow::Borrowed("pale-ale")))));
+    }
+
+    #[test]
+    fn no_template_has_more_path_parameters_than_a_binding_holds() {
+        for endpoint in endpoints() {
+            assert!(endpoint.path.matches('{').count() <= MAX_PATH_PARAMS, "{}", endpoint.path);
+        }
     }
 }
