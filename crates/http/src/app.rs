@@ -109,7 +109,7 @@ impl App {
 
     /// Whether the API answers `path`: anything under `/v1`, `/metrics` and the public routes.
     pub(crate) fn owns(path: &str) -> bool {
-        path == "/v1" || path.starts_with("/v1/") || path == "/metrics" || find(path).is_some()
+        path == "/v1" || path.starts_with("/v1/") || find(path).is_some()
     }
 
     /// Sets the response cache's memory budget in bytes; 0 renders every answer afresh.
@@ -203,17 +203,14 @@ impl App {
         let uri = request.uri();
         let path = uri.path();
         let published = self.current();
-        if path == "/metrics" {
-            noted.route = self.metrics.metrics_route();
-            let answer = self.metrics.answer(request.method(), uri.query(), &published.store);
-            return answer.unwrap_or_else(|error| failed(&error, path));
-        }
         if !path.starts_with("/v1/") && path != "/v1" {
             let matched = find(path);
             noted.route =
                 matched.as_ref().map_or(self.metrics.unmatched(), |m| self.metrics.endpoint(m.index));
             let answer = matched.ok_or_else(|| no_endpoint(path)).and_then(|matched| {
-                matched.route(&published.store, &published.site, request.method(), uri.query())?.answer()
+                matched
+                    .route(&published.store, &published.site, &self.metrics, request.method(), uri.query())?
+                    .answer()
             });
             return answer.unwrap_or_else(|error| failed(&error, path));
         }
@@ -228,7 +225,8 @@ impl App {
         };
         noted.key_prefix = Some(key_prefix);
         let target = uri.path_and_query().map_or(path, |target| target.as_str());
-        let (endpoint, rendered) = published.rendered(request.method(), target, path, uri.query());
+        let (endpoint, rendered) =
+            published.rendered(&self.metrics, request.method(), target, path, uri.query());
         noted.route = endpoint.map_or(self.metrics.unmatched(), |index| self.metrics.endpoint(index));
         let mut response = match rendered {
             Ok((rendered, lookup)) => {
@@ -257,6 +255,7 @@ impl Published {
     #[expect(clippy::type_complexity, reason = "a private helper's pair, named where it is taken apart")]
     fn rendered(
         &self,
+        metrics: &Metrics,
         method: &Method,
         target: &str,
         path: &str,
@@ -271,7 +270,7 @@ impl Published {
         }
         let Some(matched) = find(path) else { return (None, Err(no_endpoint(path))) };
         let index = matched.index;
-        (Some(index), self.render(matched, method, query))
+        (Some(index), self.render(matched, metrics, method, query))
     }
 
     /// Routes a matched request and renders its answer, unless the cache holds it under its
@@ -279,10 +278,11 @@ impl Published {
     fn render(
         &self,
         matched: Matched<'_>,
+        metrics: &Metrics,
         method: &Method,
         query: Option<&str>,
     ) -> Result<(Arc<Rendered>, Lookup), ApiError> {
-        let routed = matched.route(&self.store, &self.site, method, query)?;
+        let routed = matched.route(&self.store, &self.site, metrics, method, query)?;
         let key = self.cache.enabled().then(|| routed.cache_key());
         if let Some(hit) = key.as_deref().and_then(|key| self.cache.get(key)) {
             return Ok((hit, Lookup::Hit));

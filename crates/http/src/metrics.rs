@@ -5,7 +5,7 @@
 //! Every counter is a relaxed atomic in memory laid out once, when the [`App`](crate::App) is made:
 //! a request adds to its route-and-status counter, its latency bucket, the latency sum and, for a
 //! `/v1` data answer, the cache hit or miss counter; nothing locks and nothing allocates. Route labels
-//! are the templates of the fixed endpoint table (`/v1/items/{key}`), `/metrics`, `pages` for the
+//! are the templates of the fixed endpoint table (`/v1/items/{key}`, `/metrics`), `pages` for the
 //! pages served beside the API, and one shared label for everything else, so the set of series is
 //! bounded whatever clients ask for.
 
@@ -13,20 +13,15 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use hyper::StatusCode;
 use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderMap, HeaderValue};
-use hyper::{Method, StatusCode};
-use tapster_store::Store;
 
-use crate::error::ApiError;
 use crate::gate::Refusal;
-use crate::params::Query;
 use crate::response::Reply;
 
 /// The media type of the Prometheus text format.
 const TEXT_FORMAT: HeaderValue = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
 
-/// The route label of `GET /metrics` itself.
-const METRICS_LABEL: &str = "/metrics";
 /// The route label of every request to the pages served beside the API (the dashboard).
 const PAGES_LABEL: &str = "pages";
 /// The route label shared by every path that matches no endpoint.
@@ -104,7 +99,7 @@ impl Metrics {
     /// Counters for the endpoints whose templates are `templates`, in the order routing numbers them.
     pub(crate) fn new(templates: impl IntoIterator<Item = &'static str>) -> Self {
         let mut labels: Vec<&'static str> = templates.into_iter().collect();
-        labels.extend([METRICS_LABEL, PAGES_LABEL, UNMATCHED_LABEL]);
+        labels.extend([PAGES_LABEL, UNMATCHED_LABEL]);
         let requests = (0..labels.len() * STATUS_SLOTS).map(|_| AtomicU64::new(0)).collect();
         Self {
             labels,
@@ -120,12 +115,7 @@ impl Metrics {
 
     /// The route of the endpoint at `index` in the table; out of range, the unmatched route.
     pub(crate) fn endpoint(&self, index: usize) -> Route {
-        if index < self.labels.len() - 3 { Route(index) } else { self.unmatched() }
-    }
-
-    /// The route of `GET /metrics`.
-    pub(crate) fn metrics_route(&self) -> Route {
-        Route(self.labels.len() - 3)
+        if index < self.labels.len() - 2 { Route(index) } else { self.unmatched() }
     }
 
     /// The route of every request to the pages.
@@ -138,7 +128,7 @@ impl Metrics {
         Route(self.labels.len() - 1)
     }
 
-    /// The route's label: its template, `/metrics`, `pages` or `unmatched`.
+    /// The route's label: its template, `pages` or `unmatched`.
     pub(crate) fn label(&self, route: Route) -> &'static str {
         self.labels[route.0]
     }
@@ -182,21 +172,12 @@ impl Metrics {
         counter.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// The answer to `GET /metrics`: public like `/healthz`, taking no parameters, never cached.
-    pub(crate) fn answer(
-        &self,
-        method: &Method,
-        query: Option<&str>,
-        store: &Store,
-    ) -> Result<Reply, ApiError> {
-        if method != Method::GET && method != Method::HEAD {
-            return Err(ApiError::MethodNotAllowed { method: method.to_string() });
-        }
-        Query::parse(query, &[])?;
+    /// The body of `GET /metrics`, never cached; `game_versions` is the number published now.
+    pub(crate) fn answer(&self, game_versions: usize) -> Reply {
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, TEXT_FORMAT);
         headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-        Ok(Reply { status: StatusCode::OK, headers, body: self.render(store.versions().len()).into() })
+        Reply { status: StatusCode::OK, headers, body: self.render(game_versions).into() }
     }
 
     /// Every counter in the Prometheus text format; `game_versions` is the number published now.
@@ -296,7 +277,7 @@ mod tests {
     use crate::gate::Quota;
 
     fn metrics() -> Metrics {
-        Metrics::new(["/healthz", "/v1/items/{key}"])
+        Metrics::new(["/healthz", "/v1/items/{key}", "/metrics"])
     }
 
     /// The value of the sample line `series` (name and labels exactly as written).
@@ -321,7 +302,7 @@ mod tests {
         assert_eq!(count("/v1/items/{key}", 404), Some(1.0));
         assert_eq!(count("unmatched", 404), Some(2.0));
         assert_eq!(count("/healthz", 200), None, "series without requests are left out");
-        assert_eq!(metrics.label(metrics.metrics_route()), "/metrics");
+        assert_eq!(metrics.label(metrics.endpoint(2)), "/metrics");
         assert_eq!(sample(&text, "tapster_game_versions"), Some(3.0));
     }
 

@@ -9,8 +9,9 @@ use bytes::Bytes;
 use hyper::Method;
 use tapster_store::Store;
 
+use crate::metrics::Metrics;
 use crate::openapi;
-use crate::routes::{endpoints, route};
+use crate::routes::{documented, route};
 
 /// The public address, and the OpenAPI document built from it and the data on first request.
 #[derive(Debug)]
@@ -31,18 +32,18 @@ impl Site {
     }
 
     /// `/openapi.json`'s body for the data in `store`, which this site is published with.
-    pub(crate) fn openapi(&self, store: &Store) -> Bytes {
-        self.openapi.get_or_init(|| self.document(store)).clone()
+    pub(crate) fn openapi(&self, store: &Store, metrics: &Metrics) -> Bytes {
+        self.openapi.get_or_init(|| self.document(store, metrics)).clone()
     }
 
     /// The document with its examples: each endpoint's answer to its example request. No example
     /// asks for `/openapi.json` (a test sees to it), so none waits on the document being built.
-    fn document(&self, store: &Store) -> Bytes {
+    fn document(&self, store: &Store, metrics: &Metrics) -> Bytes {
         let mut document = openapi::document(self.origin.as_deref());
-        for endpoint in endpoints() {
+        for endpoint in documented() {
             let Some(target) = endpoint.example else { continue };
             // An example naming a record that other data than the bundled lacks is left out.
-            if let Some(body) = self.answer(store, target) {
+            if let Some(body) = self.answer(store, metrics, target) {
                 openapi::add_example(&mut document, endpoint.path, target, &body);
             }
         }
@@ -51,9 +52,9 @@ impl Site {
     }
 
     /// The body of the `200` that `store` answers to `target`, if it does.
-    fn answer(&self, store: &Store, target: &str) -> Option<Bytes> {
+    fn answer(&self, store: &Store, metrics: &Metrics, target: &str) -> Option<Bytes> {
         let (path, query) = target.split_once('?').map_or((target, None), |(p, q)| (p, Some(q)));
-        let reply = route(store, self, &Method::GET, path, query).ok()?.answer().ok()?;
+        let reply = route(store, self, metrics, &Method::GET, path, query).ok()?.answer().ok()?;
         Some(reply.body)
     }
 }

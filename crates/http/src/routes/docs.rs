@@ -51,7 +51,7 @@ const MAX_NAMES: usize = 10;
 
 /// `GET /openapi.json`.
 fn openapi(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
-    Ok(reply("application/json", ctx.site.openapi(ctx.store)))
+    Ok(reply("application/json", ctx.site.openapi(ctx.store, ctx.metrics)))
 }
 
 /// One published version as the changelog tells it.

@@ -1,4 +1,5 @@
-//! The service and its versions: health, the published game versions and their changes, languages.
+//! The service and its versions: health, the published game versions, languages, and the
+//! operators' counters.
 
 use tapster_i18n::Language;
 
@@ -45,6 +46,16 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
     },
 ];
 
+/// The endpoints for operators rather than clients, which the OpenAPI document leaves out.
+pub(super) const OPERATORS: &[Endpoint] = &[Endpoint {
+    path: "/metrics",
+    key: None,
+    summary: "The service's counters in the Prometheus text format",
+    example: None,
+    handler: &Handle(metrics),
+    data: schema::<String>,
+}];
+
 /// `GET /healthz`: answers once game data is loaded, which is before the server listens.
 fn health(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let store = &ctx.store;
@@ -53,6 +64,11 @@ fn health(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
         latest: store.latest().info.name.to_string(),
         versions: store.versions().len(),
     })
+}
+
+/// `GET /metrics`: the service's counters, never cached.
+fn metrics(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
+    Ok(ctx.metrics.answer(ctx.store.versions().len()))
 }
 
 /// `GET /v1/versions`: every published version, newest first.

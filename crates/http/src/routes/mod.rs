@@ -110,8 +110,15 @@ pub(crate) enum PathRule {
     ProgressionKey,
 }
 
-/// Every endpoint, each area's table in turn. Routes under `/v1` pass the gate first (see `server`).
+/// Every endpoint: the documented ones, then `/metrics`, which is for operators and their scrapers
+/// and in Prometheus' format rather than JSON, so the OpenAPI document leaves it out (docs/api.md).
+/// Routes under `/v1` pass the gate first (see `App`).
 pub(crate) fn endpoints() -> impl Iterator<Item = &'static Endpoint> {
+    documented().chain(meta::OPERATORS)
+}
+
+/// Every endpoint the OpenAPI document describes, each area's table in turn.
+pub(crate) fn documented() -> impl Iterator<Item = &'static Endpoint> {
     [
         meta::ENDPOINTS,
         items::ENDPOINTS,

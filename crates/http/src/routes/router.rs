@@ -13,6 +13,7 @@ use tapster_domain::{ProgressionKey, RecordKey, VersionSelector};
 use super::ctx::{PathKey, PathParams};
 use super::{Ctx, Endpoint, PathRule, endpoints};
 use crate::error::ApiError;
+use crate::metrics::Metrics;
 use crate::params::Query;
 use crate::response::Reply;
 use crate::site::Site;
@@ -98,6 +99,7 @@ impl<'a> Matched<'a> {
         self,
         store: &'a Store,
         site: &'a Site,
+        metrics: &'a Metrics,
         method: &Method,
         query: Option<&str>,
     ) -> Result<Routed<'a>, ApiError> {
@@ -107,7 +109,7 @@ impl<'a> Matched<'a> {
         // The query first, then the path: a request wrong in both hears about its query.
         let query = Query::parse(query, self.endpoint.params())?;
         let params = path_params(self.endpoint, &self.bound)?;
-        let ctx = Ctx { store, site, path: self.path, query, params };
+        let ctx = Ctx { store, site, metrics, path: self.path, query, params };
         Ok(Routed { endpoint: self.endpoint, index: self.index, ctx })
     }
 }
@@ -116,11 +118,12 @@ impl<'a> Matched<'a> {
 pub(crate) fn route<'a>(
     store: &'a Store,
     site: &'a Site,
+    metrics: &'a Metrics,
     method: &Method,
     path: &'a str,
     query: Option<&str>,
 ) -> Result<Routed<'a>, ApiError> {
-    find(path).ok_or_else(|| no_endpoint(path))?.route(store, site, method, query)
+    find(path).ok_or_else(|| no_endpoint(path))?.route(store, site, metrics, method, query)
 }
 
 /// The path parameters bound from a request, checked by `endpoint`'s rules: a malformed one is a
@@ -217,9 +220,10 @@ mod tests {
     fn the_cache_key_is_a_target_that_asks_for_the_same_request() {
         let store = mini_store();
         let site = Site::new(None);
+        let metrics = Metrics::new(endpoints().map(|e| e.path));
         let key_of = |target: &str| {
             let (path, query) = target.split_once('?').map_or((target, None), |(p, q)| (p, Some(q)));
-            route(&store, &site, &Method::GET, path, query).unwrap().cache_key()
+            route(&store, &site, &metrics, &Method::GET, path, query).unwrap().cache_key()
         };
         let cases = [
             ("/v1/items", "/v1/items"),
