@@ -13,15 +13,11 @@ mod tidy;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
-
-/// The store's small hand-written dataset.
-fn mini() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini")
-}
+use tapster_test_support::mini;
 
 /// Runs `future` to its end outside any runtime (the admin commands are async).
 fn block<F: Future>(future: F) -> F::Output {
