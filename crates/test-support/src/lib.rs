@@ -4,6 +4,8 @@
 //! with a temporary data dir that holds one imported ([`DataDir`]), and a log writer into memory
 //! ([`LogBuffer`]). Only ever a dev-dependency.
 
+pub mod http;
+
 mod data;
 mod logs;
 mod oauth;

@@ -4,7 +4,7 @@
 //! ALPN, and graceful shutdown with a request in flight. Each test runs its own server with the
 //! limits it needs; timing assertions only ever say that something did not happen too early.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,6 +17,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde_json::Value;
 use tapster_domain::AddressBlock;
 use tapster_http::{Admission, App, Credentials, Gate, Refusal, ServeConfig, TlsConfig};
+use tapster_test_support::http::{Answer, PATIENCE, connect, exchange};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -27,8 +28,6 @@ const BLOCKED: &str = "203.0.113.9";
 /// Admitted by [`EdgeGate`] only after [`SLOW_FOR`]: a caller whose requests take long to decide.
 const SLOW: &str = "198.51.100.7";
 const SLOW_FOR: Duration = Duration::from_millis(1500);
-/// How long a test waits for something that must happen, on however loaded a machine.
-const PATIENCE: Duration = Duration::from_secs(30);
 
 /// The test key's gate, with one blocked address and one slow one.
 #[derive(Debug, Default)]
@@ -86,71 +85,19 @@ fn authorization() -> String {
     format!("Authorization: Bearer {}\r\n", key().expose())
 }
 
-/// One answer read off a raw connection.
-#[derive(Debug)]
-struct Raw {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Raw {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+/// Checks that `answer` is whole problem+json and returns it.
+fn problem(answer: &Answer) -> Value {
+    assert_eq!(answer.header("content-type"), "application/problem+json", "{answer:?}");
+    let problem = answer.json();
+    assert_eq!(problem["status"], answer.status, "{problem}");
+    for field in ["type", "title", "detail", "instance"] {
+        assert!(problem[field].as_str().is_some_and(|v| !v.is_empty()), "{field}: {problem}");
     }
-
-    fn problem(&self) -> Value {
-        assert_eq!(self.header("content-type"), Some("application/problem+json"), "{self:?}");
-        let problem: Value = serde_json::from_slice(&self.body).unwrap();
-        assert_eq!(problem["status"], self.status, "{problem}");
-        for field in ["type", "title", "detail", "instance"] {
-            assert!(problem[field].as_str().is_some_and(|v| !v.is_empty()), "{field}: {problem}");
-        }
-        problem
-    }
+    problem
 }
 
-fn connect(addr: SocketAddr) -> TcpStream {
-    let stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(PATIENCE)).unwrap();
-    stream
-}
-
-/// Reads one HTTP/1.1 answer (to a request other than `HEAD`); `None` when the connection closed.
-fn read_answer(reader: &mut BufReader<TcpStream>) -> Option<Raw> {
-    let mut line = String::new();
-    if reader.read_line(&mut line).ok()? == 0 {
-        return None;
-    }
-    let status = line.split(' ').nth(1)?.parse().ok()?;
-    let mut headers = Vec::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line).ok()?;
-        let field = line.trim_end();
-        if field.is_empty() {
-            break;
-        }
-        let (name, value) = field.split_once(':')?;
-        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
-    }
-    let length = headers.iter().find(|(n, _)| n == "content-length").map_or(0, |(_, v)| v.parse().unwrap());
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).ok()?;
-    Some(Raw { status, headers, body })
-}
-
-/// Sends `raw` on a new connection and reads `count` answers.
-fn exchange(addr: SocketAddr, raw: &str, count: usize) -> Vec<Raw> {
-    let mut stream = connect(addr);
-    stream.write_all(raw.as_bytes()).unwrap();
-    let mut reader = BufReader::new(stream);
-    (0..count)
-        .map(|i| read_answer(&mut reader).unwrap_or_else(|| panic!("no answer {i} to {raw:.200}")))
-        .collect()
-}
-
-fn get(addr: SocketAddr, target: &str, extra: &str) -> Raw {
+/// `GET target` on a new connection, with `extra` header lines as written on the wire.
+fn get(addr: SocketAddr, target: &str, extra: &str) -> Answer {
     exchange(addr, &format!("GET {target} HTTP/1.1\r\nHost: tapster\r\nConnection: close\r\n{extra}\r\n"), 1)
         .remove(0)
 }
@@ -201,10 +148,10 @@ fn an_idle_keep_alive_connection_is_closed() {
     let mut stream = connect(server.addr);
     stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: tapster\r\n\r\n").unwrap();
     let mut reader = BufReader::new(stream.try_clone().unwrap());
-    assert_eq!(read_answer(&mut reader).unwrap().status, 200);
+    assert_eq!(Answer::read(&mut reader).unwrap().status, 200);
     // Kept alive: a second request on it is answered.
     stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: tapster\r\n\r\n").unwrap();
-    assert_eq!(read_answer(&mut reader).unwrap().status, 200);
+    assert_eq!(Answer::read(&mut reader).unwrap().status, 200);
     let waited = closed_after(&mut stream);
     assert!(waited >= Duration::from_millis(900), "closed before the idle timeout: {waited:?}");
 
@@ -218,10 +165,10 @@ fn oversized_headers_get_431_problem_json() {
     let server = start(ServeConfig { max_header_bytes: 2048, ..Default::default() });
     let answer = get(server.addr, "/v1/versions", &format!("X-Filler: {}\r\n", "a".repeat(3000)));
     assert_eq!(answer.status, 431);
-    let problem = answer.problem();
+    let problem = problem(&answer);
     assert_eq!(problem["type"], "/errors/headers-too-large");
     assert!(problem["detail"].as_str().unwrap().contains("2048"), "{problem}");
-    assert_eq!(answer.header("access-control-allow-origin"), Some("*"));
+    assert_eq!(answer.header("access-control-allow-origin"), "*");
     // Within the limit, the same request is answered.
     let answer =
         get(server.addr, "/v1/versions", &format!("{}X-Filler: {}\r\n", authorization(), "a".repeat(1000)));
@@ -234,7 +181,7 @@ fn a_long_uri_gets_414_problem_json() {
     // Checked before the key, so even an anonymous client learns what is wrong.
     let answer = get(server.addr, &format!("/v1/items?search={}", "x".repeat(600)), "");
     assert_eq!(answer.status, 414);
-    let problem = answer.problem();
+    let problem = problem(&answer);
     assert_eq!(problem["type"], "/errors/uri-too-long");
     assert_eq!(problem["instance"], "/v1/items");
     assert_eq!(get(server.addr, &format!("/healthz?{}", "x".repeat(600)), "").status, 414);
@@ -274,7 +221,7 @@ fn requests_with_a_body_are_refused() {
         let answer = exchange(server.addr, &raw, 1).remove(0);
         assert_eq!(answer.status, status, "{raw}");
         if status == 413 {
-            let problem = answer.problem();
+            let problem = problem(&answer);
             assert_eq!(problem["type"], "/errors/content-too-large");
             assert_eq!(problem["detail"], "this API only reads; requests must not carry a body");
         }
@@ -290,18 +237,18 @@ fn connections_over_the_maximum_get_503_and_are_closed() {
         let mut stream = connect(server.addr);
         stream.write_all(request.as_bytes()).unwrap();
         let mut reader = BufReader::new(stream.try_clone().unwrap());
-        assert_eq!(read_answer(&mut reader).unwrap().status, 200);
+        assert_eq!(Answer::read(&mut reader).unwrap().status, 200);
         held.push(stream);
     }
 
     let mut third = connect(server.addr);
     third.write_all(request.as_bytes()).unwrap();
     let mut reader = BufReader::new(third.try_clone().unwrap());
-    let answer = read_answer(&mut reader).unwrap();
+    let answer = Answer::read(&mut reader).unwrap();
     assert_eq!(answer.status, 503);
-    assert_eq!(answer.header("retry-after"), Some("1"));
-    assert_eq!(answer.problem()["type"], "/errors/unavailable");
-    assert!(read_answer(&mut reader).is_none(), "the connection over the limit stays open");
+    assert_eq!(answer.header("retry-after"), "1");
+    assert_eq!(problem(&answer)["type"], "/errors/unavailable");
+    assert!(Answer::read(&mut reader).is_none(), "the connection over the limit stays open");
 
     // Once a held connection closes, new ones are served again.
     drop(held.pop());
@@ -325,8 +272,8 @@ fn a_request_past_its_time_budget_gets_503() {
     let answers = exchange(server.addr, &raw, 2);
     assert_eq!(answers[0].status, 200);
     assert_eq!(answers[1].status, 503);
-    assert_eq!(answers[1].header("retry-after"), Some("1"));
-    let problem = answers[1].problem();
+    assert_eq!(answers[1].header("retry-after"), "1");
+    let problem = problem(&answers[1]);
     assert_eq!(problem["type"], "/errors/unavailable");
     assert!(problem["detail"].as_str().unwrap().contains("time budget"), "{problem}");
     // A request that did not wait is served.
@@ -390,7 +337,7 @@ fn the_calling_address_comes_from_forwarding_headers_of_trusted_proxies_only() {
         let answer = get(proxied.addr, "/v1/versions", &format!("{auth}{forwarded}"));
         assert_eq!(answer.status, *status, "{forwarded}");
         if *status == 403 {
-            assert!(answer.problem()["detail"].as_str().unwrap().contains("address are blocked"));
+            assert!(problem(&answer)["detail"].as_str().unwrap().contains("address are blocked"));
         }
     }
 
@@ -506,7 +453,7 @@ fn https_speaks_http2_and_http1_by_alpn() {
     let mut stream = connect(server.addr);
     stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: tapster\r\n\r\n").unwrap();
     let mut reader = BufReader::new(stream);
-    assert!(read_answer(&mut reader).is_none());
+    assert!(Answer::read(&mut reader).is_none());
 }
 
 #[test]
