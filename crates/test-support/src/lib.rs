@@ -5,6 +5,7 @@
 //! ([`LogBuffer`]). Only ever a dev-dependency.
 
 pub mod http;
+pub mod tls;
 
 mod data;
 mod logs;

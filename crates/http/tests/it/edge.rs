@@ -18,6 +18,7 @@ use serde_json::Value;
 use tapster_domain::AddressBlock;
 use tapster_http::{Admission, App, Credentials, Gate, Refusal, ServeConfig, TlsConfig};
 use tapster_test_support::http::{Answer, PATIENCE, connect, exchange};
+use tapster_test_support::tls::SelfSigned;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -352,39 +353,10 @@ fn the_calling_address_comes_from_forwarding_headers_of_trusted_proxies_only() {
     }
 }
 
-/// A self-signed certificate for `localhost`, as PEM (certificate, key) and as the client's root.
-fn certificate() -> (String, String, rustls::RootCertStore) {
-    let generated = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(generated.cert.der().clone()).unwrap();
-    (generated.cert.pem(), generated.signing_key.serialize_pem(), roots)
-}
-
-fn tls_server(config: ServeConfig) -> (EdgeServer, rustls::RootCertStore) {
-    let (cert, key, roots) = certificate();
-    let tls = TlsConfig::from_pem(cert.as_bytes(), key.as_bytes()).unwrap();
-    (start(ServeConfig { tls: Some(tls), ..config }), roots)
-}
-
-/// One TLS connection offering `alpn`, with what the handshake chose.
-async fn tls_connect(
-    addr: SocketAddr,
-    roots: &rustls::RootCertStore,
-    alpn: &[u8],
-) -> (tokio_rustls::client::TlsStream<tokio::net::TcpStream>, Vec<u8>) {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots.clone())
-        .with_no_client_auth();
-    config.alpn_protocols = vec![alpn.to_vec()];
-    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
-    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
-    let stream = connector.connect(name, tcp).await.unwrap();
-    let chosen = stream.get_ref().1.alpn_protocol().unwrap_or_default().to_vec();
-    (stream, chosen)
+fn tls_server(config: ServeConfig) -> (EdgeServer, SelfSigned) {
+    let certificate = SelfSigned::localhost();
+    let tls = TlsConfig::from_pem(certificate.cert_pem.as_bytes(), certificate.key_pem.as_bytes()).unwrap();
+    (start(ServeConfig { tls: Some(tls), ..config }), certificate)
 }
 
 /// Sends requests over one TLS connection, speaking whichever protocol ALPN chose.
@@ -394,8 +366,8 @@ enum TlsClient {
 }
 
 impl TlsClient {
-    async fn open(addr: SocketAddr, roots: &rustls::RootCertStore, alpn: &[u8]) -> Self {
-        let (stream, chosen) = tls_connect(addr, roots, alpn).await;
+    async fn open(addr: SocketAddr, certificate: &SelfSigned, alpn: &[u8]) -> Self {
+        let (stream, chosen) = certificate.connect(addr, alpn).await;
         assert_eq!(chosen, alpn, "ALPN");
         let io = TokioIo::new(stream);
         if alpn == b"h2" {
@@ -435,10 +407,10 @@ fn client_runtime() -> tokio::runtime::Runtime {
 
 #[test]
 fn https_speaks_http2_and_http1_by_alpn() {
-    let (server, roots) = tls_server(ServeConfig::default());
+    let (server, certificate) = tls_server(ServeConfig::default());
     client_runtime().block_on(async {
         for (alpn, version) in [(&b"h2"[..], Version::HTTP_2), (&b"http/1.1"[..], Version::HTTP_11)] {
-            let mut client = TlsClient::open(server.addr, &roots, alpn).await;
+            let mut client = TlsClient::open(server.addr, &certificate, alpn).await;
             let (status, answered_in, _) = client.get("/healthz", false).await;
             assert_eq!((status, answered_in), (200, version));
             let (status, _, body) = client.get("/v1/versions", true).await;
@@ -458,8 +430,8 @@ fn https_speaks_http2_and_http1_by_alpn() {
 
 #[test]
 fn certificates_that_cannot_be_served_are_errors() {
-    let (cert, key, _) = certificate();
-    let (other_cert, _, _) = certificate();
+    let SelfSigned { cert_pem: cert, key_pem: key, .. } = SelfSigned::localhost();
+    let other_cert = SelfSigned::localhost().cert_pem;
     assert!(TlsConfig::from_pem(cert.as_bytes(), key.as_bytes()).is_ok());
     let cases: [(&str, &str, &str); 4] = [
         ("", &key, "no PEM certificate"),
@@ -504,10 +476,10 @@ fn shutdown_lets_a_request_in_flight_finish_over_http1() {
 
 #[test]
 fn shutdown_lets_a_request_in_flight_finish_over_https_and_http2() {
-    let (server, roots) = tls_server(behind_proxy());
+    let (server, certificate) = tls_server(behind_proxy());
     shutdown_with_a_request_in_flight(server, move |addr| {
         client_runtime().block_on(async {
-            let (stream, _) = tls_connect(addr, &roots, b"h2").await;
+            let (stream, _) = certificate.connect(addr, b"h2").await;
             let (mut sender, connection) =
                 hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
                     .await
