@@ -9,12 +9,12 @@
 #![allow(clippy::print_stdout, reason = "a benchmark reports on the console")]
 
 use std::net::{IpAddr, Ipv4Addr};
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use hyper::Request;
 use tapster_domain::ApiKey;
 use tapster_http::{Admission, App, Credentials, Gate, Quota, Refusal};
+use tapster_test_support::DataDir;
 
 /// Requests per batch, and batches per request kind.
 const BATCH: u32 = 200;
@@ -63,10 +63,7 @@ const REQUESTS: &[&str] = &[
 ];
 
 fn main() {
-    let data_dir = tempfile::TempDir::new().expect("a temporary data dir");
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
-    tapster_store::import(data_dir.path(), &fixtures).expect("the bundled dataset imports");
-    let store = tapster_store::Store::open(data_dir.path()).expect("the store opens");
+    let store = tapster_store::Store::open(DataDir::bundled().path()).expect("the store opens");
     let cached = App::new(store.clone(), Open);
     let uncached = App::new(store, Open).with_cache_budget(0);
     let key = ApiKey::generate(|| 7);

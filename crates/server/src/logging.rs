@@ -76,37 +76,19 @@ where
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
-    use std::sync::{Arc, Mutex};
+    use tapster_test_support::LogBuffer;
 
     use super::*;
 
-    /// A writer into a shared buffer.
-    #[derive(Debug, Clone, Default)]
-    struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Buffer {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
     /// What the subscriber of `format` and `level` writes for one request event and one warning.
     fn written(format: LogFormat, level: &str) -> String {
-        let buffer = Buffer::default();
-        let writer = buffer.clone();
-        let subscriber = log_subscriber(format, level.parse().unwrap(), move || writer.clone());
+        let buffer = LogBuffer::default();
+        let subscriber = log_subscriber(format, level.parse().unwrap(), buffer.clone());
         tracing::subscriber::with_default(subscriber, || {
             tracing::info!(target: "tapster::request", path = "/v1/items", status = 200u16, "request");
             tracing::warn!(doing = "reloading keys", "failed");
         });
-        let bytes = buffer.0.lock().unwrap().clone();
-        String::from_utf8(bytes).unwrap()
+        buffer.text()
     }
 
     #[test]

@@ -66,11 +66,9 @@ impl Reloader {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use tapster_http::{Admission, Credentials, Gate, Quota, Refusal};
     use tapster_store::{GAME_DB, import};
-    use tempfile::TempDir;
+    use tapster_test_support::{DataDir, mini};
 
     use super::*;
 
@@ -83,18 +81,13 @@ mod tests {
         }
     }
 
-    fn mini() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini")
-    }
-
     fn latest(app: &App) -> String {
         app.store().latest().info.name.to_string()
     }
 
     #[test]
     fn a_new_import_is_published_once_it_has_held_still_for_a_poll() {
-        let dir = TempDir::new().unwrap();
-        import(dir.path(), &mini().join("v1.0.0.0.1")).unwrap();
+        let dir = DataDir::with(&mini().join("v1.0.0.0.1"));
         let store = Store::open(dir.path()).unwrap();
         let mut reloader = Reloader::new(dir.path(), &store);
         let app = App::new(store, Open);
@@ -110,8 +103,7 @@ mod tests {
 
     #[test]
     fn a_damaged_file_is_reported_once_and_the_served_data_stays() {
-        let dir = TempDir::new().unwrap();
-        import(dir.path(), &mini()).unwrap();
+        let dir = DataDir::mini();
         let store = Store::open(dir.path()).unwrap();
         let mut reloader = Reloader::new(dir.path(), &store);
         let app = App::new(store, Open);

@@ -1,9 +1,19 @@
-//! Test doubles shared by the test suites of several crates, each a real peer on `127.0.0.1:0`: an
-//! SMTP server that keeps what it is sent ([`SmtpSink`]) and an OAuth 2.0 provider that speaks as
-//! GitHub or Discord ([`MockProvider`]). Only ever a dev-dependency.
+//! What the test suites of several crates would otherwise each copy: test doubles that are real peers
+//! on `127.0.0.1:0` (an SMTP server that keeps what it is sent, [`SmtpSink`], and an OAuth 2.0
+//! provider that speaks as GitHub or Discord, [`MockProvider`]); the clients tests talk to a real
+//! server with (a blocking HTTP/1.1 client, [`http`], and TLS with a self-signed certificate for
+//! `localhost`, [`tls`]); the bundled datasets and a temporary data dir with one imported
+//! ([`DataDir`]); and a log writer into memory ([`LogBuffer`]). Only ever a dev-dependency.
 
+pub mod http;
+pub mod tls;
+
+mod data;
+mod logs;
 mod oauth;
 mod smtp;
 
+pub use data::{DataDir, fixtures, mini};
+pub use logs::LogBuffer;
 pub use oauth::{Behaviour, Flavour, MockProvider, User};
 pub use smtp::{Mail, SmtpSink};

@@ -3,10 +3,7 @@
 //! must be confirmed by mail before keys; a denied consent, a forged or missing `state`, a tampered
 //! verifier, garbage and a provider that is down all end on a clear page with no session.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-
-use tapster_test_support::{Behaviour, User};
+use tapster_test_support::{Behaviour, User, http};
 
 use crate::{Browser, ORIGIN, Page, link, site};
 
@@ -29,16 +26,10 @@ async fn follow(url: &str) -> String {
     tokio::task::spawn_blocking(move || {
         let rest = url.strip_prefix("http://").unwrap();
         let (host, path) = rest.split_once('/').unwrap();
-        let mut stream = TcpStream::connect(host).unwrap();
-        write!(stream, "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        answer
-            .lines()
-            .find_map(|line| line.strip_prefix("location: ").or_else(|| line.strip_prefix("Location: ")))
-            .unwrap_or_else(|| panic!("the provider did not send the browser back: {answer}"))
-            .trim()
-            .to_owned()
+        let answer = http::get(host.parse().unwrap(), &format!("/{path}"), &[]);
+        let location = answer.header("location");
+        assert!(!location.is_empty(), "the provider did not send the browser back: {answer:?}");
+        location.to_owned()
     })
     .await
     .unwrap()

@@ -208,12 +208,9 @@ pub(crate) fn percent_decode(segment: &str) -> Option<Cow<'_, str>> {
 mod tests {
     use super::*;
 
-    /// A store of the hand-written dataset that the store's tests use.
+    /// A store of the small hand-written dataset.
     fn mini_store() -> Store {
-        let dir = tempfile::TempDir::new().unwrap().keep();
-        let mini = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini");
-        tapster_store::import(&dir, &mini).unwrap();
-        Store::open(&dir).unwrap()
+        Store::open(tapster_test_support::DataDir::mini().path()).unwrap()
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Keys at the gate, rate-limit headers on every `/v1` answer, and entity tags with conditional requests.
 
 use hyper::{Method, StatusCode};
+use tapster_test_support::{DataDir, fixtures};
 
 use crate::{get, key, request_with};
 
@@ -190,12 +191,11 @@ fn gzip_is_served_to_clients_that_take_it_with_its_own_tag() {
 
 #[test]
 fn new_game_data_replaces_every_cached_answer() {
-    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
-    let data_dir = tempfile::TempDir::new().unwrap().keep();
+    let data_dir = DataDir::empty();
     for version in ["v0.6.4.2.1", "v0.6.5.0.3"] {
-        tapster_store::import(&data_dir, &fixtures.join(version)).unwrap();
+        data_dir.import(&fixtures().join(version));
     }
-    let server = crate::start(&data_dir, tapster_http::DEFAULT_CACHE_BUDGET);
+    let server = crate::start(data_dir.path(), tapster_http::DEFAULT_CACHE_BUDGET);
     let authorization = bearer();
     let ask = |path: &str| crate::send(&server, Method::GET, path, &[("authorization", &authorization)]);
     // Twice each, so that the second answer comes from the cache.

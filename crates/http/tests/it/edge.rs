@@ -4,7 +4,7 @@
 //! ALPN, and graceful shutdown with a request in flight. Each test runs its own server with the
 //! limits it needs; timing assertions only ever say that something did not happen too early.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,6 +17,8 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde_json::Value;
 use tapster_domain::AddressBlock;
 use tapster_http::{Admission, App, Credentials, Gate, Refusal, ServeConfig, TlsConfig};
+use tapster_test_support::http::{Answer, PATIENCE, connect, exchange};
+use tapster_test_support::tls::SelfSigned;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -27,8 +29,6 @@ const BLOCKED: &str = "203.0.113.9";
 /// Admitted by [`EdgeGate`] only after [`SLOW_FOR`]: a caller whose requests take long to decide.
 const SLOW: &str = "198.51.100.7";
 const SLOW_FOR: Duration = Duration::from_millis(1500);
-/// How long a test waits for something that must happen, on however loaded a machine.
-const PATIENCE: Duration = Duration::from_secs(30);
 
 /// The test key's gate, with one blocked address and one slow one.
 #[derive(Debug, Default)]
@@ -86,71 +86,19 @@ fn authorization() -> String {
     format!("Authorization: Bearer {}\r\n", key().expose())
 }
 
-/// One answer read off a raw connection.
-#[derive(Debug)]
-struct Raw {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Raw {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+/// Checks that `answer` is whole problem+json and returns it.
+fn problem(answer: &Answer) -> Value {
+    assert_eq!(answer.header("content-type"), "application/problem+json", "{answer:?}");
+    let problem = answer.json();
+    assert_eq!(problem["status"], answer.status, "{problem}");
+    for field in ["type", "title", "detail", "instance"] {
+        assert!(problem[field].as_str().is_some_and(|v| !v.is_empty()), "{field}: {problem}");
     }
-
-    fn problem(&self) -> Value {
-        assert_eq!(self.header("content-type"), Some("application/problem+json"), "{self:?}");
-        let problem: Value = serde_json::from_slice(&self.body).unwrap();
-        assert_eq!(problem["status"], self.status, "{problem}");
-        for field in ["type", "title", "detail", "instance"] {
-            assert!(problem[field].as_str().is_some_and(|v| !v.is_empty()), "{field}: {problem}");
-        }
-        problem
-    }
+    problem
 }
 
-fn connect(addr: SocketAddr) -> TcpStream {
-    let stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(PATIENCE)).unwrap();
-    stream
-}
-
-/// Reads one HTTP/1.1 answer (to a request other than `HEAD`); `None` when the connection closed.
-fn read_answer(reader: &mut BufReader<TcpStream>) -> Option<Raw> {
-    let mut line = String::new();
-    if reader.read_line(&mut line).ok()? == 0 {
-        return None;
-    }
-    let status = line.split(' ').nth(1)?.parse().ok()?;
-    let mut headers = Vec::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line).ok()?;
-        let field = line.trim_end();
-        if field.is_empty() {
-            break;
-        }
-        let (name, value) = field.split_once(':')?;
-        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
-    }
-    let length = headers.iter().find(|(n, _)| n == "content-length").map_or(0, |(_, v)| v.parse().unwrap());
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).ok()?;
-    Some(Raw { status, headers, body })
-}
-
-/// Sends `raw` on a new connection and reads `count` answers.
-fn exchange(addr: SocketAddr, raw: &str, count: usize) -> Vec<Raw> {
-    let mut stream = connect(addr);
-    stream.write_all(raw.as_bytes()).unwrap();
-    let mut reader = BufReader::new(stream);
-    (0..count)
-        .map(|i| read_answer(&mut reader).unwrap_or_else(|| panic!("no answer {i} to {raw:.200}")))
-        .collect()
-}
-
-fn get(addr: SocketAddr, target: &str, extra: &str) -> Raw {
+/// `GET target` on a new connection, with `extra` header lines as written on the wire.
+fn get(addr: SocketAddr, target: &str, extra: &str) -> Answer {
     exchange(addr, &format!("GET {target} HTTP/1.1\r\nHost: tapster\r\nConnection: close\r\n{extra}\r\n"), 1)
         .remove(0)
 }
@@ -201,10 +149,10 @@ fn an_idle_keep_alive_connection_is_closed() {
     let mut stream = connect(server.addr);
     stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: tapster\r\n\r\n").unwrap();
     let mut reader = BufReader::new(stream.try_clone().unwrap());
-    assert_eq!(read_answer(&mut reader).unwrap().status, 200);
+    assert_eq!(Answer::read(&mut reader).unwrap().status, 200);
     // Kept alive: a second request on it is answered.
     stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: tapster\r\n\r\n").unwrap();
-    assert_eq!(read_answer(&mut reader).unwrap().status, 200);
+    assert_eq!(Answer::read(&mut reader).unwrap().status, 200);
     let waited = closed_after(&mut stream);
     assert!(waited >= Duration::from_millis(900), "closed before the idle timeout: {waited:?}");
 
@@ -218,10 +166,10 @@ fn oversized_headers_get_431_problem_json() {
     let server = start(ServeConfig { max_header_bytes: 2048, ..Default::default() });
     let answer = get(server.addr, "/v1/versions", &format!("X-Filler: {}\r\n", "a".repeat(3000)));
     assert_eq!(answer.status, 431);
-    let problem = answer.problem();
+    let problem = problem(&answer);
     assert_eq!(problem["type"], "/errors/headers-too-large");
     assert!(problem["detail"].as_str().unwrap().contains("2048"), "{problem}");
-    assert_eq!(answer.header("access-control-allow-origin"), Some("*"));
+    assert_eq!(answer.header("access-control-allow-origin"), "*");
     // Within the limit, the same request is answered.
     let answer =
         get(server.addr, "/v1/versions", &format!("{}X-Filler: {}\r\n", authorization(), "a".repeat(1000)));
@@ -234,7 +182,7 @@ fn a_long_uri_gets_414_problem_json() {
     // Checked before the key, so even an anonymous client learns what is wrong.
     let answer = get(server.addr, &format!("/v1/items?search={}", "x".repeat(600)), "");
     assert_eq!(answer.status, 414);
-    let problem = answer.problem();
+    let problem = problem(&answer);
     assert_eq!(problem["type"], "/errors/uri-too-long");
     assert_eq!(problem["instance"], "/v1/items");
     assert_eq!(get(server.addr, &format!("/healthz?{}", "x".repeat(600)), "").status, 414);
@@ -274,7 +222,7 @@ fn requests_with_a_body_are_refused() {
         let answer = exchange(server.addr, &raw, 1).remove(0);
         assert_eq!(answer.status, status, "{raw}");
         if status == 413 {
-            let problem = answer.problem();
+            let problem = problem(&answer);
             assert_eq!(problem["type"], "/errors/content-too-large");
             assert_eq!(problem["detail"], "this API only reads; requests must not carry a body");
         }
@@ -290,18 +238,18 @@ fn connections_over_the_maximum_get_503_and_are_closed() {
         let mut stream = connect(server.addr);
         stream.write_all(request.as_bytes()).unwrap();
         let mut reader = BufReader::new(stream.try_clone().unwrap());
-        assert_eq!(read_answer(&mut reader).unwrap().status, 200);
+        assert_eq!(Answer::read(&mut reader).unwrap().status, 200);
         held.push(stream);
     }
 
     let mut third = connect(server.addr);
     third.write_all(request.as_bytes()).unwrap();
     let mut reader = BufReader::new(third.try_clone().unwrap());
-    let answer = read_answer(&mut reader).unwrap();
+    let answer = Answer::read(&mut reader).unwrap();
     assert_eq!(answer.status, 503);
-    assert_eq!(answer.header("retry-after"), Some("1"));
-    assert_eq!(answer.problem()["type"], "/errors/unavailable");
-    assert!(read_answer(&mut reader).is_none(), "the connection over the limit stays open");
+    assert_eq!(answer.header("retry-after"), "1");
+    assert_eq!(problem(&answer)["type"], "/errors/unavailable");
+    assert!(Answer::read(&mut reader).is_none(), "the connection over the limit stays open");
 
     // Once a held connection closes, new ones are served again.
     drop(held.pop());
@@ -325,8 +273,8 @@ fn a_request_past_its_time_budget_gets_503() {
     let answers = exchange(server.addr, &raw, 2);
     assert_eq!(answers[0].status, 200);
     assert_eq!(answers[1].status, 503);
-    assert_eq!(answers[1].header("retry-after"), Some("1"));
-    let problem = answers[1].problem();
+    assert_eq!(answers[1].header("retry-after"), "1");
+    let problem = problem(&answers[1]);
     assert_eq!(problem["type"], "/errors/unavailable");
     assert!(problem["detail"].as_str().unwrap().contains("time budget"), "{problem}");
     // A request that did not wait is served.
@@ -390,7 +338,7 @@ fn the_calling_address_comes_from_forwarding_headers_of_trusted_proxies_only() {
         let answer = get(proxied.addr, "/v1/versions", &format!("{auth}{forwarded}"));
         assert_eq!(answer.status, *status, "{forwarded}");
         if *status == 403 {
-            assert!(answer.problem()["detail"].as_str().unwrap().contains("address are blocked"));
+            assert!(problem(&answer)["detail"].as_str().unwrap().contains("address are blocked"));
         }
     }
 
@@ -405,39 +353,10 @@ fn the_calling_address_comes_from_forwarding_headers_of_trusted_proxies_only() {
     }
 }
 
-/// A self-signed certificate for `localhost`, as PEM (certificate, key) and as the client's root.
-fn certificate() -> (String, String, rustls::RootCertStore) {
-    let generated = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(generated.cert.der().clone()).unwrap();
-    (generated.cert.pem(), generated.signing_key.serialize_pem(), roots)
-}
-
-fn tls_server(config: ServeConfig) -> (EdgeServer, rustls::RootCertStore) {
-    let (cert, key, roots) = certificate();
-    let tls = TlsConfig::from_pem(cert.as_bytes(), key.as_bytes()).unwrap();
-    (start(ServeConfig { tls: Some(tls), ..config }), roots)
-}
-
-/// One TLS connection offering `alpn`, with what the handshake chose.
-async fn tls_connect(
-    addr: SocketAddr,
-    roots: &rustls::RootCertStore,
-    alpn: &[u8],
-) -> (tokio_rustls::client::TlsStream<tokio::net::TcpStream>, Vec<u8>) {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots.clone())
-        .with_no_client_auth();
-    config.alpn_protocols = vec![alpn.to_vec()];
-    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
-    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
-    let stream = connector.connect(name, tcp).await.unwrap();
-    let chosen = stream.get_ref().1.alpn_protocol().unwrap_or_default().to_vec();
-    (stream, chosen)
+fn tls_server(config: ServeConfig) -> (EdgeServer, SelfSigned) {
+    let certificate = SelfSigned::localhost();
+    let tls = TlsConfig::from_pem(certificate.cert_pem.as_bytes(), certificate.key_pem.as_bytes()).unwrap();
+    (start(ServeConfig { tls: Some(tls), ..config }), certificate)
 }
 
 /// Sends requests over one TLS connection, speaking whichever protocol ALPN chose.
@@ -447,8 +366,8 @@ enum TlsClient {
 }
 
 impl TlsClient {
-    async fn open(addr: SocketAddr, roots: &rustls::RootCertStore, alpn: &[u8]) -> Self {
-        let (stream, chosen) = tls_connect(addr, roots, alpn).await;
+    async fn open(addr: SocketAddr, certificate: &SelfSigned, alpn: &[u8]) -> Self {
+        let (stream, chosen) = certificate.connect(addr, alpn).await;
         assert_eq!(chosen, alpn, "ALPN");
         let io = TokioIo::new(stream);
         if alpn == b"h2" {
@@ -488,10 +407,10 @@ fn client_runtime() -> tokio::runtime::Runtime {
 
 #[test]
 fn https_speaks_http2_and_http1_by_alpn() {
-    let (server, roots) = tls_server(ServeConfig::default());
+    let (server, certificate) = tls_server(ServeConfig::default());
     client_runtime().block_on(async {
         for (alpn, version) in [(&b"h2"[..], Version::HTTP_2), (&b"http/1.1"[..], Version::HTTP_11)] {
-            let mut client = TlsClient::open(server.addr, &roots, alpn).await;
+            let mut client = TlsClient::open(server.addr, &certificate, alpn).await;
             let (status, answered_in, _) = client.get("/healthz", false).await;
             assert_eq!((status, answered_in), (200, version));
             let (status, _, body) = client.get("/v1/versions", true).await;
@@ -506,13 +425,13 @@ fn https_speaks_http2_and_http1_by_alpn() {
     let mut stream = connect(server.addr);
     stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: tapster\r\n\r\n").unwrap();
     let mut reader = BufReader::new(stream);
-    assert!(read_answer(&mut reader).is_none());
+    assert!(Answer::read(&mut reader).is_none());
 }
 
 #[test]
 fn certificates_that_cannot_be_served_are_errors() {
-    let (cert, key, _) = certificate();
-    let (other_cert, _, _) = certificate();
+    let SelfSigned { cert_pem: cert, key_pem: key, .. } = SelfSigned::localhost();
+    let other_cert = SelfSigned::localhost().cert_pem;
     assert!(TlsConfig::from_pem(cert.as_bytes(), key.as_bytes()).is_ok());
     let cases: [(&str, &str, &str); 4] = [
         ("", &key, "no PEM certificate"),
@@ -557,10 +476,10 @@ fn shutdown_lets_a_request_in_flight_finish_over_http1() {
 
 #[test]
 fn shutdown_lets_a_request_in_flight_finish_over_https_and_http2() {
-    let (server, roots) = tls_server(behind_proxy());
+    let (server, certificate) = tls_server(behind_proxy());
     shutdown_with_a_request_in_flight(server, move |addr| {
         client_runtime().block_on(async {
-            let (stream, _) = tls_connect(addr, &roots, b"h2").await;
+            let (stream, _) = certificate.connect(addr, b"h2").await;
             let (mut sender, connection) =
                 hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
                     .await

@@ -1,36 +1,20 @@
 //! The request log: one event per request with its route, status and the key's public prefix, and
 //! nowhere the key itself or the query. Captured in-process with a JSON subscriber writing to a buffer.
 
-use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr};
-use std::sync::{Arc, Mutex};
 
 use hyper::Request;
 use serde_json::Value;
 use tapster_domain::ApiKey;
+use tapster_test_support::LogBuffer;
 
 use crate::{key, server};
 
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// What one request writes to the log, answered by the shared server's app on this thread.
 fn logged(path: &str, bearer: Option<&str>) -> String {
-    let buffer = Buffer::default();
-    let writer = buffer.clone();
+    let buffer = LogBuffer::default();
     let subscriber =
-        tracing_subscriber::fmt().json().flatten_event(true).with_writer(move || writer.clone()).finish();
+        tracing_subscriber::fmt().json().flatten_event(true).with_writer(buffer.clone()).finish();
     let mut request = Request::get(path);
     if let Some(key) = bearer {
         request = request.header("authorization", format!("Bearer {key}"));
@@ -38,8 +22,7 @@ fn logged(path: &str, bearer: Option<&str>) -> String {
     let request = request.body(()).unwrap();
     let peer = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
     tracing::subscriber::with_default(subscriber, || server().app.handle(&request, peer));
-    let bytes = buffer.0.lock().unwrap().clone();
-    String::from_utf8(bytes).unwrap()
+    buffer.text()
 }
 
 /// The single request event in `out`.

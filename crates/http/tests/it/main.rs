@@ -1,5 +1,5 @@
 //! Integration tests: the real server on `127.0.0.1:0`, over TCP, with a real HTTP client, on the
-//! store's small hand-written dataset (`get`) and on the bundled dataset (`bundled_get`).
+//! small hand-written dataset (`get`) and on the bundled dataset (`bundled_get`).
 
 mod answers;
 mod caching;
@@ -36,6 +36,7 @@ use serde_json::Value;
 use tapster_domain::ApiKey;
 use tapster_http::{Admission, App, Credentials, Gate, Quota, QuotaPolicy, Refusal};
 use tapster_store::Store;
+use tapster_test_support::DataDir;
 
 /// The one key the test gate knows.
 fn key() -> &'static ApiKey {
@@ -84,13 +85,12 @@ struct Server {
     client: Client<HttpConnector, Empty<Bytes>>,
 }
 
-/// The server on the store's small hand-written dataset.
+/// The server on the small hand-written dataset.
 fn server() -> &'static Server {
     static SERVER: OnceLock<Server> = OnceLock::new();
-    SERVER.get_or_init(|| {
-        let data_dir = imported(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini"));
-        start(&data_dir, tapster_http::DEFAULT_CACHE_BUDGET)
-    })
+    static DATA_DIR: OnceLock<DataDir> = OnceLock::new();
+    SERVER
+        .get_or_init(|| start(DATA_DIR.get_or_init(DataDir::mini).path(), tapster_http::DEFAULT_CACHE_BUDGET))
 }
 
 /// The server on the bundled dataset (three versions, 27 languages, real scale).
@@ -105,16 +105,10 @@ fn bundled_uncached() -> &'static Server {
     SERVER.get_or_init(|| start(bundled_data_dir(), 0))
 }
 
+/// The bundled dataset, imported once; it outlives the test process's servers.
 fn bundled_data_dir() -> &'static Path {
-    static DATA_DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
-    DATA_DIR.get_or_init(|| imported(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")))
-}
-
-/// A data dir holding `dataset`, imported; it outlives the test process's servers.
-fn imported(dataset: &Path) -> std::path::PathBuf {
-    let data_dir = tempfile::TempDir::new().unwrap().keep();
-    tapster_store::import(&data_dir, dataset).unwrap();
-    data_dir
+    static DATA_DIR: OnceLock<DataDir> = OnceLock::new();
+    DATA_DIR.get_or_init(DataDir::bundled).path()
 }
 
 fn start(data_dir: &Path, cache_budget: usize) -> Server {

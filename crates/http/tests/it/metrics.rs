@@ -2,12 +2,12 @@
 //! counters it should, and the answer is the Prometheus text format, line by line.
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use hyper::{Method, StatusCode};
 use tapster_domain::ApiKey;
+use tapster_test_support::DataDir;
 
-use crate::{Server, imported, key, send, start};
+use crate::{Server, key, send, start};
 
 /// Every sample of a scrape by series (name and labels as written), after checking each line's format.
 fn scrape(server: &Server) -> HashMap<String, f64> {
@@ -70,8 +70,8 @@ fn requests(route: &str, status: u16) -> String {
 
 #[test]
 fn each_request_moves_exactly_its_counters() {
-    let server =
-        start(&imported(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini")), 1 << 20);
+    let data_dir = DataDir::mini();
+    let server = start(data_dir.path(), 1 << 20);
     let bearer = format!("Bearer {}", key().expose());
     let with_key = [("authorization", bearer.as_str())];
     let stranger = format!("Bearer {}", ApiKey::generate(|| 7).expose());

@@ -3,7 +3,6 @@
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpStream};
-use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
@@ -11,8 +10,9 @@ use http_body_util::Full;
 use hyper::{Request, Response};
 use tapster_http::{App, MAX_FORM_BYTES, PageFuture, Pages, ServeConfig};
 use tapster_store::Store;
+use tapster_test_support::DataDir;
 
-use crate::{OneKey, imported, key};
+use crate::{OneKey, key};
 
 /// Pages that claim every path and answer with what they received.
 #[derive(Debug)]
@@ -39,19 +39,20 @@ impl Pages for Echo {
 struct Running {
     addr: SocketAddr,
     _runtime: tokio::runtime::Runtime,
+    _data_dir: DataDir,
 }
 
 fn server() -> &'static Running {
     static SERVER: OnceLock<Running> = OnceLock::new();
     SERVER.get_or_init(|| {
-        let data_dir = imported(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini"));
+        let data_dir = DataDir::mini();
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let addr = listener.local_addr().unwrap();
-        let app = Arc::new(App::new(Store::open(&data_dir).unwrap(), OneKey).with_pages(Echo));
+        let app = Arc::new(App::new(Store::open(data_dir.path()).unwrap(), OneKey).with_pages(Echo));
         runtime.spawn(tapster_http::serve(listener, app, ServeConfig::default(), std::future::pending()));
-        Running { addr, _runtime: runtime }
+        Running { addr, _runtime: runtime, _data_dir: data_dir }
     })
 }
 

@@ -3,7 +3,6 @@
 //! fallback pointers resolving to the English texts, and version selection.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
 use serde_json::{Value, json};
 
@@ -14,7 +13,7 @@ const VERSIONS: &[&str] = &["v0.6.4.2.1", "v0.6.5.0.3", "v0.7.0.0.1"];
 
 /// The records of one fixture file.
 fn fixture(version: &str, segment: &str) -> Vec<Value> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../fixtures/{version}/{segment}.json"));
+    let path = tapster_test_support::fixtures().join(version).join(format!("{segment}.json"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 

@@ -116,7 +116,7 @@ fn every_refusal_has_its_status_type_and_detail() {
             Some(key) => get_with_key(server.addr, "/v1/versions", key),
             None => get(server.addr, "/v1/versions", &[]),
         };
-        assert_eq!(answer.status, status, "{key:?}: {}", answer.body);
+        assert_eq!(answer.status, status, "{key:?}: {}", answer.text());
         if status != 200 {
             assert_eq!(answer.header("content-type"), "application/problem+json");
             let problem = answer.json();
@@ -298,7 +298,7 @@ fn too_many_failed_authentications_get_429_while_a_valid_key_from_the_address_pa
     };
     let refilled = started.elapsed().as_secs() as usize / 3 + 1;
     assert!((20..=20 + refilled).contains(&unauthorized), "{unauthorized} failures, {refilled} refilled");
-    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert_eq!(refused.status, 429, "{}", refused.text());
     assert_eq!(refused.header("content-type"), "application/problem+json");
     let problem = refused.json();
     assert_eq!(problem["type"], "/errors/rate-limited");
@@ -324,7 +324,7 @@ fn too_many_failed_authentications_get_429_while_a_valid_key_from_the_address_pa
     let metrics = get(server.addr, "/metrics", &[]);
     assert_eq!(metrics.status, 200);
     let refusals = metrics
-        .body
+        .text()
         .lines()
         .find_map(|line| {
             line.strip_prefix("tapster_http_rate_limited_total{limit=\"failed_authentications\"} ")

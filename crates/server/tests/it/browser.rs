@@ -327,7 +327,7 @@ async fn by_mail_to_a_key_and_back(s: &Session) {
     s.screenshot("key-created").await;
 
     let answer = get_with_key(s.addr, "/v1/versions", &key);
-    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.status, 200, "{}", answer.text());
 
     // A key named like a script is shown as text, and runs nothing.
     s.goto("/account").await;

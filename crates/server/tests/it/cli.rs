@@ -163,7 +163,7 @@ fn backup_copies_both_databases_while_the_server_runs_and_never_overwrites() {
     let restored = serve(&backup_dir);
     assert!(restored.key.is_none(), "the backup lost the keys");
     let versions = get_with_key(restored.addr, "/v1/versions", &key);
-    assert_eq!(versions.status, 200, "{}", versions.body);
+    assert_eq!(versions.status, 200, "{}", versions.text());
     assert_eq!(versions.json()["data"].as_array().unwrap().len(), 2);
 
     let again = tapster(&["backup", backup_arg], data_dir.path());
@@ -208,10 +208,11 @@ fn the_public_url_is_the_documents_server_and_the_feeds_base() {
     let server = serve_with(data_dir.path(), &["--public-url", "https://api.example.org"]);
     let document = get(server.addr, "/openapi.json", &[]).json();
     assert_eq!(document["servers"][0]["url"], "https://api.example.org");
-    let feed = get(server.addr, "/changelog.rss", &[]).body;
+    let feed = get(server.addr, "/changelog.rss", &[]);
+    let feed = feed.text();
     assert!(feed.contains("<link>https://api.example.org/changelog</link>"), "{feed}");
     assert!(feed.contains("<link>https://api.example.org/changelog#v0.7.0.0.1</link>"), "{feed}");
     let page = get(server.addr, "/changelog", &[]);
     assert_eq!(page.status, 200);
-    assert!(page.body.contains("<section id=\"v0.7.0.0.1\">"), "{}", page.body);
+    assert!(page.text().contains("<section id=\"v0.7.0.0.1\">"), "{}", page.text());
 }

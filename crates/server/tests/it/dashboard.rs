@@ -16,7 +16,7 @@ fn the_dashboard_is_served_beside_the_api_and_credentials_stay_apart() {
     let landing = get(server.addr, "/", &[]);
     assert_eq!(landing.status, 200);
     assert_eq!(landing.header("content-type"), "text/html; charset=utf-8");
-    assert!(landing.body.contains("Get an API key"));
+    assert!(landing.text().contains("Get an API key"));
     assert!(landing.header("access-control-allow-origin").is_empty(), "pages get no CORS headers");
 
     // A session made the way the dashboard makes one, in the store the server uses.
@@ -28,7 +28,7 @@ fn the_dashboard_is_served_beside_the_api_and_credentials_stay_apart() {
     let cookie = format!("tapster_session={}", session.expose());
     let account = get(server.addr, "/account", &[("Cookie", &cookie)]);
     assert_eq!(account.status, 200);
-    assert!(account.body.contains("Signed in as <strong>marta@example.org</strong>"));
+    assert!(account.text().contains("Signed in as <strong>marta@example.org</strong>"));
 
     let api_with_cookie = get(server.addr, "/v1/versions", &[("Cookie", &cookie)]);
     assert_eq!(api_with_cookie.status, 401, "a session cookie opened /v1");
@@ -47,7 +47,7 @@ fn the_dashboard_is_served_beside_the_api_and_credentials_stay_apart() {
     loop {
         let page = get(server.addr, "/signin", &[]);
         if page.status == 403 {
-            assert!(page.body.contains("Requests from your address are blocked"), "{}", page.body);
+            assert!(page.text().contains("Requests from your address are blocked"), "{}", page.text());
             break;
         }
         assert!(start.elapsed() < std::time::Duration::from_secs(3), "still {} after the block", page.status);

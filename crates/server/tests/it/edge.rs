@@ -2,12 +2,12 @@
 //! answered by a real TLS client, the limits taken from flags and `TAPSTER_*` variables, and clear
 //! errors for flags that do not go together or files that cannot be served.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::Arc;
-use std::time::Duration;
+
+use tapster_test_support::tls::SelfSigned;
 
 const TAPSTER: &str = env!("CARGO_BIN_EXE_tapster");
 
@@ -61,60 +61,36 @@ fn refused(args: &[&str], data_dir: &Path) -> String {
     String::from_utf8(stderr).unwrap()
 }
 
-/// Writes a self-signed certificate for `localhost` and its key; returns their paths and the root a
-/// client trusts.
-fn certificate(dir: &Path) -> (String, String, rustls::RootCertStore) {
-    let generated = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
-    std::fs::write(&cert, generated.cert.pem()).unwrap();
-    std::fs::write(&key, generated.signing_key.serialize_pem()).unwrap();
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(generated.cert.der().clone()).unwrap();
-    (cert.display().to_string(), key.display().to_string(), roots)
+/// A self-signed certificate for `localhost` written into `dir`: the certificate, and the paths of
+/// its file and its key's.
+fn certificate(dir: &Path) -> (SelfSigned, String, String) {
+    let certificate = SelfSigned::localhost();
+    let (cert, key) = certificate.write_to(dir);
+    (certificate, cert.display().to_string(), key.display().to_string())
 }
 
-/// `GET target` over HTTPS (HTTP/1.1) with a blocking rustls client: status and body.
-fn https_get(addr: SocketAddr, roots: &rustls::RootCertStore, target: &str, key: &str) -> (u16, String) {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots.clone())
-        .with_no_client_auth();
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
-    let connection = rustls::ClientConnection::new(Arc::new(config), name).unwrap();
-    let tcp = TcpStream::connect(addr).unwrap();
-    tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let mut tls = rustls::StreamOwned::new(connection, tcp);
-    let request = format!(
-        "GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: Bearer {key}\r\n\r\n"
-    );
-    tls.write_all(request.as_bytes()).unwrap();
-    let mut response = Vec::new();
-    // The server may close without a TLS close_notify after `Connection: close`; what was read counts.
-    let _ = tls.read_to_end(&mut response);
-    let response = String::from_utf8(response).unwrap();
-    let (head, body) =
-        response.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no HTTP answer: {response}"));
-    (head.split(' ').nth(1).unwrap().parse().unwrap(), body.to_owned())
+/// `GET target` over HTTPS (HTTP/1.1) with `key` as the bearer token: status and body.
+fn https_get(addr: SocketAddr, certificate: &SelfSigned, target: &str, key: &str) -> (u16, String) {
+    let answer = certificate.get(addr, target, &[("Authorization", &format!("Bearer {key}"))]);
+    (answer.status, answer.text().to_owned())
 }
 
 #[test]
 fn serve_over_https_with_limits_from_flags_and_environment() {
     let data_dir = tempfile::TempDir::new().unwrap();
-    let (cert, key, roots) = certificate(data_dir.path());
+    let (certificate, cert, key) = certificate(data_dir.path());
     let server = serve(
         data_dir.path(),
         &["--tls-cert", &cert, "--tls-key", &key],
         &[("TAPSTER_MAX_URI_BYTES", "64")],
         "https",
     );
-    let (status, body) = https_get(server.addr, &roots, "/v1/versions", &server.key);
+    let (status, body) = https_get(server.addr, &certificate, "/v1/versions", &server.key);
     assert_eq!(status, 200, "{body}");
     let versions: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert!(versions["data"].as_array().is_some_and(|data| !data.is_empty()));
-    let (status, body) = https_get(server.addr, &roots, &format!("/v1/items?search={}", "x".repeat(80)), "");
+    let (status, body) =
+        https_get(server.addr, &certificate, &format!("/v1/items?search={}", "x".repeat(80)), "");
     assert_eq!(status, 414, "{body}");
     assert!(body.contains("/errors/uri-too-long"), "{body}");
 }
@@ -142,7 +118,7 @@ fn flags_that_do_not_go_together_or_do_not_parse_are_refused() {
 #[test]
 fn certificates_that_cannot_be_served_name_their_file() {
     let dir = tempfile::TempDir::new().unwrap();
-    let (cert, key, _) = certificate(dir.path());
+    let (_, cert, key) = certificate(dir.path());
     let garbage = dir.path().join("garbage.pem");
     std::fs::write(&garbage, "not a PEM file").unwrap();
     let garbage = garbage.display().to_string();

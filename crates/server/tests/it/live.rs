@@ -19,7 +19,7 @@ const URLS: &[&str] = &[
 ];
 
 fn fixtures(version: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(version)
+    tapster_test_support::fixtures().join(version)
 }
 
 fn tapster(args: &[&str], data_dir: &Path) -> String {

@@ -10,18 +10,13 @@ mod edge;
 mod live;
 mod tidy;
 
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use serde_json::Value;
-
-/// The store's small hand-written dataset.
-fn mini() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini")
-}
+use tapster_test_support::http::{Answer, get};
+use tapster_test_support::mini;
 
 /// Runs `future` to its end outside any runtime (the admin commands are async).
 fn block<F: Future>(future: F) -> F::Output {
@@ -45,45 +40,6 @@ async fn signed_up(
     accounts.issue_email_token(&email, None, link.hash(), now).await.unwrap();
     let account = accounts.spend_email_token(link.hash(), None, now).await.unwrap().account;
     (accounts, account, now)
-}
-
-/// One answer over the wire.
-#[derive(Debug)]
-struct Answer {
-    status: u16,
-    headers: HashMap<String, String>,
-    body: String,
-}
-
-impl Answer {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
-    }
-
-    fn header(&self, name: &str) -> &str {
-        self.headers.get(name).map(String::as_str).unwrap_or_default()
-    }
-}
-
-/// A plain HTTP/1.1 GET over a new TCP connection, with the given headers.
-fn get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Answer {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    let mut request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    let mut lines = head.lines();
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-    let headers = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
-        .collect();
-    Answer { status, headers, body: body.to_owned() }
 }
 
 /// `get` with `Authorization: Bearer <key>`.

@@ -1,7 +1,7 @@
 //! The house rules that reviews kept finding broken, checked over the whole tree (as rust-analyzer's
 //! tidy test does): every Rust file says what it is for, the pure crates know nothing of HTTP, the
-//! clock or the environment, no `TODO` is left without its reason, and `docs/ARCHITECTURE.md`
-//! describes every crate there is.
+//! clock or the environment, no `TODO` is left without its reason, `docs/ARCHITECTURE.md`
+//! describes every crate there is, and test-support is never published nor a dependency of a build.
 
 use std::path::{Path, PathBuf};
 
@@ -138,6 +138,65 @@ fn the_architecture_describes_every_crate() {
     assert!(crates().len() >= 10, "{:?}", crates());
 }
 
+/// The `(table, line)` pairs of a Cargo manifest, without comments, blank lines or white space:
+/// `("package", "publish=false")`.
+fn manifest_lines(manifest: &str) -> Vec<(String, String)> {
+    let mut table = String::new();
+    let mut lines = Vec::new();
+    for line in manifest.lines() {
+        let line: String = line.split('#').next().unwrap_or_default().split_whitespace().collect();
+        if let Some(header) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            table = header.to_owned();
+        } else if !line.is_empty() {
+            lines.push((table.clone(), line));
+        }
+    }
+    lines
+}
+
+/// Whether a manifest table lists what the crate itself is built with: `[dependencies]`,
+/// `[build-dependencies]`, their `[target.'cfg(..)'.dependencies]` forms and one-dependency tables
+/// (`[dependencies.serde]`); not `[dev-dependencies]`, nor the workspace's declarations.
+fn builds_with(table: &str) -> bool {
+    !table.starts_with("workspace.")
+        && table.split('.').any(|part| part == "dependencies" || part == "build-dependencies")
+}
+
+#[test]
+fn test_support_is_only_a_dev_dependency_and_is_never_published() {
+    let read = |path: PathBuf| std::fs::read_to_string(path).unwrap();
+    let mut found = Vec::new();
+    for name in crates() {
+        let path = workspace().join("crates").join(&name).join("Cargo.toml");
+        for (table, line) in manifest_lines(&read(path.clone())) {
+            if builds_with(&table) && (table.contains("test-support") || line.contains("test-support")) {
+                found.push(format!("{}: [{table}] {line}", path.display()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "test-support outside [dev-dependencies]:\n{}", found.join("\n"));
+
+    let publish = |manifest: &str, in_table: &str| {
+        manifest_lines(manifest)
+            .into_iter()
+            .find(|(table, line)| table == in_table && line.starts_with("publish"))
+            .map(|(_, line)| line)
+    };
+    let own = publish(&read(workspace().join("crates/test-support/Cargo.toml")), "package");
+    let unpublished = match own.as_deref() {
+        Some("publish=false") => true,
+        Some("publish.workspace=true") => {
+            publish(&read(workspace().join("Cargo.toml")), "workspace.package").as_deref()
+                == Some("publish=false")
+        }
+        _ => false,
+    };
+    assert!(
+        unpublished,
+        "crates/test-support must set publish = false, itself or through the workspace: {own:?}"
+    );
+}
+
 /// The rules' own helpers, on lines that break them and lines that keep them.
 #[test]
 fn the_rules_tell_breaking_lines_from_keeping_ones() {
@@ -153,4 +212,21 @@ fn the_rules_tell_breaking_lines_from_keeping_ones() {
     assert!(todo_has_a_reason("// TODO: the limiter needs a clock"));
     assert!(!todo_has_a_reason("// TODO fix"));
     assert!(!todo_has_a_reason("// TODO: later"));
+    for table in
+        ["dependencies", "build-dependencies", "target.'cfg(unix)'.dependencies", "dependencies.serde"]
+    {
+        assert!(builds_with(table), "{table}");
+    }
+    for table in
+        ["dev-dependencies", "target.'cfg(unix)'.dev-dependencies", "workspace.dependencies", "package"]
+    {
+        assert!(!builds_with(table), "{table}");
+    }
+    assert_eq!(
+        manifest_lines("[package]\npublish = false # never\n\n[dependencies]\nx = { path = \"x\" }\n"),
+        [
+            ("package".to_owned(), "publish=false".to_owned()),
+            ("dependencies".to_owned(), "x={path=\"x\"}".to_owned())
+        ]
+    );
 }
