@@ -147,9 +147,9 @@ impl App {
         reply.into_response()
     }
 
-    /// Counts and logs a request that the edge of the server answered itself (a limit, a CORS
+    /// Counts and logs a request answered before it was routed (a limit of the edge, a CORS
     /// preflight), so that `/metrics` and the log see every request.
-    pub(crate) fn answered_at_edge<B>(
+    pub(crate) fn answered_unrouted<B>(
         &self,
         request: &Request<B>,
         peer: IpAddr,

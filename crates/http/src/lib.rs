@@ -4,10 +4,9 @@
 mod app;
 mod cache;
 mod conditional;
-mod conn;
-mod edge;
 mod envelope;
 mod error;
+mod front;
 mod gate;
 #[cfg(test)]
 mod hostile_input;
@@ -17,14 +16,10 @@ mod pages;
 mod params;
 mod response;
 mod routes;
-mod serve;
 mod site;
-mod tls;
 mod value_sets;
 mod views;
 
 pub use app::{App, DEFAULT_CACHE_BUDGET};
 pub use gate::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal};
 pub use pages::{MAX_FORM_BYTES, PageFuture, Pages};
-pub use serve::{ServeConfig, serve};
-pub use tls::{TlsConfig, TlsError};

@@ -1,9 +1,10 @@
 //! Pages served beside the API on the same listener: the dashboard (`tapster-dashboard`), which this
 //! crate knows only as a [`Pages`] that claims some paths. Their requests pass the same edge as the
-//! API's (the target and header limits, the time budget, the trusted proxies), but they may `POST`
-//! a small form, which is read whole here (bounded in size and time) before the pages see it; they
-//! get no CORS headers, and no path of the API's is ever theirs (nothing under `/v1`, none of its
-//! public routes), so a session cookie never opens the API and an API key never opens a page.
+//! API's (`tapster-edge`: the target and header limits, the time budget, the trusted proxies), but
+//! they may `POST` a small form, which is read whole here (bounded in size and time) before the
+//! pages see it; they get no CORS headers, and no path of the API's is ever theirs (nothing under
+//! `/v1`, none of its public routes), so a session cookie never opens the API and an API key never
+//! opens a page.
 
 use std::future::Future;
 use std::net::IpAddr;
@@ -17,7 +18,6 @@ use hyper::header::CONTENT_LENGTH;
 use hyper::{Request, Response};
 
 use crate::app::App;
-use crate::edge::{Edge, client_address};
 use crate::error::ApiError;
 use crate::response::Body;
 
@@ -39,52 +39,42 @@ pub trait Pages: Send + Sync + std::fmt::Debug + 'static {
     fn answer(&self, request: Request<Bytes>, peer: IpAddr) -> PageFuture<'_>;
 }
 
-impl Edge {
+impl App {
     /// Whether the request is for the pages rather than the API: a path the API answers (anything
     /// under `/v1`, its public routes, `/metrics`) is never the pages'. The pages are asked first,
     /// so that the API's requests are not matched against the endpoint table here as well.
-    pub(crate) fn is_page(app: &App, path: &str) -> bool {
-        app.pages().is_some_and(|pages| pages.claims(path) && !App::owns(path))
+    pub(crate) fn is_page(&self, path: &str) -> bool {
+        self.pages().is_some_and(|pages| pages.claims(path) && !App::owns(path))
     }
 
-    /// Answers a request for the pages, whose bytes arrived `waited` ago from the TCP peer `peer`.
-    pub(crate) async fn answer_page(
-        &self,
-        app: &App,
-        request: Request<Incoming>,
-        peer: IpAddr,
-        waited: Duration,
-    ) -> Response<Body> {
+    /// Answers a request for the pages, from `caller`, once its form is read; counted under the
+    /// pages' route label.
+    pub(crate) async fn answer_page(&self, request: Request<Incoming>, caller: IpAddr) -> Response<Body> {
         let started = Instant::now();
-        let caller = client_address(peer, request.headers(), &self.trusted_proxies);
         let (method, path) = (request.method().clone(), request.uri().path().to_owned());
-        let response = if let Some(late) = self.over_budget(waited, &path) {
-            late
-        } else {
-            match (app.pages(), self.screen_page(&request)) {
-                (Some(pages), Ok(())) => match read_body(request).await {
-                    Ok(request) => pages.answer(request, caller).await,
-                    Err(error) => error.reply(&path).into_response(),
-                },
-                (None, _) => ApiError::NotFound("no such page".into()).reply(&path).into_response(),
-                (_, Err(error)) => error.reply(&path).into_response(),
-            }
+        let response = match (self.pages(), declared_size(&request)) {
+            (Some(pages), Ok(())) => match read_body(request).await {
+                Ok(request) => pages.answer(request, caller).await,
+                Err(error) => error.reply(&path).into_response(),
+            },
+            (None, _) => ApiError::NotFound("no such page".into()).reply(&path).into_response(),
+            (_, Err(error)) => error.reply(&path).into_response(),
         };
-        app.answered_page(&method, &path, caller, response.status(), started);
+        self.answered_page(&method, &path, caller, response.status(), started);
         response
     }
+}
 
-    fn screen_page(&self, request: &Request<Incoming>) -> Result<(), ApiError> {
-        self.screen_head(request)?;
-        let declared = request.headers().get(CONTENT_LENGTH).and_then(|length| length.to_str().ok());
-        if declared
-            .and_then(|length| length.trim().parse::<u64>().ok())
-            .is_some_and(|n| n > MAX_FORM_BYTES as u64)
-        {
-            return Err(ApiError::BodyTooLarge { limit: MAX_FORM_BYTES });
-        }
-        Ok(())
+/// Refuses a body whose declared length is over [`MAX_FORM_BYTES`] before reading any of it.
+fn declared_size(request: &Request<Incoming>) -> Result<(), ApiError> {
+    let declared = request.headers().get(CONTENT_LENGTH).and_then(|length| length.to_str().ok());
+    if declared
+        .and_then(|length| length.trim().parse::<u64>().ok())
+        .is_some_and(|n| n > MAX_FORM_BYTES as u64)
+    {
+        return Err(ApiError::BodyTooLarge { limit: MAX_FORM_BYTES });
     }
+    Ok(())
 }
 
 /// The request with its body read whole: at most [`MAX_FORM_BYTES`], within [`BODY_TIMEOUT`].

@@ -2,14 +2,13 @@
 //! the entity tag can be computed from them. Converted to a hyper response only when sent.
 
 use bytes::Bytes;
-use http_body_util::Full;
 use hyper::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 use serde::Serialize;
 
 use crate::error::ApiError;
 
-pub(crate) type Body = Full<Bytes>;
+pub(crate) use tapster_edge::Body;
 
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
 

@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand};
 use tapster_accounts::KeyAction;
 use tapster_dashboard::{ProviderConfig, PublicUrl};
 use tapster_domain::{AddressBlock, Limits};
-use tapster_http::{ServeConfig, TlsConfig, TlsError};
+use tapster_edge::{ServeConfig, TlsConfig, TlsError};
 use tapster_server::{
     Admin, DEFAULT_MAIL_FROM, DashboardOptions, LOCAL_ACCOUNT, LogFormat, LogLevel, format_keys,
     log_subscriber, open_service,

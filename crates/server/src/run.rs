@@ -87,7 +87,7 @@ impl Service {
     pub async fn run(
         self,
         listener: TcpListener,
-        config: tapster_http::ServeConfig,
+        config: tapster_edge::ServeConfig,
         shutdown: impl Future<Output = ()>,
     ) -> anyhow::Result<()> {
         let mut reloader = Reloader::new(&self.data_dir, &self.store);
@@ -136,7 +136,7 @@ impl Service {
             }
             None => {}
         });
-        let served = tapster_http::serve(listener, app, config, shutdown).await;
+        let served = tapster_edge::serve(listener, app, config, shutdown).await;
         stop.store(true, Ordering::Relaxed);
         let _ = keys.await;
         let _ = data.join();

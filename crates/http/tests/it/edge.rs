@@ -16,7 +16,8 @@ use hyper::{Method, Request, Version};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde_json::Value;
 use tapster_domain::AddressBlock;
-use tapster_http::{Admission, App, Credentials, Gate, Refusal, ServeConfig, TlsConfig};
+use tapster_edge::{ServeConfig, TlsConfig};
+use tapster_http::{Admission, App, Credentials, Gate, Refusal};
 use tapster_test_support::http::{Answer, PATIENCE, connect, exchange};
 use tapster_test_support::tls::SelfSigned;
 use tokio::sync::oneshot;
@@ -71,7 +72,7 @@ fn start(config: ServeConfig) -> EdgeServer {
     let slow_entered = Arc::clone(&gate.slow_entered);
     let app = Arc::new(App::new(server().app.store(), gate));
     let (stop, stopped) = oneshot::channel::<()>();
-    let served = runtime.spawn(tapster_http::serve(listener, app, config, async {
+    let served = runtime.spawn(tapster_edge::serve(listener, app, config, async {
         let _ = stopped.await;
     }));
     EdgeServer { addr, slow_entered, stop: Some(stop), served: Some(served), runtime }

@@ -119,8 +119,8 @@ fn start(data_dir: &Path, cache_budget: usize) -> Server {
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let addr = listener.local_addr().unwrap();
         let app = Arc::new(App::new(store, OneKey).with_cache_budget(cache_budget));
-        let config = tapster_http::ServeConfig { shutdown_grace: Duration::ZERO, ..Default::default() };
-        runtime.spawn(tapster_http::serve(listener, Arc::clone(&app), config, std::future::pending()));
+        let config = tapster_edge::ServeConfig { shutdown_grace: Duration::ZERO, ..Default::default() };
+        runtime.spawn(tapster_edge::serve(listener, Arc::clone(&app), config, std::future::pending()));
         let client = Client::builder(TokioExecutor::new()).build_http();
         Server { addr, app, runtime, client }
     }

@@ -8,7 +8,8 @@ use std::sync::{Arc, OnceLock};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::{Request, Response};
-use tapster_http::{App, MAX_FORM_BYTES, PageFuture, Pages, ServeConfig};
+use tapster_edge::ServeConfig;
+use tapster_http::{App, MAX_FORM_BYTES, PageFuture, Pages};
 use tapster_store::Store;
 use tapster_test_support::DataDir;
 
@@ -51,7 +52,7 @@ fn server() -> &'static Running {
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let addr = listener.local_addr().unwrap();
         let app = Arc::new(App::new(Store::open(data_dir.path()).unwrap(), OneKey).with_pages(Echo));
-        runtime.spawn(tapster_http::serve(listener, app, ServeConfig::default(), std::future::pending()));
+        runtime.spawn(tapster_edge::serve(listener, app, ServeConfig::default(), std::future::pending()));
         Running { addr, _runtime: runtime, _data_dir: data_dir }
     })
 }

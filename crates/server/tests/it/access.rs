@@ -36,7 +36,7 @@ impl Running {
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel();
-        let task = runtime.spawn(service.run(listener, tapster_http::ServeConfig::default(), async {
+        let task = runtime.spawn(service.run(listener, tapster_edge::ServeConfig::default(), async {
             let _ = stopped.await;
         }));
         Self { addr, stop: Some(stop), runtime, task: Some(task) }

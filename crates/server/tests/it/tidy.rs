@@ -104,6 +104,14 @@ fn the_crates_below_http_know_nothing_of_it() {
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
+/// The edge serves whatever service it is given: it speaks HTTP (and reads `Forwarded`'s `for=`,
+/// so query-like syntax is no sign here), but names no route of the API.
+#[test]
+fn the_edge_knows_no_route() {
+    let found = breaches(&["edge"], |line| names_a_route(line).then(|| format!("a route in {line:?}")));
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
 /// A `TODO` says why: `TODO(#15): ...` or `TODO: ` and a sentence of at least three words.
 fn todo_has_a_reason(line: &str) -> bool {
     line.match_indices("TODO").all(|(at, _)| {

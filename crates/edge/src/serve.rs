@@ -1,4 +1,4 @@
-//! Accepting connections and serving each with the [`App`] until shutdown: plain HTTP or HTTPS
+//! Accepting connections and serving each with a [`Service`] until shutdown: plain HTTP or HTTPS
 //! (rustls, HTTP/2 and HTTP/1.1 by ALPN; plain connections may speak either, told apart by the HTTP/2
 //! preface), under the limits of a [`ServeConfig`].
 //!
@@ -23,6 +23,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use hyper::body::Incoming;
+use hyper::header::{CONNECTION, HeaderValue};
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -34,14 +35,14 @@ use tokio::sync::watch;
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_rustls::TlsAcceptor;
 
-use crate::app::App;
 use crate::conn::{ConnState, Metered};
-use crate::edge::{self, Edge};
-use crate::response::Body;
+use crate::screen::{RETRY_SECONDS, Screen};
+use crate::service::{Answer, Body, Refusal, Service};
 use crate::tls::TlsConfig;
 
 /// Connections accepted past `max_connections` only to be told `503`, at most.
 const OVERFLOW_RESERVE: usize = 256;
+const CLOSE: HeaderValue = HeaderValue::from_static("close");
 
 /// How the server meets the network: TLS, the limits every client is held to, whose forwarding
 /// headers are believed, and how long shutdown waits. [`Default`] suits a server on the internet.
@@ -88,16 +89,16 @@ impl Default for ServeConfig {
     }
 }
 
-/// Serves `app` on `listener` until `shutdown` completes, then lets requests in flight finish (for
-/// at most `config.shutdown_grace`) and returns.
-pub async fn serve(
+/// Serves `service` on `listener` until `shutdown` completes, then lets requests in flight finish
+/// (for at most `config.shutdown_grace`) and returns.
+pub async fn serve<S: Service>(
     listener: TcpListener,
-    app: Arc<App>,
+    service: Arc<S>,
     config: ServeConfig,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let (stop, stopped) = watch::channel(false);
-    let shared = Arc::new(Shared::new(app, &config, stopped));
+    let shared = Arc::new(Shared::new(service, &config, stopped));
     let acceptor = config.tls.as_ref().map(|tls| TlsAcceptor::from(Arc::clone(&tls.0)));
     let (open, overflow) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let mut shutdown = pin!(shutdown);
@@ -135,14 +136,22 @@ pub async fn serve(
     Ok(())
 }
 
-/// The answer to one request: the API's is made at once, from memory; a page's is awaited (it
-/// reads a form and the accounts store), and only it pays for a boxed future.
-enum Answer {
+/// The future of one request's answer, which hyper polls: a ready answer costs no allocation.
+enum Answering {
     Ready(Option<Response<Body>>),
-    Page(Pin<Box<dyn Future<Output = Response<Body>> + Send>>),
+    Later(Pin<Box<dyn Future<Output = Response<Body>> + Send>>),
 }
 
-impl Future for Answer {
+impl From<Answer> for Answering {
+    fn from(answer: Answer) -> Self {
+        match answer {
+            Answer::Ready(response) => Self::Ready(Some(response)),
+            Answer::Later(future) => Self::Later(future),
+        }
+    }
+}
+
+impl Future for Answering {
     type Output = Result<Response<Body>, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -150,7 +159,7 @@ impl Future for Answer {
             Self::Ready(response) => {
                 Poll::Ready(Ok(response.take().expect("an answer is polled once it is ready")))
             }
-            Self::Page(page) => page.as_mut().poll(cx).map(Ok),
+            Self::Later(answer) => answer.as_mut().poll(cx).map(Ok),
         }
     }
 }
@@ -177,10 +186,9 @@ impl Drop for Counted {
 }
 
 /// What every connection of one server shares.
-#[derive(Debug)]
-struct Shared {
-    app: Arc<App>,
-    edge: Arc<Edge>,
+struct Shared<S> {
+    service: Arc<S>,
+    screen: Arc<Screen>,
     builder: auto::Builder<TokioExecutor>,
     tls_handshake_timeout: Duration,
     header_read_timeout: Duration,
@@ -188,8 +196,8 @@ struct Shared {
     stopped: watch::Receiver<bool>,
 }
 
-impl Shared {
-    fn new(app: Arc<App>, config: &ServeConfig, stopped: watch::Receiver<bool>) -> Self {
+impl<S: Service> Shared<S> {
+    fn new(service: Arc<S>, config: &ServeConfig, stopped: watch::Receiver<bool>) -> Self {
         // hyper's own ceilings, far enough above ours that our problem+json answers are what clients see.
         let ceiling = (config.max_header_bytes.saturating_add(config.max_uri_bytes))
             .saturating_mul(2)
@@ -206,8 +214,8 @@ impl Shared {
             .timer(TokioTimer::new())
             .max_header_list_size(u32::try_from(ceiling).unwrap_or(u32::MAX));
         Self {
-            app,
-            edge: Arc::new(Edge {
+            service,
+            screen: Arc::new(Screen {
                 max_uri_bytes: config.max_uri_bytes,
                 max_header_bytes: config.max_header_bytes,
                 budget: config.request_budget,
@@ -250,15 +258,19 @@ impl Shared {
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
         let service = {
-            let (app, edge, state) = (Arc::clone(&self.app), Arc::clone(&self.edge), Arc::clone(&state));
+            let (service, screen, state) =
+                (Arc::clone(&self.service), Arc::clone(&self.screen), Arc::clone(&state));
             service_fn(move |request: Request<Incoming>| {
+                let caller = screen.caller(peer, request.headers());
                 if refuse {
-                    Answer::Ready(Some(edge::too_many_connections(&app, &request, peer)))
-                } else if Edge::is_page(&app, request.uri().path()) {
-                    let (app, edge, waited) = (Arc::clone(&app), Arc::clone(&edge), state.waited());
-                    Answer::Page(Box::pin(async move { edge.answer_page(&app, request, peer, waited).await }))
-                } else {
-                    Answer::Ready(Some(edge.answer(&app, &request, peer, state.waited())))
+                    let refusal = Refusal::TooManyConnections { retry_after: RETRY_SECONDS };
+                    let mut response = service.refused(&request, caller, refusal);
+                    response.headers_mut().insert(CONNECTION, CLOSE);
+                    return Answering::Ready(Some(response));
+                }
+                match screen.check(&request, state.waited()) {
+                    Ok(()) => Answering::from(Arc::clone(&service).call(request, caller)),
+                    Err(refusal) => Answering::Ready(Some(service.refused(&request, caller, refusal))),
                 }
             })
         };

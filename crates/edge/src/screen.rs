@@ -1,8 +1,6 @@
-//! The edge of the service: what every request passes on its way to [`App::handle`] and what every
-//! answer gets on its way out. Here a request is screened against the server's limits (target
-//! length `414`, header size `431`, a body `413`, its time budget `503`), `OPTIONS` preflights are
-//! answered for browser tools, the calling address is read from the forwarding headers of a trusted
-//! proxy, and every answer gets the CORS headers.
+//! What every request is held to before the service sees it: the server's limits (target length
+//! `414`, header size `431`, its time budget `503`), and whose address it comes from, read from the
+//! forwarding headers of a trusted proxy.
 //!
 //! # The time budget
 //!
@@ -12,7 +10,7 @@
 //! the connection (when the socket woke the connection's task, or when a read found them waiting;
 //! see `conn`), and is checked once, when handling starts. A request that waited past its budget
 //! (behind slow answers on its connection, pipelined HTTP/1.1 requests or multiplexed HTTP/2 streams,
-//! or in the runtime's queue when the server is overloaded) is answered `503` with `Retry-After` at
+//! or in the runtime's queue when the server is overloaded) is refused `503` with `Retry-After` at
 //! once, without work, so an overloaded server sheds the requests whose clients have waited too
 //! long instead of serving everyone late. The cost on the hot path is one clock read per request.
 //! Work already started is not interrupted: answers come from memory, with no IO to cancel.
@@ -20,119 +18,52 @@
 //! # Limits checked here, below hyper's own
 //!
 //! hyper refuses oversized heads itself, but with a bare status and no body. The server sets hyper's
-//! ceilings well above [`Edge`]'s limits, so that a client over a limit gets a problem+json answer
+//! ceilings well above [`Screen`]'s limits, so that a client over a limit gets the service's answer
 //! naming it; only a head past the ceiling (or with more than 100 header fields) meets hyper's bare
 //! `431`/`414`.
 
 use std::net::IpAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use hyper::header::{
-    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
-    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ALLOW, CONNECTION, CONTENT_LENGTH, FORWARDED,
-    HeaderMap, HeaderName, HeaderValue, TRANSFER_ENCODING,
-};
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::Request;
+use hyper::header::{FORWARDED, HeaderMap, HeaderName};
 use tapster_domain::AddressBlock;
 
-use crate::app::App;
-use crate::error::ApiError;
-use crate::response::Body;
+use crate::service::Refusal;
 
 const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
-const ANY_ORIGIN: HeaderValue = HeaderValue::from_static("*");
-/// The response headers a browser tool may read beyond the CORS-safelisted ones.
-const EXPOSED: HeaderValue = HeaderValue::from_static(
-    "ETag, RateLimit, RateLimit-Policy, Retry-After, Content-Encoding, WWW-Authenticate, Allow",
-);
-const METHODS: HeaderValue = HeaderValue::from_static("GET, HEAD, OPTIONS");
-const REQUEST_HEADERS: HeaderValue = HeaderValue::from_static("Authorization, If-None-Match");
-/// How long a browser may reuse a preflight answer, in seconds (browsers cap it lower).
-const PREFLIGHT_MAX_AGE: HeaderValue = HeaderValue::from_static("86400");
-const CLOSE: HeaderValue = HeaderValue::from_static("close");
 /// Seconds a client is asked to wait before retrying a `503`.
-const RETRY_SECONDS: u64 = 1;
+pub(crate) const RETRY_SECONDS: u64 = 1;
 
 /// The limits every request is held to, and the proxies whose forwarding headers are believed.
 #[derive(Debug, Clone)]
-pub(crate) struct Edge {
+pub(crate) struct Screen {
     pub(crate) max_uri_bytes: usize,
     pub(crate) max_header_bytes: usize,
     pub(crate) budget: Duration,
     pub(crate) trusted_proxies: Vec<AddressBlock>,
 }
 
-/// What to do with a request before it reaches the [`App`].
-#[derive(Debug)]
-enum Verdict {
-    Pass,
-    Preflight,
-    Refuse(ApiError),
-}
-
-impl Edge {
-    /// Answers one request from the TCP peer `peer`, whose bytes arrived `waited` ago.
-    pub(crate) fn answer<B: hyper::body::Body>(
-        &self,
-        app: &App,
-        request: &Request<B>,
-        peer: IpAddr,
-        waited: Duration,
-    ) -> Response<Body> {
-        let started = Instant::now();
-        let caller = client_address(peer, request.headers(), &self.trusted_proxies);
-        let screened = if let Some(late) = self.over_budget(waited, request.uri().path()) {
-            late
-        } else {
-            match self.screen(request) {
-                Verdict::Pass => {
-                    let mut response = app.handle(request, caller);
-                    allow_cross_origin(response.headers_mut());
-                    return response;
-                }
-                Verdict::Preflight => preflight(),
-                Verdict::Refuse(error) => error.reply(request.uri().path()).into_response(),
-            }
-        };
-        app.answered_at_edge(request, caller, screened.status(), started);
-        let mut response = screened;
-        allow_cross_origin(response.headers_mut());
-        response
-    }
-
-    fn screen<B: hyper::body::Body>(&self, request: &Request<B>) -> Verdict {
-        if let Err(error) = self.screen_head(request) {
-            return Verdict::Refuse(error);
+impl Screen {
+    /// Checks a request whose bytes arrived `waited` ago: first its time budget, then its head.
+    pub(crate) fn check<B>(&self, request: &Request<B>, waited: Duration) -> Result<(), Refusal> {
+        if waited > self.budget {
+            return Err(Refusal::OverBudget { retry_after: RETRY_SECONDS });
         }
-        let method = request.method();
-        if !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
-            // Answered `405` by the routes, body or not.
-            return Verdict::Pass;
+        let length = request.uri().path_and_query().map_or(0, |target| target.as_str().len());
+        if length > self.max_uri_bytes {
+            return Err(Refusal::UriTooLong { length, limit: self.max_uri_bytes });
         }
-        if carries_body(request) {
-            return Verdict::Refuse(ApiError::ContentTooLarge);
-        }
-        if method == Method::OPTIONS { Verdict::Preflight } else { Verdict::Pass }
-    }
-}
-
-impl Edge {
-    /// The `503` for a request whose bytes arrived `waited` ago, when that is past the time budget.
-    pub(crate) fn over_budget(&self, waited: Duration, path: &str) -> Option<Response<Body>> {
-        (waited > self.budget).then(|| unavailable("the request waited longer than its time budget", path))
-    }
-
-    /// Refuses a request target or a header block over its limit.
-    pub(crate) fn screen_head<B>(&self, request: &Request<B>) -> Result<(), ApiError> {
-        let uri = request.uri().path_and_query().map_or(0, |target| target.as_str().len());
-        if uri > self.max_uri_bytes {
-            return Err(ApiError::UriTooLong { length: uri, limit: self.max_uri_bytes });
-        }
-        let headers = header_bytes(request.headers());
-        if headers > self.max_header_bytes {
-            return Err(ApiError::HeadersTooLarge { size: headers, limit: self.max_header_bytes });
+        let size = header_bytes(request.headers());
+        if size > self.max_header_bytes {
+            return Err(Refusal::HeadersTooLarge { size, limit: self.max_header_bytes });
         }
         Ok(())
+    }
+
+    /// The calling address of a request from the TCP peer `peer`.
+    pub(crate) fn caller(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
+        client_address(peer, headers, &self.trusted_proxies)
     }
 }
 
@@ -141,55 +72,12 @@ fn header_bytes(headers: &HeaderMap) -> usize {
     headers.iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum()
 }
 
-fn carries_body<B: hyper::body::Body>(request: &Request<B>) -> bool {
-    let declared = request
-        .headers()
-        .get(CONTENT_LENGTH)
-        .is_some_and(|length| length.to_str().ok().and_then(|l| l.trim().parse::<u64>().ok()) != Some(0));
-    declared || request.headers().contains_key(TRANSFER_ENCODING) || !request.body().is_end_stream()
-}
-
-/// `204` to a CORS preflight (or any `OPTIONS`): what a browser tool may send, without a key.
-fn preflight() -> Response<Body> {
-    let mut response = Response::new(Body::default());
-    *response.status_mut() = StatusCode::NO_CONTENT;
-    let headers = response.headers_mut();
-    headers.insert(ALLOW, METHODS);
-    headers.insert(ACCESS_CONTROL_ALLOW_METHODS, METHODS);
-    headers.insert(ACCESS_CONTROL_ALLOW_HEADERS, REQUEST_HEADERS);
-    headers.insert(ACCESS_CONTROL_MAX_AGE, PREFLIGHT_MAX_AGE);
-    response
-}
-
-/// Lets browser tools on any origin read the answer and the headers they need. The API is keyed by
-/// a bearer token, never by cookies, so `*` gives no page access it could not have otherwise.
-fn allow_cross_origin(headers: &mut HeaderMap) {
-    headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, ANY_ORIGIN);
-    headers.insert(ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED);
-}
-
-/// `503` with `Retry-After`, problem+json.
-fn unavailable(reason: &'static str, path: &str) -> Response<Body> {
-    ApiError::Unavailable { reason, retry_after: RETRY_SECONDS }.reply(path).into_response()
-}
-
-/// The answer to every request on a connection accepted over the connection limit; the connection
-/// closes after it.
-pub(crate) fn too_many_connections<B>(app: &App, request: &Request<B>, peer: IpAddr) -> Response<Body> {
-    let started = Instant::now();
-    let mut response = unavailable("the server has too many open connections", request.uri().path());
-    app.answered_at_edge(request, peer, response.status(), started);
-    response.headers_mut().insert(CONNECTION, CLOSE);
-    allow_cross_origin(response.headers_mut());
-    response
-}
-
 /// The calling address: the TCP peer, unless the peer is a trusted proxy. Then it is the rightmost
 /// address of `Forwarded: for=` (or, without that header, of `X-Forwarded-For`) that is not itself a
 /// trusted proxy: everything left of it was written by someone who is not trusted. A header that
 /// cannot be read, or a hop that hides its address (`unknown`, an obfuscated name) before an
 /// untrusted address is found, gives the peer.
-pub(crate) fn client_address(peer: IpAddr, headers: &HeaderMap, trusted: &[AddressBlock]) -> IpAddr {
+fn client_address(peer: IpAddr, headers: &HeaderMap, trusted: &[AddressBlock]) -> IpAddr {
     let is_trusted = |address: IpAddr| trusted.iter().any(|block| block.contains(address));
     if trusted.is_empty() || !is_trusted(peer) {
         return peer;
@@ -285,6 +173,8 @@ fn port(value: &str) -> Option<()> {
 
 #[cfg(test)]
 mod tests {
+    use hyper::header::HeaderValue;
+
     use super::*;
 
     fn blocks(cidrs: &[&str]) -> Vec<AddressBlock> {

@@ -1,0 +1,99 @@
+//! The edge with a service of its own, over real sockets: what passes the limits reaches the
+//! service with its calling address, and every refusal is handed to the service to render, so the
+//! edge itself writes no answer. The API's answers at the edge are tested in `tapster-http`.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+use tapster_domain::AddressBlock;
+use tapster_edge::{Answer, Body, Refusal, ServeConfig, Service};
+use tapster_test_support::http::{exchange, get};
+
+/// A service that answers with the calling address and renders each refusal as its debug text,
+/// with a status of its own choosing (`299`), keeping the refusals it was handed.
+#[derive(Debug, Default)]
+struct Echo {
+    refusals: Mutex<Vec<Refusal>>,
+}
+
+impl Service for Echo {
+    fn call(self: Arc<Self>, request: Request<Incoming>, caller: IpAddr) -> Answer {
+        let later = request.uri().path() == "/later";
+        let response = Response::new(Body::from(format!("{} from {caller}", request.uri().path())));
+        if later { Answer::Later(Box::pin(async move { response })) } else { Answer::Ready(response) }
+    }
+
+    fn refused(&self, _: &Request<Incoming>, _: IpAddr, refusal: Refusal) -> Response<Body> {
+        let mut response = Response::new(Body::from(format!("{refusal:?}")));
+        *response.status_mut() = StatusCode::from_u16(299).unwrap();
+        self.refusals.lock().unwrap().push(refusal);
+        response
+    }
+}
+
+/// Serves a fresh [`Echo`] under `config` on a port of its own, for the rest of the test process.
+fn serve(config: ServeConfig) -> (SocketAddr, Arc<Echo>) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let echo = Arc::new(Echo::default());
+    runtime.spawn(tapster_edge::serve(listener, Arc::clone(&echo), config, std::future::pending()));
+    // The runtime serves until the test process ends.
+    std::mem::forget(runtime);
+    (addr, echo)
+}
+
+#[test]
+fn a_request_within_the_limits_reaches_the_service_with_its_calling_address() {
+    let (addr, echo) = serve(ServeConfig::default());
+    let answer = get(addr, "/hello?x=1", &[("x-forwarded-for", "198.51.100.7")]);
+    assert_eq!((answer.status, answer.text()), (200, "/hello from 127.0.0.1"));
+    let later = get(addr, "/later", &[]);
+    assert_eq!((later.status, later.text()), (200, "/later from 127.0.0.1"));
+    assert!(echo.refusals.lock().unwrap().is_empty());
+}
+
+#[test]
+fn behind_a_trusted_proxy_the_caller_is_the_forwarded_address() {
+    let trusted = vec![AddressBlock::parse("127.0.0.0/8").unwrap()];
+    let (addr, _) = serve(ServeConfig { trusted_proxies: trusted, ..Default::default() });
+    let answer = get(addr, "/hello", &[("x-forwarded-for", "198.51.100.7")]);
+    assert_eq!(answer.text(), "/hello from 198.51.100.7");
+}
+
+#[test]
+fn each_limit_hands_its_refusal_to_the_service() {
+    let config = ServeConfig { max_uri_bytes: 64, max_header_bytes: 256, ..Default::default() };
+    let (addr, echo) = serve(config);
+    let long_target = format!("/{}", "a".repeat(64));
+    let answer = get(addr, &long_target, &[]);
+    assert_eq!((answer.status, answer.text()), (299, "UriTooLong { length: 65, limit: 64 }"));
+    let big = "b".repeat(300);
+    let answer = get(addr, "/hello", &[("x-big", &big)]);
+    assert_eq!(answer.status, 299);
+    assert!(answer.text().starts_with("HeadersTooLarge { size: "), "{}", answer.text());
+    assert_eq!(echo.refusals.lock().unwrap().len(), 2);
+}
+
+#[test]
+fn a_request_past_its_time_budget_is_refused_without_reaching_the_service() {
+    let (addr, echo) = serve(ServeConfig { request_budget: Duration::ZERO, ..Default::default() });
+    // The budget runs from the moment the bytes arrived, so no request can be handled within zero.
+    let answer = get(addr, "/hello", &[]);
+    assert_eq!((answer.status, answer.text()), (299, "OverBudget { retry_after: 1 }"));
+    assert_eq!(*echo.refusals.lock().unwrap(), [Refusal::OverBudget { retry_after: 1 }]);
+}
+
+#[test]
+fn a_connection_over_the_limit_is_refused_and_closed() {
+    let (addr, echo) = serve(ServeConfig { max_connections: 0, ..Default::default() });
+    let raw = "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n";
+    let answers = exchange(addr, raw, 1);
+    assert_eq!(answers[0].status, 299);
+    assert_eq!(answers[0].text(), "TooManyConnections { retry_after: 1 }");
+    assert_eq!(answers[0].header("connection"), "close");
+    assert_eq!(*echo.refusals.lock().unwrap(), [Refusal::TooManyConnections { retry_after: 1 }]);
+}

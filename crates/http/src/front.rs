@@ -1,0 +1,119 @@
+//! The [`App`] as the edge's [`Service`]: a request for the pages is answered by them once its form
+//! is read; every other one by the API, with what browser tools need (the CORS headers, answers to
+//! `OPTIONS` preflights) and a `413` for a body, which no API request takes. The requests the edge
+//! refused are rendered here as problem+json and counted like every other.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use hyper::body::Incoming;
+use hyper::header::{
+    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
+    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ALLOW, CONTENT_LENGTH, HeaderMap, HeaderValue,
+    TRANSFER_ENCODING,
+};
+use hyper::{Method, Request, Response, StatusCode};
+use tapster_edge::{Answer, Refusal, Service};
+
+use crate::app::App;
+use crate::error::ApiError;
+use crate::response::Body;
+
+const ANY_ORIGIN: HeaderValue = HeaderValue::from_static("*");
+/// The response headers a browser tool may read beyond the CORS-safelisted ones.
+const EXPOSED: HeaderValue = HeaderValue::from_static(
+    "ETag, RateLimit, RateLimit-Policy, Retry-After, Content-Encoding, WWW-Authenticate, Allow",
+);
+const METHODS: HeaderValue = HeaderValue::from_static("GET, HEAD, OPTIONS");
+const REQUEST_HEADERS: HeaderValue = HeaderValue::from_static("Authorization, If-None-Match");
+/// How long a browser may reuse a preflight answer, in seconds (browsers cap it lower).
+const PREFLIGHT_MAX_AGE: HeaderValue = HeaderValue::from_static("86400");
+
+impl Service for App {
+    fn call(self: Arc<Self>, request: Request<Incoming>, caller: IpAddr) -> Answer {
+        if self.is_page(request.uri().path()) {
+            return Answer::Later(Box::pin(async move { self.answer_page(request, caller).await }));
+        }
+        Answer::Ready(self.answer_api(&request, caller))
+    }
+
+    fn refused(&self, request: &Request<Incoming>, caller: IpAddr, refusal: Refusal) -> Response<Body> {
+        let started = Instant::now();
+        let path = request.uri().path();
+        let error = match refusal {
+            Refusal::UriTooLong { length, limit } => ApiError::UriTooLong { length, limit },
+            Refusal::HeadersTooLarge { size, limit } => ApiError::HeadersTooLarge { size, limit },
+            Refusal::OverBudget { retry_after } => ApiError::Unavailable {
+                reason: "the request waited longer than its time budget",
+                retry_after,
+            },
+            Refusal::TooManyConnections { retry_after } => {
+                ApiError::Unavailable { reason: "the server has too many open connections", retry_after }
+            }
+        };
+        let mut response = error.reply(path).into_response();
+        if self.is_page(path) {
+            self.answered_page(request.method(), path, caller, response.status(), started);
+        } else {
+            self.answered_unrouted(request, caller, response.status(), started);
+            allow_cross_origin(response.headers_mut());
+        }
+        response
+    }
+}
+
+impl App {
+    /// Answers a request for the API: a preflight or a request with a body here, every other one by
+    /// [`App::handle`]; each with the CORS headers.
+    fn answer_api(&self, request: &Request<Incoming>, caller: IpAddr) -> Response<Body> {
+        let started = Instant::now();
+        let method = request.method();
+        let screened = if !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
+            // Answered `405` by the routes, body or not.
+            None
+        } else if carries_body(request) {
+            Some(ApiError::ContentTooLarge.reply(request.uri().path()).into_response())
+        } else if method == Method::OPTIONS {
+            Some(preflight())
+        } else {
+            None
+        };
+        let mut response = match screened {
+            Some(response) => {
+                self.answered_unrouted(request, caller, response.status(), started);
+                response
+            }
+            None => self.handle(request, caller),
+        };
+        allow_cross_origin(response.headers_mut());
+        response
+    }
+}
+
+fn carries_body<B: hyper::body::Body>(request: &Request<B>) -> bool {
+    let declared = request
+        .headers()
+        .get(CONTENT_LENGTH)
+        .is_some_and(|length| length.to_str().ok().and_then(|l| l.trim().parse::<u64>().ok()) != Some(0));
+    declared || request.headers().contains_key(TRANSFER_ENCODING) || !request.body().is_end_stream()
+}
+
+/// `204` to a CORS preflight (or any `OPTIONS`): what a browser tool may send, without a key.
+fn preflight() -> Response<Body> {
+    let mut response = Response::new(Body::default());
+    *response.status_mut() = StatusCode::NO_CONTENT;
+    let headers = response.headers_mut();
+    headers.insert(ALLOW, METHODS);
+    headers.insert(ACCESS_CONTROL_ALLOW_METHODS, METHODS);
+    headers.insert(ACCESS_CONTROL_ALLOW_HEADERS, REQUEST_HEADERS);
+    headers.insert(ACCESS_CONTROL_MAX_AGE, PREFLIGHT_MAX_AGE);
+    response
+}
+
+/// Lets browser tools on any origin read the answer and the headers they need. The API is keyed by
+/// a bearer token, never by cookies, so `*` gives no page access it could not have otherwise.
+fn allow_cross_origin(headers: &mut HeaderMap) {
+    headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, ANY_ORIGIN);
+    headers.insert(ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED);
+}
