@@ -102,7 +102,7 @@ impl Dashboard {
             "The operator of this service blocked the network you are on. If you think this is a mistake, \
              write to them.",
         );
-        failure_page(&Nav { signed_in: false, csrf: String::new() }, failure)
+        failure_reply(&self.inner, &Nav::signed_out(), failure).into_response()
     }
 
     /// Whether `path` is one of the dashboard's.
@@ -124,23 +124,11 @@ impl Dashboard {
         }
         let mut ctx = match Ctx::load(inner, request, peer).await {
             Ok(ctx) => ctx,
-            Err(failure) => return failure_page(&Nav { signed_in: false, csrf: String::new() }, failure),
+            Err(failure) => return failure_reply(inner, &Nav::signed_out(), failure).into_response(),
         };
         let reply = match routes::route(inner, &mut ctx).await {
             Ok(reply) => reply,
-            Err(failure) => match Reply::page(failure.status, &problem(&ctx.nav(), &failure)) {
-                Ok(mut reply) => {
-                    if let Some(allow) = failure.allow {
-                        let (name, value) = allow_header(allow);
-                        reply.set_header(name, value);
-                    }
-                    if let Some(jar) = failure.clears {
-                        reply.set_cookie(&inner.cookies.clear(jar));
-                    }
-                    reply
-                }
-                Err(failure) => return failure_page(&ctx.nav(), failure),
-            },
+            Err(failure) => failure_reply(inner, &ctx.nav(), failure),
         };
         ctx.finish(inner, reply).into_response()
     }
@@ -156,16 +144,20 @@ fn problem(nav: &Nav, failure: &Failure) -> Problem {
     }
 }
 
-/// A failure page, for when there is no request context to finish it with.
-fn failure_page(nav: &Nav, failure: Failure) -> Response<Full<Bytes>> {
-    match Reply::page(failure.status, &problem(nav, &failure)) {
-        Ok(reply) => reply.into_response(),
-        Err(_) => {
-            let mut response = Response::new(Full::new(Bytes::from_static(b"The page could not be made.")));
-            *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
-            response
-        }
+/// The page of a failure, whole: its status and words, the `Allow` of a `405` and the clearing of the
+/// cookie it ends. The one place a [`Failure`] becomes an answer; when even its page cannot be made,
+/// a short `500` in plain text.
+fn failure_reply(inner: &Inner, nav: &Nav, failure: Failure) -> Reply {
+    let mut reply = Reply::page(failure.status, &problem(nav, &failure))
+        .unwrap_or_else(|_| Reply::text(StatusCode::INTERNAL_SERVER_ERROR, "The page could not be made."));
+    if let Some(allow) = failure.allow {
+        let (name, value) = allow_header(allow);
+        reply.set_header(name, value);
     }
+    if let Some(jar) = failure.clears {
+        reply.set_cookie(&inner.cookies.clear(jar));
+    }
+    reply
 }
 
 /// A signed-in browser's session.

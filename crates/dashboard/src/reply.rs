@@ -44,6 +44,14 @@ impl Reply {
         Ok(Self { status, headers, body: Bytes::from(html) })
     }
 
+    /// A short plain-text answer, for when no page can be made.
+    pub(crate) fn text(status: StatusCode, text: &'static str) -> Self {
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+        headers.insert(CACHE_CONTROL, NO_STORE);
+        Self { status, headers, body: Bytes::from_static(text.as_bytes()) }
+    }
+
     /// `303 See Other` to `location`, a path of the dashboard: what every form answers.
     pub(crate) fn see_other(location: &str) -> Self {
         let mut headers = HeaderMap::new();

@@ -15,6 +15,13 @@ pub(crate) struct Nav {
     pub(crate) csrf: String,
 }
 
+impl Nav {
+    /// The navigation of a request answered before its session is known: signed out, no forms.
+    pub(crate) fn signed_out() -> Self {
+        Self { signed_in: false, csrf: String::new() }
+    }
+}
+
 /// A sign-in provider as a link.
 #[derive(Debug, Clone)]
 pub(crate) struct ProviderLink {
