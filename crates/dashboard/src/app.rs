@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper::header::{HOST, HeaderMap, ORIGIN, USER_AGENT};
+use hyper::header::{HOST, HeaderMap, HeaderValue, ORIGIN, RETRY_AFTER, USER_AGENT};
 use hyper::{Method, Request, Response, StatusCode};
 use tapster_accounts::{Accounts, Provider, SessionInfo, Token, TokenHash};
 use tapster_domain::{AddressLimit, Timestamp};
@@ -20,7 +20,7 @@ use crate::forms::Form;
 use crate::mail::Mailer;
 use crate::notice::Notice;
 use crate::oauth::{HttpClient, OAuthProvider};
-use crate::reply::{Failure, Reply, allow_header};
+use crate::reply::{Failure, Reply, allow_header, capitalized};
 use crate::routes;
 use crate::views::{Nav, Problem, ProviderLink};
 use crate::{Result, constant_time_eq};
@@ -103,6 +103,26 @@ impl Dashboard {
              write to them.",
         );
         failure_reply(&self.inner, &Nav::signed_out(), failure).into_response()
+    }
+
+    /// The page for a request refused before the dashboard saw it whole, by the limits of the server
+    /// it is served on: its `status` and a sentence saying `why`; a `503` also says when to come back.
+    pub fn refused(&self, status: StatusCode, why: &str, retry_after: Option<u64>) -> Response<Full<Bytes>> {
+        let title = match status {
+            StatusCode::PAYLOAD_TOO_LARGE => "That was too much to send",
+            StatusCode::REQUEST_TIMEOUT => "That took too long",
+            StatusCode::SERVICE_UNAVAILABLE => "Too busy right now",
+            StatusCode::URI_TOO_LONG | StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => {
+                "That request was too large"
+            }
+            _ => "That did not work",
+        };
+        let failure = Failure::new(status, title, capitalized(why)).next("/", "Go to the start page");
+        let mut reply = failure_reply(&self.inner, &Nav::signed_out(), failure);
+        if let Some(seconds) = retry_after {
+            reply.set_header(RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        reply.into_response()
     }
 
     /// Whether `path` is one of the dashboard's.

@@ -11,5 +11,5 @@ mod service;
 mod tls;
 
 pub use serve::{ServeConfig, serve};
-pub use service::{Answer, Body, Refusal, Service};
+pub use service::{Answer, Body, Refusal, Service, read_body};
 pub use tls::{TlsConfig, TlsError};

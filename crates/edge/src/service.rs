@@ -6,10 +6,12 @@ use std::future::Future;
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
+use hyper::header::CONTENT_LENGTH;
 use hyper::{Request, Response};
 
 /// The body of every answer: whole, in memory.
@@ -44,6 +46,34 @@ pub enum Refusal {
     /// The connection was accepted over the connection limit and closes after this answer; the
     /// client may retry after `retry_after` seconds (`503`).
     TooManyConnections { retry_after: u64 },
+    /// A body read by [`read_body`] is over its `limit` in bytes, declared or as it streamed (`413`).
+    BodyTooLarge { limit: usize },
+    /// A body read by [`read_body`] did not arrive whole within `seconds` (`408`).
+    BodyTimeout { seconds: u64 },
+    /// A body read by [`read_body`] broke off, or its framing was wrong (`400`).
+    UnreadableBody,
+}
+
+/// Reads a request's body whole, for a service that takes a small form: at most `limit` bytes
+/// (refused at once when the declared length is over it), arriving within `timeout`.
+pub async fn read_body(
+    request: Request<Incoming>,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Request<Bytes>, Refusal> {
+    let declared = request.headers().get(CONTENT_LENGTH).and_then(|length| length.to_str().ok());
+    if declared.and_then(|length| length.trim().parse::<u64>().ok()).is_some_and(|n| n > limit as u64) {
+        return Err(Refusal::BodyTooLarge { limit });
+    }
+    let (head, body) = request.into_parts();
+    let bytes = match tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(error)) if error.is::<LengthLimitError>() => return Err(Refusal::BodyTooLarge { limit }),
+        // The client broke the body off (or its HTTP framing was wrong).
+        Ok(Err(_)) => return Err(Refusal::UnreadableBody),
+        Err(_) => return Err(Refusal::BodyTimeout { seconds: timeout.as_secs() }),
+    };
+    Ok(Request::from_parts(head, bytes))
 }
 
 /// What the edge hands requests to.

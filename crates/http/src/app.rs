@@ -48,7 +48,7 @@ pub struct App {
     cache_budget: usize,
     metrics: Metrics,
     /// The pages served beside the API, if any.
-    pages: Option<Box<dyn Pages>>,
+    pages: Option<Arc<dyn Pages>>,
     /// The address clients reach the service at, if the embedder named it.
     public_url: Option<String>,
 }
@@ -99,12 +99,12 @@ impl App {
 
     /// Serves `pages` beside the API, on the paths they claim.
     pub fn with_pages(mut self, pages: impl Pages) -> Self {
-        self.pages = Some(Box::new(pages));
+        self.pages = Some(Arc::new(pages));
         self
     }
 
-    pub(crate) fn pages(&self) -> Option<&dyn Pages> {
-        self.pages.as_deref()
+    pub(crate) fn pages(&self) -> Option<&Arc<dyn Pages>> {
+        self.pages.as_ref()
     }
 
     /// Whether the API answers `path`: anything under `/v1`, `/metrics` and the public routes.

@@ -65,13 +65,13 @@ pub(crate) enum ApiError {
     /// A request that carries a body (`Content-Length` above 0, `Transfer-Encoding`, HTTP/2 data).
     #[error("this API only reads; requests must not carry a body")]
     ContentTooLarge,
-    /// A page's form body over the limit.
+    /// A body read whole (`tapster_edge::read_body`) over the limit.
     #[error("the request body is larger than {limit} bytes")]
     BodyTooLarge { limit: usize },
-    /// A page's form body that broke off or was framed wrongly.
+    /// A body read whole that broke off or was framed wrongly.
     #[error("the request body could not be read")]
     UnreadableBody,
-    /// A page's form body that did not arrive whole in time.
+    /// A body read whole that did not arrive in time.
     #[error("the request body did not arrive within {seconds} seconds")]
     BodyTimeout { seconds: u64 },
     #[error("the request target is {length} bytes long; at most {limit} are accepted")]

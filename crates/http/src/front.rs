@@ -1,7 +1,7 @@
-//! The [`App`] as the edge's [`Service`]: a request for the pages is answered by them once its form
-//! is read; every other one by the API, with what browser tools need (the CORS headers, answers to
+//! The [`App`] as the edge's [`Service`]: a request for the pages is handed to them (see `pages`);
+//! every other one is the API's, answered with what browser tools need (the CORS headers, answers to
 //! `OPTIONS` preflights) and a `413` for a body, which no API request takes. The requests the edge
-//! refused are rendered here as problem+json and counted like every other.
+//! refused on the API's paths are rendered here as problem+json and counted like every other.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -32,13 +32,17 @@ const PREFLIGHT_MAX_AGE: HeaderValue = HeaderValue::from_static("86400");
 
 impl Service for App {
     fn call(self: Arc<Self>, request: Request<Incoming>, caller: IpAddr) -> Answer {
-        if self.is_page(request.uri().path()) {
-            return Answer::Later(Box::pin(async move { self.answer_page(request, caller).await }));
+        if let Some(pages) = self.pages().filter(|_| self.is_page(request.uri().path())) {
+            let pages = Arc::clone(pages);
+            return self.answer_page(pages, request, caller);
         }
         Answer::Ready(self.answer_api(&request, caller))
     }
 
     fn refused(&self, request: &Request<Incoming>, caller: IpAddr, refusal: Refusal) -> Response<Body> {
+        if let Some(pages) = self.pages().filter(|_| self.is_page(request.uri().path())) {
+            return self.refused_page(pages.as_ref(), request, caller, refusal);
+        }
         let started = Instant::now();
         let path = request.uri().path();
         let error = match refusal {
@@ -51,14 +55,14 @@ impl Service for App {
             Refusal::TooManyConnections { retry_after } => {
                 ApiError::Unavailable { reason: "the server has too many open connections", retry_after }
             }
+            // The API reads no body; these are the refusals of a service that does.
+            Refusal::BodyTooLarge { limit } => ApiError::BodyTooLarge { limit },
+            Refusal::BodyTimeout { seconds } => ApiError::BodyTimeout { seconds },
+            Refusal::UnreadableBody => ApiError::UnreadableBody,
         };
         let mut response = error.reply(path).into_response();
-        if self.is_page(path) {
-            self.answered_page(request.method(), path, caller, response.status(), started);
-        } else {
-            self.answered_unrouted(request, caller, response.status(), started);
-            allow_cross_origin(response.headers_mut());
-        }
+        self.answered_unrouted(request, caller, response.status(), started);
+        allow_cross_origin(response.headers_mut());
         response
     }
 }

@@ -22,4 +22,4 @@ mod views;
 
 pub use app::{App, DEFAULT_CACHE_BUDGET};
 pub use gate::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal};
-pub use pages::{MAX_FORM_BYTES, PageFuture, Pages};
+pub use pages::Pages;

@@ -4,14 +4,16 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
-use bytes::Bytes;
-use hyper::Request;
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
 use tapster_dashboard::{
     Config, Dashboard, Environment, MailConfig, MailTransport, ProviderConfig, PublicUrl,
 };
 use tapster_domain::Timestamp;
-use tapster_http::{PageFuture, Pages};
+use tapster_edge::{Answer, Body, Refusal, Service, read_body};
+use tapster_http::Pages;
 
 use crate::access::{Access, timestamp};
 
@@ -83,24 +85,83 @@ impl Environment for System {
     }
 }
 
-/// The dashboard as pages the HTTP server serves beside the API; an address the operator blocked
-/// is refused here as on the API.
+/// The largest request body the dashboard takes: its forms hold a few short fields.
+pub(crate) const MAX_FORM_BYTES: usize = 16 * 1024;
+/// How long a form may take to arrive whole.
+const FORM_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The dashboard as pages the HTTP server serves beside the API: the edge hands it the requests for
+/// its paths, whose forms it reads within [`MAX_FORM_BYTES`] and [`FORM_TIMEOUT`], and the refusals
+/// on them, which it renders as pages. An address the operator blocked is refused here as on the API.
 #[derive(Debug)]
 pub(crate) struct DashboardPages {
     pub(crate) dashboard: Dashboard,
     pub(crate) access: Arc<Access>,
 }
 
+impl Service for DashboardPages {
+    fn call(self: Arc<Self>, request: Request<Incoming>, caller: IpAddr) -> Answer {
+        if self.access.is_blocked(caller) {
+            return Answer::Ready(self.dashboard.blocked());
+        }
+        Answer::Later(Box::pin(async move {
+            match read_body(request, MAX_FORM_BYTES, FORM_TIMEOUT).await {
+                Ok(request) => self.dashboard.answer(request, caller).await,
+                Err(refusal) => self.refusal_page(refusal),
+            }
+        }))
+    }
+
+    fn refused(&self, _: &Request<Incoming>, _: IpAddr, refusal: Refusal) -> Response<Body> {
+        self.refusal_page(refusal)
+    }
+}
+
 impl Pages for DashboardPages {
     fn claims(&self, path: &str) -> bool {
         self.dashboard.claims(path)
     }
+}
 
-    fn answer(&self, request: Request<Bytes>, peer: IpAddr) -> PageFuture<'_> {
-        if self.access.is_blocked(peer) {
-            return Box::pin(std::future::ready(self.dashboard.blocked()));
-        }
-        Box::pin(self.dashboard.answer(request, peer))
+impl DashboardPages {
+    /// The dashboard's page for a refusal, in words for the person who sent the request.
+    fn refusal_page(&self, refusal: Refusal) -> Response<Body> {
+        let (status, why, retry_after) = match refusal {
+            Refusal::UriTooLong { length, limit } => (
+                StatusCode::URI_TOO_LONG,
+                format!("the address is {length} bytes long; at most {limit} are accepted"),
+                None,
+            ),
+            Refusal::HeadersTooLarge { size, limit } => (
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                format!("the request's headers take {size} bytes; at most {limit} are accepted"),
+                None,
+            ),
+            Refusal::OverBudget { retry_after } => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server was too busy to answer in time; please try again in a moment".to_owned(),
+                Some(retry_after),
+            ),
+            Refusal::TooManyConnections { retry_after } => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server has too many open connections; please try again in a moment".to_owned(),
+                Some(retry_after),
+            ),
+            Refusal::BodyTooLarge { limit } => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the form is larger than {limit} bytes, more than any form here sends"),
+                None,
+            ),
+            Refusal::BodyTimeout { seconds } => (
+                StatusCode::REQUEST_TIMEOUT,
+                format!("the form did not arrive within {seconds} seconds; please send it again"),
+                None,
+            ),
+            Refusal::UnreadableBody => {
+                (StatusCode::BAD_REQUEST, "the form could not be read; please send it again".to_owned(), None)
+            }
+        };
+        self.dashboard.refused(status, &why, retry_after)
     }
 }
 

@@ -1,31 +1,38 @@
-//! Pages served beside the API: they get the paths they claim (never one under `/v1`), a form body
-//! read whole and bounded, the calling address, and no CORS headers; the API is untouched by them.
+//! Pages served beside the API: they get the paths they claim (never one under `/v1`) and the
+//! calling address, read their own forms and render their own refusals, and get no CORS headers;
+//! the API is untouched by them.
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpStream};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper::{Request, Response};
-use tapster_edge::ServeConfig;
-use tapster_http::{App, MAX_FORM_BYTES, PageFuture, Pages};
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+use tapster_edge::{Answer, Body, Refusal, ServeConfig, Service, read_body};
+use tapster_http::{App, Pages};
 use tapster_store::Store;
 use tapster_test_support::DataDir;
 
 use crate::{OneKey, key};
 
-/// Pages that claim every path and answer with what they received.
+/// The largest form the test pages read.
+const MAX_FORM_BYTES: usize = 16 * 1024;
+
+/// Pages that claim every path and answer with what they received; a refusal is rendered as its
+/// name, with its status.
 #[derive(Debug)]
 struct Echo;
 
-impl Pages for Echo {
-    fn claims(&self, _path: &str) -> bool {
-        true
-    }
-
-    fn answer(&self, request: Request<Bytes>, peer: IpAddr) -> PageFuture<'_> {
-        Box::pin(async move {
+impl Service for Echo {
+    fn call(self: Arc<Self>, request: Request<Incoming>, peer: IpAddr) -> Answer {
+        Answer::Later(Box::pin(async move {
+            let request = match read_body(request, MAX_FORM_BYTES, Duration::from_secs(10)).await {
+                Ok(request) => request,
+                Err(refusal) => return self.refused_page(&refusal),
+            };
             let body = format!(
                 "{} {} from {peer}: {}",
                 request.method(),
@@ -33,7 +40,29 @@ impl Pages for Echo {
                 String::from_utf8_lossy(request.body())
             );
             Response::new(Full::new(Bytes::from(body)))
-        })
+        }))
+    }
+
+    fn refused(&self, _: &Request<Incoming>, _: IpAddr, refusal: Refusal) -> Response<Body> {
+        self.refused_page(&refusal)
+    }
+}
+
+impl Pages for Echo {
+    fn claims(&self, _path: &str) -> bool {
+        true
+    }
+}
+
+impl Echo {
+    fn refused_page(&self, refusal: &Refusal) -> Response<Body> {
+        let status = match refusal {
+            Refusal::BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        let mut response = Response::new(Full::new(Bytes::from(format!("refused: {refusal:?}"))));
+        *response.status_mut() = status;
+        response
     }
 }
 
@@ -83,19 +112,21 @@ fn a_page_gets_its_form_and_the_calling_address_and_no_cors_headers() {
     assert!(chunked.ends_with("POST /signin from 127.0.0.1: email=me"), "{chunked}");
 }
 
+/// The pages read their own forms: a body over their limit is theirs to refuse, declared or streamed.
 #[test]
 fn a_body_over_the_limit_is_refused_whether_declared_or_streamed() {
     let large = vec![b'a'; MAX_FORM_BYTES + 1];
     let declared =
         exchange(&format!("POST /signin HTTP/1.1\r\nHost: x\r\nContent-Length: {}", large.len()), &large);
     assert!(declared.starts_with("HTTP/1.1 413"), "{declared}");
-    assert!(declared.contains("/errors/content-too-large"), "{declared}");
+    assert!(declared.contains("refused: BodyTooLarge { limit: 16384 }"), "{declared}");
 
     let mut chunks = format!("{:x}\r\n", large.len()).into_bytes();
     chunks.extend_from_slice(&large);
     chunks.extend_from_slice(b"\r\n0\r\n\r\n");
     let streamed = exchange("POST /signin HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked", &chunks);
     assert!(streamed.starts_with("HTTP/1.1 413"), "{streamed}");
+    assert!(streamed.contains("refused: BodyTooLarge"), "{streamed}");
 }
 
 #[test]
@@ -118,4 +149,16 @@ fn pages_are_counted_under_their_own_route_label() {
     let metrics = exchange("GET /metrics HTTP/1.1\r\nHost: x", b"");
     // `/metrics` is the API's, though the pages claim every path.
     assert!(metrics.contains("tapster_http_requests_total{route=\"pages\",status=\"200\"}"), "{metrics}");
+}
+
+/// A request the edge refuses on one of the pages' paths is the pages' to render (and is counted
+/// under their label); on one of the API's, the API's problem+json.
+#[test]
+fn the_edges_refusals_are_rendered_by_whoever_owns_the_path() {
+    let long = "a".repeat(9 * 1024);
+    let page = exchange(&format!("GET /signin?{long} HTTP/1.1\r\nHost: x"), b"");
+    assert!(page.contains("refused: UriTooLong { length: "), "{page:.300}");
+    let api = exchange(&format!("GET /v1/versions?{long} HTTP/1.1\r\nHost: x"), b"");
+    assert!(api.starts_with("HTTP/1.1 414"), "{api:.300}");
+    assert!(api.contains("/errors/uri-too-long"), "{api:.300}");
 }

@@ -40,6 +40,18 @@ fn the_dashboard_is_served_beside_the_api_and_credentials_stay_apart() {
     );
     assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200);
 
+    // A form over the dashboard's limit is refused with a page of its own, not the API's problem+json.
+    let large = "a".repeat(17 * 1024);
+    let raw = format!(
+        "POST /signin HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{large}",
+        large.len()
+    );
+    let refused = tapster_test_support::http::exchange(server.addr, &raw, 1).remove(0);
+    assert_eq!((refused.status, refused.header("content-type")), (413, "text/html; charset=utf-8"));
+    assert!(refused.text().contains("That was too much to send"), "{}", refused.text());
+    assert!(!refused.header("content-security-policy").is_empty(), "a refusal page lacks the page headers");
+
     // An address the operator blocks is refused the pages as it is refused the API.
     let tapster = |args: &[&str]| crate::cli::tapster(args, data_dir.path());
     assert!(tapster(&["addresses", "block", "127.0.0.0/8"]).status.success());
