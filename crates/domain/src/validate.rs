@@ -33,9 +33,9 @@ impl fmt::Display for Problem {
     }
 }
 
-/// Checks one game version and returns every problem found, in file order and within a file in
-/// record order (a recipe cycle, found over the whole file, after the file's other problems); empty
-/// when it is whole.
+/// Checks one game version and returns every problem found, in file order; within a file, repeated
+/// ids and slugs first, then each record's own problems in record order, then what only the whole
+/// file shows (cycles of replacements and of recipes). Empty when the version is whole.
 pub fn validate(data: &GameData) -> Vec<Problem> {
     let mut v = Validator::new(data);
     v.manifest();
@@ -463,10 +463,6 @@ impl<'a> Validator<'a> {
 
     fn progression(&mut self) {
         let data = self.data;
-        let mut spell_keys = HashSet::new();
-        for spell in &data.spells {
-            self.progression_record(spell, &mut spell_keys);
-        }
         let mut keys = HashSet::new();
         for quest in &data.quests {
             let here = self.progression_record(quest, &mut keys);
@@ -487,22 +483,27 @@ impl<'a> Validator<'a> {
             self.requires(&here, RecordType::Perk, &perk.key, &perk.requires);
         }
         let mut keys = HashSet::new();
+        for spell in &data.spells {
+            self.progression_record(spell, &mut keys);
+        }
+        let mut keys = HashSet::new();
         for talent in &data.talents {
             let here = self.progression_record(talent, &mut keys);
             self.positive(&here, "max_rank", talent.max_rank.into());
             self.requires(&here, RecordType::Talent, &talent.key, &talent.requires);
         }
         let mut levels = HashSet::new();
-        let mut by_level: Vec<_> = data.reputation.iter().collect();
-        by_level.sort_by_key(|r| r.level);
-        // Each milestone whose points do not rise over the level below it, with that level.
-        let not_rising: HashMap<&ProgressionKey, &ReputationMilestone> = by_level
+        let mut by_level: Vec<_> = data.reputation.iter().enumerate().collect();
+        by_level.sort_by_key(|(_, r)| r.level);
+        // Each milestone whose points do not rise over the level below it (by its position in the
+        // file, as keys may repeat), with that level.
+        let not_rising: HashMap<usize, &ReputationMilestone> = by_level
             .windows(2)
-            .filter(|pair| pair[1].level != pair[0].level && pair[1].points <= pair[0].points)
-            .map(|pair| (&pair[1].key, pair[0]))
+            .filter(|pair| pair[1].1.level != pair[0].1.level && pair[1].1.points <= pair[0].1.points)
+            .map(|pair| (pair[1].0, pair[0].1))
             .collect();
         let mut keys = HashSet::new();
-        for milestone in &data.reputation {
+        for (position, milestone) in data.reputation.iter().enumerate() {
             let here = self.progression_record(milestone, &mut keys);
             self.positive(&here, "level", milestone.level.into());
             if !levels.insert(milestone.level) {
@@ -512,7 +513,7 @@ impl<'a> Validator<'a> {
                     format!("level {} is used by an earlier milestone", milestone.level),
                 );
             }
-            if let Some(below) = not_rising.get(&milestone.key) {
+            if let Some(below) = not_rising.get(&position) {
                 self.report(
                     &here,
                     "points",

@@ -1018,6 +1018,18 @@ const ROWS: &[Row] = &[
         &[r#"reputation.json | key "rep_02" | points | level 2 needs more points than level 1 (0)"#],
     ),
     (
+        "a repeated key on a higher level needing as many points: only that milestone is told",
+        |d| {
+            d.reputation[1].key = key("rep_01");
+            d.reputation[1].points = 0;
+        },
+        &[
+            r#"reputation.json | key "rep_01" | key | key "rep_01" is used by an earlier record"#,
+            r#"reputation.json | key "rep_01" | points | level 2 needs more points than level 1 (0)"#,
+            r#"letters.json | key "Fame at Last" | trigger.key | no record with key "rep_02" in reputation.json"#,
+        ],
+    ),
+    (
         "a higher level, listed first, needing fewer points",
         |d| {
             d.reputation[0].points = 150;
