@@ -198,7 +198,8 @@ struct Shared<S> {
 
 impl<S: Service> Shared<S> {
     fn new(service: Arc<S>, config: &ServeConfig, stopped: watch::Receiver<bool>) -> Self {
-        // hyper's own ceilings, far enough above ours that our problem+json answers are what clients see.
+        // hyper's own ceilings, far enough above ours that the service's answers to our refusals are
+        // what clients see.
         let ceiling = (config.max_header_bytes.saturating_add(config.max_uri_bytes))
             .saturating_mul(2)
             .saturating_add(8 * 1024)

@@ -1,6 +1,6 @@
 //! What the edge serves: a [`Service`] answers the requests that pass the edge's limits and renders
 //! the [`Refusal`]s of those that do not, so that every request, refused or not, is answered in the
-//! service's own format and counted by it.
+//! service's own format. A service that takes a body reads it with [`read_body`].
 
 use std::future::Future;
 use std::net::IpAddr;
@@ -17,8 +17,8 @@ use hyper::{Request, Response};
 /// The body of every answer: whole, in memory.
 pub type Body = Full<Bytes>;
 
-/// A service's answer to one request: made at once (the API answers from memory, so it pays for
-/// neither a task nor a boxed future), or later (a page that reads a form first).
+/// A service's answer to one request: made at once (an answer from memory pays for neither a task
+/// nor a boxed future), or later (one that reads a body or waits on something first).
 pub enum Answer {
     Ready(Response<Body>),
     Later(Pin<Box<dyn Future<Output = Response<Body>> + Send>>),
@@ -46,12 +46,17 @@ pub enum Refusal {
     /// The connection was accepted over the connection limit and closes after this answer; the
     /// client may retry after `retry_after` seconds (`503`).
     TooManyConnections { retry_after: u64 },
-    /// A body read by [`read_body`] is over its `limit` in bytes, declared or as it streamed (`413`).
-    BodyTooLarge { limit: usize },
-    /// A body read by [`read_body`] did not arrive whole within `seconds` (`408`).
-    BodyTimeout { seconds: u64 },
-    /// A body read by [`read_body`] broke off, or its framing was wrong (`400`).
-    UnreadableBody,
+}
+
+/// Why [`read_body`] could not read a request's body; the service that asked renders it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BodyError {
+    /// The body is over the `limit` in bytes, declared or as it streamed (`413`).
+    TooLarge { limit: usize },
+    /// The body did not arrive whole within `seconds` (`408`).
+    TimedOut { seconds: u64 },
+    /// The body broke off, or its framing was wrong (`400`).
+    Unreadable,
 }
 
 /// Reads a request's body whole, for a service that takes a small form: at most `limit` bytes
@@ -60,18 +65,18 @@ pub async fn read_body(
     request: Request<Incoming>,
     limit: usize,
     timeout: Duration,
-) -> Result<Request<Bytes>, Refusal> {
+) -> Result<Request<Bytes>, BodyError> {
     let declared = request.headers().get(CONTENT_LENGTH).and_then(|length| length.to_str().ok());
     if declared.and_then(|length| length.trim().parse::<u64>().ok()).is_some_and(|n| n > limit as u64) {
-        return Err(Refusal::BodyTooLarge { limit });
+        return Err(BodyError::TooLarge { limit });
     }
     let (head, body) = request.into_parts();
     let bytes = match tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await {
         Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(error)) if error.is::<LengthLimitError>() => return Err(Refusal::BodyTooLarge { limit }),
+        Ok(Err(error)) if error.is::<LengthLimitError>() => return Err(BodyError::TooLarge { limit }),
         // The client broke the body off (or its HTTP framing was wrong).
-        Ok(Err(_)) => return Err(Refusal::UnreadableBody),
-        Err(_) => return Err(Refusal::BodyTimeout { seconds: timeout.as_secs() }),
+        Ok(Err(_)) => return Err(BodyError::Unreadable),
+        Err(_) => return Err(BodyError::TimedOut { seconds: timeout.as_secs() }),
     };
     Ok(Request::from_parts(head, bytes))
 }
@@ -82,6 +87,7 @@ pub trait Service: Send + Sync + 'static {
     /// trusted proxy, the address it forwarded for).
     fn call(self: Arc<Self>, request: Request<Incoming>, caller: IpAddr) -> Answer;
 
-    /// Renders, and counts, the answer to a request the edge refused.
+    /// Renders the answer to a request the edge refused; whether and how it is counted is the
+    /// service's business, as for the requests it answers.
     fn refused(&self, request: &Request<Incoming>, caller: IpAddr, refusal: Refusal) -> Response<Body>;
 }

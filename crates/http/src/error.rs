@@ -65,15 +65,6 @@ pub(crate) enum ApiError {
     /// A request that carries a body (`Content-Length` above 0, `Transfer-Encoding`, HTTP/2 data).
     #[error("this API only reads; requests must not carry a body")]
     ContentTooLarge,
-    /// A body read whole (`tapster_edge::read_body`) over the limit.
-    #[error("the request body is larger than {limit} bytes")]
-    BodyTooLarge { limit: usize },
-    /// A body read whole that broke off or was framed wrongly.
-    #[error("the request body could not be read")]
-    UnreadableBody,
-    /// A body read whole that did not arrive in time.
-    #[error("the request body did not arrive within {seconds} seconds")]
-    BodyTimeout { seconds: u64 },
     #[error("the request target is {length} bytes long; at most {limit} are accepted")]
     UriTooLong { length: usize, limit: usize },
     #[error("the request's header fields take {size} bytes; at most {limit} are accepted")]
@@ -102,9 +93,7 @@ impl ApiError {
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::RateLimited { .. } | Self::TooManyFailures { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Self::ContentTooLarge | Self::BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::BodyTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
-            Self::UnreadableBody => StatusCode::BAD_REQUEST,
+            Self::ContentTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UriTooLong { .. } => StatusCode::URI_TOO_LONG,
             Self::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             Self::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
@@ -123,11 +112,7 @@ impl ApiError {
             Self::RateLimited { .. } | Self::TooManyFailures { .. } => {
                 ("/errors/rate-limited", "Too many requests")
             }
-            Self::ContentTooLarge | Self::BodyTooLarge { .. } => {
-                ("/errors/content-too-large", "Content too large")
-            }
-            Self::BodyTimeout { .. } => ("/errors/request-timeout", "Request timeout"),
-            Self::UnreadableBody => ("/errors/bad-request", "Bad request"),
+            Self::ContentTooLarge => ("/errors/content-too-large", "Content too large"),
             Self::UriTooLong { .. } => ("/errors/uri-too-long", "URI too long"),
             Self::HeadersTooLarge { .. } => ("/errors/headers-too-large", "Request header fields too large"),
             Self::Unavailable { .. } => ("/errors/unavailable", "Service unavailable"),
@@ -155,9 +140,6 @@ impl ApiError {
             | Self::Forbidden(_)
             | Self::NotFound(_)
             | Self::ContentTooLarge
-            | Self::BodyTooLarge { .. }
-            | Self::UnreadableBody
-            | Self::BodyTimeout { .. }
             | Self::UriTooLong { .. }
             | Self::HeadersTooLarge { .. }
             | Self::Internal(_) => {}

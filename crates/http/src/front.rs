@@ -32,7 +32,7 @@ const PREFLIGHT_MAX_AGE: HeaderValue = HeaderValue::from_static("86400");
 
 impl Service for App {
     fn call(self: Arc<Self>, request: Request<Incoming>, caller: IpAddr) -> Answer {
-        if let Some(pages) = self.pages().filter(|_| self.is_page(request.uri().path())) {
+        if let Some(pages) = self.pages_for(request.uri().path()) {
             let pages = Arc::clone(pages);
             return self.answer_page(pages, request, caller);
         }
@@ -40,7 +40,7 @@ impl Service for App {
     }
 
     fn refused(&self, request: &Request<Incoming>, caller: IpAddr, refusal: Refusal) -> Response<Body> {
-        if let Some(pages) = self.pages().filter(|_| self.is_page(request.uri().path())) {
+        if let Some(pages) = self.pages_for(request.uri().path()) {
             return self.refused_page(pages.as_ref(), request, caller, refusal);
         }
         let started = Instant::now();
@@ -55,10 +55,6 @@ impl Service for App {
             Refusal::TooManyConnections { retry_after } => {
                 ApiError::Unavailable { reason: "the server has too many open connections", retry_after }
             }
-            // The API reads no body; these are the refusals of a service that does.
-            Refusal::BodyTooLarge { limit } => ApiError::BodyTooLarge { limit },
-            Refusal::BodyTimeout { seconds } => ApiError::BodyTimeout { seconds },
-            Refusal::UnreadableBody => ApiError::UnreadableBody,
         };
         let mut response = error.reply(path).into_response();
         self.answered_unrouted(request, caller, response.status(), started);

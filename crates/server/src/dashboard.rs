@@ -12,7 +12,7 @@ use tapster_dashboard::{
     Config, Dashboard, Environment, MailConfig, MailTransport, ProviderConfig, PublicUrl,
 };
 use tapster_domain::Timestamp;
-use tapster_edge::{Answer, Body, Refusal, Service, read_body};
+use tapster_edge::{Answer, Body, BodyError, Refusal, Service, read_body};
 use tapster_http::Pages;
 
 use crate::access::{Access, timestamp};
@@ -107,7 +107,7 @@ impl Service for DashboardPages {
         Answer::Later(Box::pin(async move {
             match read_body(request, MAX_FORM_BYTES, FORM_TIMEOUT).await {
                 Ok(request) => self.dashboard.answer(request, caller).await,
-                Err(refusal) => self.refusal_page(refusal),
+                Err(error) => self.unread_form_page(error),
             }
         }))
     }
@@ -147,21 +147,26 @@ impl DashboardPages {
                 "the server has too many open connections; please try again in a moment".to_owned(),
                 Some(retry_after),
             ),
-            Refusal::BodyTooLarge { limit } => (
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("the form is larger than {limit} bytes, more than any form here sends"),
-                None,
-            ),
-            Refusal::BodyTimeout { seconds } => (
-                StatusCode::REQUEST_TIMEOUT,
-                format!("the form did not arrive within {seconds} seconds; please send it again"),
-                None,
-            ),
-            Refusal::UnreadableBody => {
-                (StatusCode::BAD_REQUEST, "the form could not be read; please send it again".to_owned(), None)
-            }
         };
         self.dashboard.refused(status, &why, retry_after)
+    }
+
+    /// The dashboard's page for a form it could not read.
+    fn unread_form_page(&self, error: BodyError) -> Response<Body> {
+        let (status, why) = match error {
+            BodyError::TooLarge { limit } => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the form is larger than {limit} bytes, more than any form here sends"),
+            ),
+            BodyError::TimedOut { seconds } => (
+                StatusCode::REQUEST_TIMEOUT,
+                format!("the form did not arrive within {seconds} seconds; please send it again"),
+            ),
+            BodyError::Unreadable => {
+                (StatusCode::BAD_REQUEST, "the form could not be read; please send it again".to_owned())
+            }
+        };
+        self.dashboard.refused(status, &why, None)
     }
 }
 

@@ -11,7 +11,7 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
-use tapster_edge::{Answer, Body, Refusal, ServeConfig, Service, read_body};
+use tapster_edge::{Answer, Body, BodyError, Refusal, ServeConfig, Service, read_body};
 use tapster_http::{App, Pages};
 use tapster_store::Store;
 use tapster_test_support::DataDir;
@@ -21,8 +21,8 @@ use crate::{OneKey, key};
 /// The largest form the test pages read.
 const MAX_FORM_BYTES: usize = 16 * 1024;
 
-/// Pages that claim every path and answer with what they received; a refusal is rendered as its
-/// name, with its status.
+/// Pages that claim every path and answer with what they received; a refusal, or a body they could
+/// not read, is rendered as its name.
 #[derive(Debug)]
 struct Echo;
 
@@ -31,7 +31,10 @@ impl Service for Echo {
         Answer::Later(Box::pin(async move {
             let request = match read_body(request, MAX_FORM_BYTES, Duration::from_secs(10)).await {
                 Ok(request) => request,
-                Err(refusal) => return self.refused_page(&refusal),
+                Err(error @ BodyError::TooLarge { .. }) => {
+                    return page(StatusCode::PAYLOAD_TOO_LARGE, format!("unread: {error:?}"));
+                }
+                Err(error) => return page(StatusCode::BAD_REQUEST, format!("unread: {error:?}")),
             };
             let body = format!(
                 "{} {} from {peer}: {}",
@@ -44,7 +47,7 @@ impl Service for Echo {
     }
 
     fn refused(&self, _: &Request<Incoming>, _: IpAddr, refusal: Refusal) -> Response<Body> {
-        self.refused_page(&refusal)
+        page(StatusCode::SERVICE_UNAVAILABLE, format!("refused: {refusal:?}"))
     }
 }
 
@@ -54,16 +57,10 @@ impl Pages for Echo {
     }
 }
 
-impl Echo {
-    fn refused_page(&self, refusal: &Refusal) -> Response<Body> {
-        let status = match refusal {
-            Refusal::BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            _ => StatusCode::BAD_REQUEST,
-        };
-        let mut response = Response::new(Full::new(Bytes::from(format!("refused: {refusal:?}"))));
-        *response.status_mut() = status;
-        response
-    }
+fn page(status: StatusCode, text: String) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(text)));
+    *response.status_mut() = status;
+    response
 }
 
 struct Running {
@@ -119,14 +116,14 @@ fn a_body_over_the_limit_is_refused_whether_declared_or_streamed() {
     let declared =
         exchange(&format!("POST /signin HTTP/1.1\r\nHost: x\r\nContent-Length: {}", large.len()), &large);
     assert!(declared.starts_with("HTTP/1.1 413"), "{declared}");
-    assert!(declared.contains("refused: BodyTooLarge { limit: 16384 }"), "{declared}");
+    assert!(declared.contains("unread: TooLarge { limit: 16384 }"), "{declared}");
 
     let mut chunks = format!("{:x}\r\n", large.len()).into_bytes();
     chunks.extend_from_slice(&large);
     chunks.extend_from_slice(b"\r\n0\r\n\r\n");
     let streamed = exchange("POST /signin HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked", &chunks);
     assert!(streamed.starts_with("HTTP/1.1 413"), "{streamed}");
-    assert!(streamed.contains("refused: BodyTooLarge"), "{streamed}");
+    assert!(streamed.contains("unread: TooLarge"), "{streamed}");
 }
 
 #[test]
