@@ -20,16 +20,17 @@ use crate::response::Body;
 
 /// HTML pages served beside the API: a service of the edge's for the paths it claims.
 pub trait Pages: Service + std::fmt::Debug {
-    /// Whether `path` is one of the pages'. Paths the API answers are never asked about.
+    /// Whether `path` is one of the pages'. A path the API answers stays the API's whatever this
+    /// says.
     fn claims(&self, path: &str) -> bool;
 }
 
 impl App {
-    /// Whether the request is for the pages rather than the API: a path the API answers is never the
+    /// The pages, when `path` is theirs rather than the API's: a path the API answers is never the
     /// pages'. The pages are asked first, so that the API's requests are not matched against the
     /// endpoint table here as well.
-    pub(crate) fn is_page(&self, path: &str) -> bool {
-        self.pages().is_some_and(|pages| pages.claims(path) && !App::owns(path))
+    pub(crate) fn pages_for(&self, path: &str) -> Option<&Arc<dyn Pages>> {
+        self.pages().filter(|pages| pages.claims(path) && !App::owns(path))
     }
 
     /// Hands a request to the pages, and counts their answer when it is made.

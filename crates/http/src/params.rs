@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use tapster_domain::{RecordId, RecordKey, VersionSelector};
+use tapster_domain::{Ident, RecordId, RecordKey, VersionSelector};
 use tapster_i18n::Language;
 
 use crate::error::{ApiError, InvalidParam};
@@ -103,6 +103,7 @@ pub(crate) enum Value {
     Number(i64),
     Bool(bool),
     Text(String),
+    Ident(Ident),
     Key(RecordKey),
     Ids(Vec<RecordId>),
     Names(Vec<&'static str>),
@@ -475,38 +476,15 @@ impl FromParam for Vec<&'static str> {
 }
 
 /// A value the game data defines (a category, a tag, a recipe group), which the handler checks
-/// against the version's data.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Defined {
-    parameter: &'static str,
-    value: String,
-}
-
-impl Defined {
-    /// The value, which the version must know: an unknown one is a `422` listing the `values` it knows.
-    pub(crate) fn known_in(&self, values: &BTreeSet<String>) -> Result<&str, ApiError> {
-        if values.contains(&self.value) {
-            return Ok(&self.value);
-        }
-        Err(ApiError::invalid(
-            self.parameter,
-            format!(
-                "has no value {:?} in this game version; the values are {}",
-                self.value,
-                values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
-            ),
-        ))
-    }
-}
-
-impl FromParam for Defined {
+/// against the version's data (see [`Named::known_in`]).
+impl FromParam for Ident {
     fn reads(rule: Rule) -> bool {
         matches!(rule, Rule::Ident { .. })
     }
 
-    fn given(value: &Value, param: &Param) -> Option<Self> {
+    fn given(value: &Value, _: &Param) -> Option<Self> {
         match value {
-            Value::Text(t) => Some(Self { parameter: param.name, value: t.clone() }),
+            Value::Ident(ident) => Some(ident.clone()),
             _ => None,
         }
     }
@@ -559,6 +537,20 @@ impl<T> Named<T> {
     }
 }
 
+impl Named<Ident> {
+    /// The value, which the version must know: an unknown one is a `422` listing the `values` it knows.
+    pub(crate) fn known_in(&self, values: &BTreeSet<String>) -> Result<&str, ApiError> {
+        let value = self.value.as_str();
+        if values.contains(value) {
+            return Ok(value);
+        }
+        Err(self.invalid(format!(
+            "has no value {value:?} in this game version; the values are {}",
+            values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+        )))
+    }
+}
+
 impl<T: FromParam> FromParam for Named<T> {
     fn reads(rule: Rule) -> bool {
         T::reads(rule)
@@ -600,9 +592,7 @@ fn check(rule: Rule, value: &str) -> Result<Value, String> {
             if value.len() > max {
                 return Err(too_long(max));
             }
-            tapster_domain::Ident::parse(value)
-                .map(|_| Value::Text(value.to_owned()))
-                .map_err(|e| e.to_string())
+            Ident::parse(value).map(Value::Ident).map_err(|e| e.to_string())
         }
         Rule::Key => RecordKey::parse(value).map(Value::Key).map_err(|e| e.to_string()),
         Rule::Ids => {

@@ -1,6 +1,6 @@
 //! `/v1/items` and `/v1/items/{key}`.
 
-use tapster_domain::{ItemKind, RecordId, RecordKey, VersionSelector};
+use tapster_domain::{Ident, ItemKind, RecordId, RecordKey, VersionSelector};
 use tapster_i18n::Language;
 use tapster_store::{Catalog, ItemFilter, ItemOrder, Window};
 
@@ -8,7 +8,7 @@ use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
-use crate::params::{Defined, LANG, LIMIT, Named, OFFSET, Param, Rule, SortKeys, VERSION, query_params};
+use crate::params::{LANG, LIMIT, Named, OFFSET, Param, Rule, SortKeys, VERSION, query_params};
 use crate::response::Reply;
 use crate::value_sets;
 use crate::views::{ITEM_DETAIL_FIELDS, ITEM_EXPANSIONS, ITEM_SUMMARY_FIELDS, ItemDetail, ItemSummary};
@@ -23,14 +23,14 @@ query_params! {
             rule: Rule::Enum(&value_sets::ItemKind::SET),
             description: "Only items of this kind.",
         },
-        category: Option<Defined> = Param {
+        category: Option<Named<Ident>> = Param {
             name: "category",
             rule: Rule::Ident { max: 48 },
             description: "Only items of this category (the data defines them).",
         },
-        tag: Option<Defined> =
+        tag: Option<Named<Ident>> =
             Param { name: "tag", rule: Rule::Ident { max: 48 }, description: "Only items with this tag." },
-        ingredient_type: Option<Defined> = Param {
+        ingredient_type: Option<Named<Ident>> = Param {
             name: "ingredient_type",
             rule: Rule::Ident { max: 48 },
             description: "Only items with this ingredient type.",

@@ -1,7 +1,8 @@
-//! The routes: one table of endpoints (path template, parameters, handler), each area's part in its
-//! own module with the small handlers that read their checked parameters, ask the catalog, and
-//! render. `router` matches a request to its endpoint, `ctx` is what a handler is given. The OpenAPI
-//! document is written from the same table, so every route is documented as it behaves.
+//! The routes: one table of endpoints (path template, key rule, handler, whose parameter struct
+//! declares the query it takes), each area's part in its own module with the small handlers that
+//! read their checked parameters, ask the catalog, and render. `router` matches a request to its
+//! endpoint, `ctx` is what a handler is given. The OpenAPI document is written from the same table
+//! (all of it but the operators' routes, `/metrics`), so every route is documented as it behaves.
 
 mod changes;
 mod ctx;

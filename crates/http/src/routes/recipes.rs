@@ -1,6 +1,6 @@
 //! `/v1/recipes`, `/v1/recipes/{key}`, `/v1/ingredient-groups/{key}` and `/v1/crafters`.
 
-use tapster_domain::{ItemKind, RecordId, RecordKey, VersionSelector};
+use tapster_domain::{Ident, ItemKind, RecordId, RecordKey, VersionSelector};
 use tapster_i18n::Language;
 use tapster_store::{Catalog, RecipeFilter, RecipeOrder, Window};
 
@@ -8,9 +8,7 @@ use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
-use crate::params::{
-    Defined, LANG, LIMIT, Named, OFFSET, Param, Rule, SortKeys, VERSION, VersionLang, query_params,
-};
+use crate::params::{LANG, LIMIT, Named, OFFSET, Param, Rule, SortKeys, VERSION, VersionLang, query_params};
 use crate::response::Reply;
 use crate::value_sets;
 use crate::views::recipes::{
@@ -22,12 +20,12 @@ const RECIPE_SORT_KEYS: &[&str] = &["id", "name", "time"];
 query_params! {
     /// The query of `GET /v1/recipes`.
     struct ListParams {
-        group: Option<Defined> = Param {
+        group: Option<Named<Ident>> = Param {
             name: "group",
             rule: Rule::Ident { max: 48 },
             description: "Only recipes of this recipe group, the station's tab (`brewing`, `baking`; the data defines them).",
         },
-        page_name: Option<Defined> = Param {
+        page_name: Option<Named<Ident>> = Param {
             name: "page_name",
             rule: Rule::Ident { max: 48 },
             description: "Only recipes printed on this recipe-book page (`ales`, `soups`; the data defines them).",
