@@ -2,10 +2,13 @@
 //! a single transaction in the backend; time is always given, never read, so that expiries can be
 //! tested exactly.
 //!
-//! The seam is the [`Backend`] enum: a new store (PostgreSQL, for several replicas) is a new
-//! variant and a new arm in each method here, and no caller changes.
+//! The seam is the [`Backend`] enum: SQLite in the data dir (one process, the default) or
+//! PostgreSQL (several replicas). Each backend has a function of the same name and arguments for
+//! every operation, so that a method here names the operation once and no caller knows which
+//! backend answers.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,6 +20,7 @@ use crate::model::{
     AccessSnapshot, Account, AccountId, DailyUsage, Issued, KeyAction, KeyHash, KeyName, KeyRecord,
     PendingLink, Profile, SessionInfo, SessionRecord, SignIn, Usage,
 };
+use crate::postgres::{self, Postgres, PostgresWatcher};
 use crate::sqlite::{self, Sqlite, SqliteWatcher};
 use crate::token::{TokenHash, hash_key};
 use crate::{Error, Result};
@@ -26,6 +30,37 @@ use crate::{Error, Result};
 pub enum Location {
     /// `accounts.sqlite` in this data dir.
     DataDir(PathBuf),
+    /// A PostgreSQL database, by its `postgres://` (or `postgresql://`) URL.
+    Postgres(String),
+}
+
+impl Location {
+    /// The store an accounts URL names (`--accounts-url`), or without one the SQLite file of the data
+    /// dir. Only PostgreSQL URLs name a store.
+    pub fn new(url: Option<&str>, data_dir: &Path) -> Result<Self> {
+        match url.map(str::trim) {
+            None => Ok(Self::DataDir(data_dir.to_owned())),
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                Ok(Self::Postgres(url.to_owned()))
+            }
+            Some(url) => Err(Error::BadUrl {
+                url: postgres::redacted(url),
+                reason: "the accounts URL must start with postgres:// or postgresql://; without one, the \
+                         accounts live in the data dir's accounts.sqlite"
+                    .into(),
+            }),
+        }
+    }
+}
+
+/// The store, without a password its URL may hold.
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DataDir(dir) => write!(f, "{}", dir.join(crate::ACCOUNTS_DB).display()),
+            Self::Postgres(url) => f.write_str(&postgres::redacted(url)),
+        }
+    }
 }
 
 /// The accounts store; cheap to clone, shared by the server, the dashboard and the admin commands.
@@ -39,19 +74,25 @@ pub struct Accounts {
 #[derive(Debug, Clone)]
 enum Backend {
     Sqlite(Arc<Sqlite>),
+    Postgres(Arc<Postgres>),
 }
 
-/// Runs one operation on whichever backend holds the accounts; `$conn` is the backend's connection.
-/// A `write` is one that may change what the server's gate decides (keys, accounts, blocks): once it
-/// succeeds, this process's [`Watcher`] is woken at once instead of at its next poll.
+/// Runs the operation `$op` on whichever backend holds the accounts: the backend module's function
+/// of that name, given a connection and then `$arg`s. A `write` is one that may change what the
+/// server's gate decides (keys, accounts, blocks): once it succeeds, this process's [`Watcher`] is
+/// woken at once instead of at its next poll.
 macro_rules! on_backend {
-    ($self:ident, |$conn:ident| $body:expr) => {
+    ($self:ident, $op:ident($($arg:expr),*)) => {
         match &$self.backend {
-            Backend::Sqlite(db) => db.call(move |$conn| $body).await,
+            Backend::Sqlite(db) => db.call(move |conn| sqlite::$op(conn, $($arg),*)).await,
+            Backend::Postgres(db) => {
+                let mut client = db.client().await?;
+                postgres::$op(&mut client, $($arg),*).await
+            }
         }
     };
-    (write $self:ident, |$conn:ident| $body:expr) => {{
-        let done = on_backend!($self, |$conn| $body);
+    (write $self:ident, $op:ident($($arg:expr),*)) => {{
+        let done = on_backend!($self, $op($($arg),*));
         if done.is_ok() {
             $self.written.notify_one();
         }
@@ -62,18 +103,19 @@ macro_rules! on_backend {
 impl Accounts {
     /// Opens the accounts store, creating it when there is none and bringing its schema up to date.
     pub async fn open(location: &Location) -> Result<Self> {
-        match location {
+        let backend = match location {
             Location::DataDir(dir) => {
                 let dir = dir.clone();
-                let db = tokio::task::spawn_blocking(move || Sqlite::open(&dir)).await??;
-                Ok(Self { backend: Backend::Sqlite(Arc::new(db)), written: Arc::default() })
+                Backend::Sqlite(Arc::new(tokio::task::spawn_blocking(move || Sqlite::open(&dir)).await??))
             }
-        }
+            Location::Postgres(url) => Backend::Postgres(Arc::new(Postgres::open(url).await?)),
+        };
+        Ok(Self { backend, written: Arc::default() })
     }
 
     /// Whether any key exists at all, revoked or not.
     pub async fn has_keys(&self) -> Result<bool> {
-        on_backend!(self, |conn| sqlite::has_keys(conn))
+        on_backend!(self, has_keys())
     }
 
     // ---- the operator
@@ -89,13 +131,13 @@ impl Accounts {
         now: Timestamp,
     ) -> Result<KeyRecord> {
         let (email, name, key) = (email.clone(), name.clone(), key.clone());
-        on_backend!(write self, |conn| sqlite::admin_create_key(conn, &email, &name, limits, &key, now))
+        on_backend!(write self, admin_create_key(&email, &name, limits, &key, now))
     }
 
     /// Every key, or those of the account of one address, oldest first.
     pub async fn list_keys(&self, account: Option<&Email>) -> Result<Vec<KeyRecord>> {
         let account = account.cloned();
-        on_backend!(self, |conn| sqlite::list_keys(conn, account.as_ref()))
+        on_backend!(self, list_keys(account.as_ref()))
     }
 
     /// Revokes, suspends or unsuspends one key, and returns it as it now is.
@@ -106,7 +148,7 @@ impl Accounts {
         now: Timestamp,
     ) -> Result<KeyRecord> {
         let selector = selector.clone();
-        on_backend!(write self, |conn| sqlite::change_key(conn, &selector, action, now))
+        on_backend!(write self, change_key(&selector, action, now))
     }
 
     /// Suspends (with a reason its owner reads in the dashboard) or reinstates an account.
@@ -117,52 +159,53 @@ impl Accounts {
         reason: Option<&str>,
     ) -> Result<()> {
         let (email, reason) = (email.clone(), reason.map(str::to_owned));
-        on_backend!(write self, |conn| sqlite::set_account_suspended(conn, &email, suspended, reason.as_deref()))
+        on_backend!(write self, set_account_suspended(&email, suspended, reason.as_deref()))
     }
 
     /// Blocks a calling address or range; returns false when it was already blocked.
     pub async fn block(&self, block: AddressBlock, now: Timestamp) -> Result<bool> {
-        on_backend!(write self, |conn| sqlite::block(conn, block, now))
+        on_backend!(write self, block(block, now))
     }
 
     /// Lifts a block; returns false when there was none.
     pub async fn unblock(&self, block: AddressBlock) -> Result<bool> {
-        on_backend!(write self, |conn| sqlite::unblock(conn, block))
+        on_backend!(write self, unblock(block))
     }
 
     /// Writes a consistent copy of the store into the directory `dest` (never over an existing
     /// file); returns the file written.
     pub async fn backup(&self, dest: &Path) -> Result<PathBuf> {
         let dest = dest.to_owned();
-        on_backend!(self, |conn| sqlite::backup(conn, &dest))
+        on_backend!(self, backup(&dest))
     }
 
     /// Forgets expired links and idle sessions.
     pub async fn purge(&self, now: Timestamp) -> Result<()> {
-        on_backend!(self, |conn| sqlite::purge(conn, now))
+        on_backend!(self, purge(now))
     }
 
     // ---- the server's gate
 
     /// Every key and block as they are now.
     pub async fn snapshot(&self) -> Result<AccessSnapshot> {
-        on_backend!(self, |conn| sqlite::snapshot(conn))
+        on_backend!(self, snapshot())
     }
 
     /// Adds requests to the daily counts and records when each key was last used.
     pub async fn record_usage(&self, usage: Vec<Usage>) -> Result<()> {
-        on_backend!(self, |conn| sqlite::record_usage(conn, &usage))
+        on_backend!(self, record_usage(&usage))
     }
 
     /// Requests each key made on `day` so far, as recorded.
     pub async fn usage_on(&self, day: i64) -> Result<HashMap<i64, u32>> {
-        on_backend!(self, |conn| sqlite::usage_on(conn, day))
+        on_backend!(self, usage_on(day))
     }
 
     /// Tells when the store changed, so that snapshots are reloaded only then.
     pub fn watcher(&self) -> Result<Watcher> {
         let backend = match &self.backend {
             Backend::Sqlite(db) => WatcherBackend::Sqlite(db.watcher()?),
+            Backend::Postgres(db) => WatcherBackend::Postgres(db.watcher()),
         };
         Ok(Watcher { backend, written: Arc::clone(&self.written) })
     }
@@ -179,7 +222,7 @@ impl Accounts {
         now: Timestamp,
     ) -> Result<Issued> {
         let email = email.clone();
-        on_backend!(self, |conn| sqlite::issue_email_token(conn, &email, account, token, now))
+        on_backend!(self, issue_email_token(&email, account, token, now))
     }
 
     /// Spends a one-time link: confirms its address and signs in to the account that holds it.
@@ -190,24 +233,24 @@ impl Accounts {
         signed_in: Option<AccountId>,
         now: Timestamp,
     ) -> Result<SignIn> {
-        on_backend!(write self, |conn| sqlite::spend_email_token(conn, token, signed_in, now))
+        on_backend!(write self, spend_email_token(token, signed_in, now))
     }
 
     /// What a link is for, while it can still be spent; reads only.
     pub async fn pending_link(&self, token: TokenHash, now: Timestamp) -> Result<Option<PendingLink>> {
-        on_backend!(self, |conn| sqlite::pending_link(conn, token, now))
+        on_backend!(self, pending_link(token, now))
     }
 
     /// Signs in with what a provider said of its user.
     pub async fn sign_in_with(&self, profile: &Profile, now: Timestamp) -> Result<SignIn> {
         let profile = profile.clone();
-        on_backend!(write self, |conn| sqlite::sign_in_with(conn, &profile, now))
+        on_backend!(write self, sign_in_with(&profile, now))
     }
 
     /// Links a provider's user to the account of a signed-in owner.
     pub async fn link_identity(&self, account: AccountId, profile: &Profile, now: Timestamp) -> Result<()> {
         let profile = profile.clone();
-        on_backend!(write self, |conn| sqlite::link_identity(conn, account, &profile, now))
+        on_backend!(write self, link_identity(account, &profile, now))
     }
 
     // ---- sessions
@@ -220,44 +263,44 @@ impl Accounts {
         now: Timestamp,
     ) -> Result<SessionInfo> {
         let user_agent = user_agent.to_owned();
-        on_backend!(self, |conn| sqlite::create_session(conn, account, session, &user_agent, now))
+        on_backend!(self, create_session(account, session, &user_agent, now))
     }
 
     /// The live session a browser holds, if any.
     pub async fn session(&self, session: TokenHash, now: Timestamp) -> Result<Option<SessionInfo>> {
-        on_backend!(self, |conn| sqlite::session(conn, session, now))
+        on_backend!(self, session(session, now))
     }
 
     pub async fn end_session(&self, session: TokenHash) -> Result<()> {
-        on_backend!(self, |conn| sqlite::end_session(conn, session))
+        on_backend!(self, end_session(session))
     }
 
     /// Ends every session of `account` but the one numbered `keep`; returns how many ended.
     pub async fn end_other_sessions(&self, account: AccountId, keep: i64) -> Result<usize> {
-        on_backend!(self, |conn| sqlite::end_other_sessions(conn, account, keep))
+        on_backend!(self, end_other_sessions(account, keep))
     }
 
     pub async fn end_session_by_id(&self, account: AccountId, id: i64) -> Result<()> {
-        on_backend!(self, |conn| sqlite::end_session_by_id(conn, account, id))
+        on_backend!(self, end_session_by_id(account, id))
     }
 
     pub async fn sessions(&self, account: AccountId, now: Timestamp) -> Result<Vec<SessionRecord>> {
-        on_backend!(self, |conn| sqlite::sessions(conn, account, now))
+        on_backend!(self, sessions(account, now))
     }
 
     // ---- an owner's account
 
     pub async fn account(&self, account: AccountId) -> Result<Account> {
-        on_backend!(self, |conn| sqlite::account(conn, account))
+        on_backend!(self, account(account))
     }
 
     pub async fn unlink_identity(&self, account: AccountId, identity: i64) -> Result<()> {
-        on_backend!(self, |conn| sqlite::unlink_identity(conn, account, identity))
+        on_backend!(self, unlink_identity(account, identity))
     }
 
     /// Revokes every key and erases the account's addresses, sign-ins and sessions.
     pub async fn delete_account(&self, account: AccountId, now: Timestamp) -> Result<()> {
-        on_backend!(write self, |conn| sqlite::delete_account(conn, account, now))
+        on_backend!(write self, delete_account(account, now))
     }
 
     /// Stores a key its owner made, within the rules: a confirmed, unsuspended account, at most
@@ -271,31 +314,31 @@ impl Accounts {
         now: Timestamp,
     ) -> Result<KeyRecord> {
         let (name, key) = (name.clone(), key.clone());
-        on_backend!(write self, |conn| sqlite::owner_create_key(conn, account, &name, expires_at, &key, now))
+        on_backend!(write self, owner_create_key(account, &name, expires_at, &key, now))
     }
 
     /// Whether the owner may make a key now: refused as [`create_key`](Self::create_key) would refuse.
     pub async fn key_allowance(&self, account: AccountId, now: Timestamp) -> Result<()> {
-        on_backend!(self, |conn| sqlite::may_create_key(conn, account, now))
+        on_backend!(self, may_create_key(account, now))
     }
 
     /// The keys an owner sees, newest first.
     pub async fn keys(&self, account: AccountId, now: Timestamp) -> Result<Vec<KeyRecord>> {
-        on_backend!(self, |conn| sqlite::owner_keys(conn, account, now))
+        on_backend!(self, owner_keys(account, now))
     }
 
     /// One of the owner's keys ([`Error::NoSuchKey`] for anyone else's).
     pub async fn key(&self, account: AccountId, id: i64) -> Result<KeyRecord> {
-        on_backend!(self, |conn| sqlite::owner_key(conn, account, id))
+        on_backend!(self, owner_key(account, id))
     }
 
     pub async fn revoke_key(&self, account: AccountId, id: i64, now: Timestamp) -> Result<KeyRecord> {
-        on_backend!(write self, |conn| sqlite::owner_revoke_key(conn, account, id, now))
+        on_backend!(write self, owner_revoke_key(account, id, now))
     }
 
     /// Requests each of the account's keys made on each day from `first` to `last` (day numbers).
     pub async fn usage(&self, account: AccountId, first: i64, last: i64) -> Result<Vec<DailyUsage>> {
-        on_backend!(self, |conn| sqlite::account_usage(conn, account, first, last))
+        on_backend!(self, account_usage(account, first, last))
     }
 }
 
@@ -310,6 +353,7 @@ pub struct Watcher {
 #[derive(Debug)]
 enum WatcherBackend {
     Sqlite(SqliteWatcher),
+    Postgres(PostgresWatcher),
 }
 
 impl Watcher {
@@ -317,6 +361,7 @@ impl Watcher {
     pub async fn changed(&mut self) -> Result<bool> {
         match &mut self.backend {
             WatcherBackend::Sqlite(watcher) => watcher.changed().await,
+            WatcherBackend::Postgres(watcher) => watcher.changed().await,
         }
     }
 

@@ -60,16 +60,33 @@ pub enum Error {
     IdentityTaken,
     #[error("no such session")]
     NoSuchSession,
-    #[error("{} was written by another generation of Tapster (schema {found}, this build reads up to {expected})", path.display())]
-    Schema { path: PathBuf, found: i64, expected: i64 },
+    /// `store` is the file, or the database's URL without its password.
+    #[error(
+        "{store} was written by another generation of Tapster (schema {found}, this build reads up to {expected})"
+    )]
+    Schema { store: String, found: i64, expected: i64 },
     #[error("{} exists already; back up into a new directory", .0.display())]
     BackupExists(PathBuf),
+    #[error(
+        "the accounts are in PostgreSQL: back them up with PostgreSQL's own tools (pg_dump, or the server's backups)"
+    )]
+    BackupElsewhere,
+    /// An accounts URL that names no store this build can open.
+    #[error("accounts URL {url}: {reason}")]
+    BadUrl { url: String, reason: String },
+    /// A stored value that this build cannot read back (written by hand, or by a later build).
+    #[error("accounts database holds {0}, which cannot be read")]
+    Corrupt(String),
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
     #[error("accounts database: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error("accounts connection pool: {0}")]
     Pool(#[from] r2d2::Error),
+    #[error("accounts database (PostgreSQL): {}", postgres_message(.0))]
+    Postgres(#[from] tokio_postgres::Error),
+    #[error("accounts database (PostgreSQL) connection: {0}")]
+    PostgresPool(#[from] deadpool_postgres::PoolError),
     /// The thread a blocking database call ran on panicked or was cancelled.
     #[error("accounts database task: {0}")]
     Task(#[from] tokio::task::JoinError),
@@ -83,11 +100,42 @@ impl Error {
         move |source| Self::Io { path, source }
     }
 
+    /// Whether the store could not be reached (PostgreSQL down, restarting, or out of connections):
+    /// a failure that passes by itself, unlike the others of [`Error::is_storage`].
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            Self::PostgresPool(_) => true,
+            Self::Postgres(error) => {
+                let io = std::error::Error::source(error).is_some_and(|source| source.is::<std::io::Error>());
+                // Class 08 is a connection exception; 57P01-57P03, a server shutting down or starting.
+                let state = error.as_db_error().map(|db| db.code().code());
+                error.is_closed() || io || state.is_some_and(|s| s.starts_with("08") || s.starts_with("57P0"))
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the error is the storage failing rather than a refusal of what was asked.
     pub fn is_storage(&self) -> bool {
         matches!(
             self,
-            Self::Schema { .. } | Self::Io { .. } | Self::Sqlite(_) | Self::Pool(_) | Self::Task(_)
+            Self::Schema { .. }
+                | Self::Io { .. }
+                | Self::Corrupt(_)
+                | Self::Sqlite(_)
+                | Self::Pool(_)
+                | Self::Postgres(_)
+                | Self::PostgresPool(_)
+                | Self::Task(_)
         )
+    }
+}
+
+/// What PostgreSQL said, whole: the error's own text, and the server's message when it sent one
+/// (tokio-postgres shows only "db error" for those).
+fn postgres_message(error: &tokio_postgres::Error) -> String {
+    match error.as_db_error() {
+        Some(db) => format!("{}: {}", db.code().code(), db.message()),
+        None => error.to_string(),
     }
 }

@@ -3,12 +3,14 @@
 //! and the operator's suspensions and address blocks.
 //!
 //! Only hashes of secrets are stored: of API keys, of session ids, of one-time links. Every caller
-//! goes through [`Accounts`], whatever backend holds the data (SQLite in the data dir today).
+//! goes through [`Accounts`], whatever backend holds the data: SQLite in the data dir for one
+//! process, PostgreSQL for several replicas.
 //! Time and randomness come in as arguments; this crate reads no clock and no random source.
 
 mod accounts;
 mod error;
 mod model;
+mod postgres;
 mod sqlite;
 mod token;
 

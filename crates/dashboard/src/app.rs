@@ -117,12 +117,9 @@ impl Dashboard {
             }
             _ => "That did not work",
         };
-        let failure = Failure::new(status, title, capitalized(why)).next("/", "Go to the start page");
-        let mut reply = failure_reply(&self.inner, &Nav::signed_out(), failure);
-        if let Some(seconds) = retry_after {
-            reply.set_header(RETRY_AFTER, HeaderValue::from(seconds));
-        }
-        reply.into_response()
+        let mut failure = Failure::new(status, title, capitalized(why)).next("/", "Go to the start page");
+        failure.retry_after = retry_after;
+        failure_reply(&self.inner, &Nav::signed_out(), failure).into_response()
     }
 
     /// Whether `path` is one of the dashboard's.
@@ -176,6 +173,9 @@ fn failure_reply(inner: &Inner, nav: &Nav, failure: Failure) -> Reply {
     }
     if let Some(jar) = failure.clears {
         reply.set_cookie(&inner.cookies.clear(jar));
+    }
+    if let Some(seconds) = failure.retry_after {
+        reply.set_header(RETRY_AFTER, HeaderValue::from(seconds));
     }
     reply
 }

@@ -114,11 +114,26 @@ pub(crate) struct Failure {
     pub(crate) allow: Option<&'static str>,
     /// A cookie the failure ends (a provider sign-in in flight).
     pub(crate) clears: Option<Jar>,
+    /// Seconds after which trying again may work, for a `503` (`Retry-After`).
+    pub(crate) retry_after: Option<u64>,
 }
 
 impl Failure {
     pub(crate) fn new(status: StatusCode, title: &'static str, message: impl Into<String>) -> Self {
-        Self { status, title, message: message.into(), next: None, allow: None, clears: None }
+        Self {
+            status,
+            title,
+            message: message.into(),
+            next: None,
+            allow: None,
+            clears: None,
+            retry_after: None,
+        }
+    }
+
+    pub(crate) fn retry_after(mut self, seconds: u64) -> Self {
+        self.retry_after = Some(seconds);
+        self
     }
 
     pub(crate) fn clearing(mut self, jar: Jar) -> Self {
@@ -183,7 +198,26 @@ impl From<tapster_accounts::Error> for Failure {
             E::BadKeySelector(_) | E::AmbiguousKeyPrefix | E::KeyRevoked { .. } | E::InvalidKeyName(_) => {
                 StatusCode::BAD_REQUEST
             }
-            E::Schema { .. } | E::BackupExists(_) | E::Io { .. } | E::Sqlite(_) | E::Pool(_) | E::Task(_) => {
+            E::Postgres(_) | E::PostgresPool(_) if error.is_unreachable() => {
+                return Self::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "Accounts are out of reach",
+                    "The accounts database cannot be reached just now. The API keeps answering; \
+                     please try this page again in a minute.",
+                )
+                .retry_after(30);
+            }
+            E::Schema { .. }
+            | E::BackupExists(_)
+            | E::BackupElsewhere
+            | E::BadUrl { .. }
+            | E::Corrupt(_)
+            | E::Io { .. }
+            | E::Sqlite(_)
+            | E::Pool(_)
+            | E::Postgres(_)
+            | E::PostgresPool(_)
+            | E::Task(_) => {
                 return Self::internal(error);
             }
         };

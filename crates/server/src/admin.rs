@@ -26,12 +26,22 @@ pub struct NewKey {
 }
 
 impl Admin {
-    /// Opens the accounts store of `data_dir`.
+    /// Opens the accounts store of `data_dir` (its `accounts.sqlite`).
     pub async fn open(data_dir: &Path) -> anyhow::Result<Self> {
-        let accounts = Accounts::open(&Location::DataDir(data_dir.to_owned()))
+        Self::connect(&Location::DataDir(data_dir.to_owned())).await
+    }
+
+    /// Opens the accounts store at `location`.
+    pub async fn connect(location: &Location) -> anyhow::Result<Self> {
+        let accounts = Accounts::open(location)
             .await
-            .with_context(|| format!("opening the accounts database in {}", data_dir.display()))?;
+            .with_context(|| format!("opening the accounts database {location}"))?;
         Ok(Self { accounts })
+    }
+
+    /// The store, for the server that goes on to serve from it.
+    pub(crate) fn into_accounts(self) -> Accounts {
+        self.accounts
     }
 
     pub async fn create_key(&self, email: &str, name: &str, limits: Limits) -> anyhow::Result<NewKey> {
@@ -88,7 +98,13 @@ impl Admin {
     pub async fn backup(&self, data_dir: &Path, dest: &Path) -> anyhow::Result<Vec<PathBuf>> {
         let game = dest.join(tapster_store::GAME_DB);
         anyhow::ensure!(!game.exists(), "{} exists already; back up into a new directory", game.display());
-        let mut written = vec![self.accounts.backup(dest).await?];
+        let mut written = Vec::new();
+        match self.accounts.backup(dest).await {
+            Ok(file) => written.push(file),
+            // Accounts in PostgreSQL are backed up by PostgreSQL; the caller says so.
+            Err(tapster_accounts::Error::BackupElsewhere) => {}
+            Err(e) => return Err(e.into()),
+        }
         match tapster_store::backup(data_dir, dest) {
             Ok(file) => written.push(file),
             // A data dir that serves no game data yet still has accounts worth keeping.

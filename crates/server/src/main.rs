@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use tapster_accounts::KeyAction;
+use tapster_accounts::{KeyAction, Location};
 use tapster_dashboard::{ProviderConfig, PublicUrl};
 use tapster_domain::{AddressBlock, Limits};
 use tapster_edge::{ServeConfig, TlsConfig, TlsError};
@@ -362,6 +362,22 @@ struct DataDir {
     /// Where Tapster keeps its databases.
     #[arg(long = "data-dir", env = "TAPSTER_DATA_DIR", default_value = "./data", global = true)]
     path: PathBuf,
+    /// Where accounts, keys, sessions and usage live: a postgres:// URL, shared by every replica.
+    /// Without it, `accounts.sqlite` in the data dir.
+    #[arg(long = "accounts-url", env = "TAPSTER_ACCOUNTS_URL", value_name = "URL", global = true)]
+    accounts_url: Option<String>,
+}
+
+impl DataDir {
+    /// The accounts store the flags name.
+    fn accounts(&self) -> anyhow::Result<Location> {
+        Ok(Location::new(self.accounts_url.as_deref(), &self.path)?)
+    }
+
+    /// The administrative commands' handle on the accounts store.
+    async fn admin(&self) -> anyhow::Result<Admin> {
+        Admin::connect(&self.accounts()?).await
+    }
 }
 
 /// The server's log on stderr: one line per event, one `info` event per request.
@@ -457,38 +473,45 @@ fn main() -> anyhow::Result<()> {
         Command::Serve { addr, data, fixtures, cache_mib, edge, dashboard, log } => {
             tracing::subscriber::set_global_default(log_subscriber(log.format, log.level, std::io::stderr))
                 .context("setting up the log")?;
-            serve(addr, &data.path, &fixtures, cache_mib, edge.config()?, dashboard.options())
+            serve(addr, &data, &fixtures, cache_mib, edge.config()?, dashboard.options())
         }
         Command::Import { dir, data } => import(&dir, &data.path),
-        Command::Backup { dest, data } => admin(async {
-            let written = Admin::open(&data.path)
-                .await?
-                .backup(&data.path, &dest)
-                .await
-                .with_context(|| format!("backing up {} into {}", data.path.display(), dest.display()))?;
-            for file in written {
-                println!("wrote {}", file.display());
-            }
-            Ok(())
-        }),
+        Command::Backup { dest, data } => {
+            admin(async {
+                let written =
+                    data.admin().await?.backup(&data.path, &dest).await.with_context(|| {
+                        format!("backing up {} into {}", data.path.display(), dest.display())
+                    })?;
+                for file in written {
+                    println!("wrote {}", file.display());
+                }
+                if let location @ Location::Postgres(_) = data.accounts()? {
+                    println!(
+                        "the accounts are in PostgreSQL ({location}): back them up with pg_dump or the \
+                     database server's own backups"
+                    );
+                }
+                Ok(())
+            })
+        }
         Command::Keys(command) => admin(keys(command)),
         Command::Accounts(AccountsCommand::Suspend { email, reason, data }) => admin(async {
-            Admin::open(&data.path).await?.suspend_account(&email, true, reason.as_deref()).await?;
+            data.admin().await?.suspend_account(&email, true, reason.as_deref()).await?;
             println!("account {email} is suspended");
             Ok(())
         }),
         Command::Accounts(AccountsCommand::Unsuspend { email, data }) => admin(async {
-            Admin::open(&data.path).await?.suspend_account(&email, false, None).await?;
+            data.admin().await?.suspend_account(&email, false, None).await?;
             println!("account {email} is no longer suspended");
             Ok(())
         }),
         Command::Addresses(AddressesCommand::Block { address, data }) => admin(async {
-            let (block, changed) = Admin::open(&data.path).await?.block(&address, true).await?;
+            let (block, changed) = data.admin().await?.block(&address, true).await?;
             println!("{block} {}", if changed { "is blocked" } else { "was already blocked" });
             Ok(())
         }),
         Command::Addresses(AddressesCommand::Unblock { address, data }) => admin(async {
-            let (block, changed) = Admin::open(&data.path).await?.block(&address, false).await?;
+            let (block, changed) = data.admin().await?.block(&address, false).await?;
             println!("{block} {}", if changed { "is no longer blocked" } else { "was not blocked" });
             Ok(())
         }),
@@ -509,7 +532,7 @@ async fn keys(command: KeysCommand) -> anyhow::Result<()> {
         KeysCommand::Create { account, name, per_minute, burst, per_day, data } => {
             let limits =
                 Limits::new(per_minute, burst, per_day).map_err(|e| anyhow::anyhow!("limits {e}"))?;
-            let created = Admin::open(&data.path).await?.create_key(&account, &name, limits).await?;
+            let created = data.admin().await?.create_key(&account, &name, limits).await?;
             let owner =
                 created.record.account_email.as_ref().map_or(String::new(), |email| format!(" for {email}"));
             println!(
@@ -520,14 +543,14 @@ async fn keys(command: KeysCommand) -> anyhow::Result<()> {
             return Ok(());
         }
         KeysCommand::List { account, data } => {
-            print!("{}", format_keys(&Admin::open(&data.path).await?.list_keys(account.as_deref()).await?));
+            print!("{}", format_keys(&data.admin().await?.list_keys(account.as_deref()).await?));
             return Ok(());
         }
         KeysCommand::Revoke { key_or_id, data } => (key_or_id, data, KeyAction::Revoke),
         KeysCommand::Suspend { key_or_id, data } => (key_or_id, data, KeyAction::Suspend),
         KeysCommand::Unsuspend { key_or_id, data } => (key_or_id, data, KeyAction::Unsuspend),
     };
-    let key = Admin::open(&data.path).await?.change_key(&key_or_id, action).await?;
+    let key = data.admin().await?.change_key(&key_or_id, action).await?;
     print!("{}", format_keys(&[key]));
     Ok(())
 }
@@ -546,7 +569,7 @@ fn import(dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
 
 fn serve(
     addr: SocketAddr,
-    data_dir: &Path,
+    data: &DataDir,
     fixtures: &Path,
     cache_mib: usize,
     config: ServeConfig,
@@ -557,13 +580,14 @@ fn serve(
     tikv_jemalloc_ctl::background_thread::write(true)
         .map_err(|e| anyhow::anyhow!("starting the allocator's background threads: {e}"))?;
     let scheme = if config.tls.is_some() { "https" } else { "http" };
+    let (data_dir, accounts) = (data.path.as_path(), data.accounts()?);
     if let Err(tapster_store::Error::NoData(_)) = tapster_store::Store::open(data_dir) {
         tracing::info!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
     }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     runtime.block_on(async {
-        let mut service = open_service(data_dir, fixtures).await?;
+        let mut service = open_service(data_dir, &accounts, fixtures).await?;
         service.cache_budget = cache_mib.saturating_mul(1024 * 1024);
         let listener =
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;

@@ -43,15 +43,17 @@ pub struct Service {
     pub public_url: Option<String>,
 }
 
-/// Opens the data dir for serving. On a data dir without game data, imports `fixtures` first; on one
-/// without any key, creates the local account's key.
-pub async fn open_service(data_dir: &Path, fixtures: &Path) -> anyhow::Result<Service> {
-    open_service_with_clock(data_dir, fixtures, Clock::system()).await
+/// Opens the data dir and the accounts store at `accounts` for serving. On a data dir without game
+/// data, imports `fixtures` first; on an accounts store without any key, creates the local account's
+/// key.
+pub async fn open_service(data_dir: &Path, accounts: &Location, fixtures: &Path) -> anyhow::Result<Service> {
+    open_service_with_clock(data_dir, accounts, fixtures, Clock::system()).await
 }
 
 /// [`open_service`], with keys, limits and usage judged by the time `clock` tells.
 pub async fn open_service_with_clock(
     data_dir: &Path,
+    accounts: &Location,
     fixtures: &Path,
     clock: Clock,
 ) -> anyhow::Result<Service> {
@@ -64,8 +66,9 @@ pub async fn open_service_with_clock(
         opened => opened,
     }
     .with_context(|| format!("opening the game data in {}", data_dir.display()))?;
-    let first_key = Admin::open(data_dir).await?.first_key().await?;
-    let accounts = Accounts::open(&Location::DataDir(data_dir.to_owned())).await?;
+    let admin = Admin::connect(accounts).await?;
+    let first_key = admin.first_key().await?;
+    let accounts = admin.into_accounts();
     let access = Access::load(accounts.clone(), InProcess::default(), clock)
         .await
         .context("loading keys and usage")?;

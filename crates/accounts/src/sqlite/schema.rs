@@ -27,7 +27,7 @@ pub(crate) fn migrate(conn: &mut Connection, path: &std::path::Path) -> Result<(
         return Ok(());
     }
     if found > VERSION {
-        return Err(Error::Schema { path: path.to_owned(), found, expected: VERSION });
+        return Err(Error::Schema { store: path.display().to_string(), found, expected: VERSION });
     }
     // Rebuilding a table that others refer to needs the foreign-key checks off, and SQLite only
     // switches them outside a transaction; the references are checked whole before committing.
@@ -37,7 +37,7 @@ pub(crate) fn migrate(conn: &mut Connection, path: &std::path::Path) -> Result<(
         // Another process may have migrated between our first look and our lock.
         let now: i64 = tx.pragma_query_value(None, "user_version", |row| row.get(0))?;
         if now > VERSION {
-            return Err(Error::Schema { path: path.to_owned(), found: now, expected: VERSION });
+            return Err(Error::Schema { store: path.display().to_string(), found: now, expected: VERSION });
         }
         for step in &STEPS[usize::try_from(now).unwrap_or(0)..] {
             tx.execute_batch(step)?;

@@ -1,25 +1,46 @@
-//! The accounts store against real SQLite files in temporary data dirs. Time is given to every
-//! call, so expiries are tested to the second.
+//! The accounts store against its real backends: SQLite files in temporary data dirs, and a
+//! PostgreSQL schema of its own per test. Every behaviour test runs on both ([`stores`]), so the two
+//! backends cannot drift apart. Time is given to every call, so expiries are tested to the second.
 
 mod keys;
 mod migration;
+mod postgres;
 mod sessions;
 mod signin;
 
 use tapster_accounts::{AccountId, Accounts, Location, Token};
 use tapster_domain::{ApiKey, Email, Timestamp};
+use tapster_test_support::postgres::TestSchema;
 use tempfile::TempDir;
 
-/// A fresh store in a data dir of its own (kept while the value lives).
+/// A fresh store (kept while the value lives): SQLite in a data dir of its own, or PostgreSQL in a
+/// schema of its own (with a data dir beside it all the same).
 struct Store {
     accounts: Accounts,
     dir: TempDir,
+    _schema: Option<TestSchema>,
 }
 
+/// A fresh SQLite store.
 async fn store() -> Store {
     let dir = TempDir::new().unwrap();
     let accounts = Accounts::open(&Location::DataDir(dir.path().to_owned())).await.unwrap();
-    Store { accounts, dir }
+    Store { accounts, dir, _schema: None }
+}
+
+/// A fresh PostgreSQL store; `None` where PostgreSQL is not running (said on stderr; a failure
+/// where the services are required).
+async fn postgres_store() -> Option<Store> {
+    let schema = TestSchema::create()?;
+    let accounts = Accounts::open(&Location::Postgres(schema.url().to_owned())).await.unwrap();
+    Some(Store { accounts, dir: TempDir::new().unwrap(), _schema: Some(schema) })
+}
+
+/// A fresh store on each backend, SQLite first, for the behaviour every backend must have.
+async fn stores() -> Vec<Store> {
+    let mut stores = vec![store().await];
+    stores.extend(postgres_store().await);
+    stores
 }
 
 fn email(value: &str) -> Email {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use tapster_accounts::KeyAction;
+use tapster_accounts::{KeyAction, Location};
 use tapster_domain::Limits;
 use tapster_server::{Admin, Clock, open_service_with_clock};
 use tempfile::TempDir;
@@ -32,7 +32,14 @@ impl Running {
     fn start_with_clock(data_dir: &Path, clock: Clock) -> Self {
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-        let service = runtime.block_on(open_service_with_clock(data_dir, &mini(), clock)).unwrap();
+        let service = runtime
+            .block_on(open_service_with_clock(
+                data_dir,
+                &Location::DataDir(data_dir.to_owned()),
+                &mini(),
+                clock,
+            ))
+            .unwrap();
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel();

@@ -1,6 +1,6 @@
 //! Integration tests of the server: the real service on `127.0.0.1:0` over TCP with a plain HTTP/1.1
 //! client, in-process (`access`) and as the `tapster` binary a user runs (`cli`), and the dashboard
-//! in a real browser (`browser`).
+//! in a real browser (`browser`), and as several replicas sharing one PostgreSQL (`replicas`).
 
 mod access;
 mod browser;
@@ -8,6 +8,7 @@ mod cli;
 mod dashboard;
 mod edge;
 mod live;
+mod replicas;
 mod tidy;
 
 use std::io::{BufRead, BufReader};

@@ -1,0 +1,355 @@
+//! Keys: made by an administrator or by their owner, listed, revoked and suspended; the snapshot
+//! the servers decide on; and the requests each key made each day.
+
+use std::collections::HashMap;
+
+use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
+use tokio_postgres::{Client, GenericClient, Row};
+
+use super::{count, email_column, write_transaction};
+use crate::model::{
+    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyHash, KeyName, KeyRecord,
+    MAX_ACTIVE_KEYS, REVOKED_SHOWN_SECS, Usage,
+};
+use crate::token::hash_key;
+use crate::{Error, KeySelector, Result};
+
+pub(crate) async fn has_keys(client: &mut Client) -> Result<bool> {
+    Ok(client.query_one("SELECT EXISTS (SELECT 1 FROM keys)", &[]).await?.get(0))
+}
+
+/// A key made by an administrator for the account of `email`, which is created (confirmed: the
+/// administrator vouches for the address) when there is none. No cap on the number of keys.
+pub(crate) async fn admin_create_key(
+    client: &mut Client,
+    email: &Email,
+    name: &KeyName,
+    limits: Limits,
+    key: &ApiKey,
+    now: Timestamp,
+) -> Result<KeyRecord> {
+    let tx = write_transaction(client).await?;
+    tx.execute(
+        "INSERT INTO accounts (email, created_at) VALUES ($1, $2) ON CONFLICT (email) DO NOTHING",
+        &[&email.as_str(), &now.0],
+    )
+    .await?;
+    let account: i64 =
+        tx.query_one("SELECT id FROM accounts WHERE email = $1", &[&email.as_str()]).await?.get(0);
+    let id = insert_key(&tx, AccountId(account), name, limits, key, None, now).await?;
+    let record = key_by_id(&tx, id).await?;
+    tx.commit().await?;
+    Ok(record)
+}
+
+/// A key made by its owner: only for a confirmed, unsuspended account under its cap of active keys.
+pub(crate) async fn owner_create_key(
+    client: &mut Client,
+    account: AccountId,
+    name: &KeyName,
+    expires_at: Option<Timestamp>,
+    key: &ApiKey,
+    now: Timestamp,
+) -> Result<KeyRecord> {
+    let tx = write_transaction(client).await?;
+    allowance(&tx, account, now).await?;
+    let id = insert_key(&tx, account, name, Limits::DEFAULT, key, expires_at, now).await?;
+    let record = key_by_id(&tx, id).await?;
+    tx.commit().await?;
+    Ok(record)
+}
+
+/// Whether `account` may make a key now (see [`allowance`]).
+pub(crate) async fn may_create_key(client: &mut Client, account: AccountId, now: Timestamp) -> Result<()> {
+    allowance(client, account, now).await
+}
+
+/// Whether `account` may make a key now: it is confirmed, not suspended, and holds fewer than
+/// [`MAX_ACTIVE_KEYS`] keys that are neither revoked nor expired (a suspended key still counts: it
+/// may come back).
+async fn allowance(client: &impl GenericClient, account: AccountId, now: Timestamp) -> Result<()> {
+    let state = client
+        .query_opt(
+            "SELECT email IS NOT NULL, suspended, suspended_reason FROM accounts
+             WHERE id = $1 AND deleted_at IS NULL",
+            &[&account.0],
+        )
+        .await?;
+    let Some(state) = state else { return Err(Error::AccountGone) };
+    let (confirmed, suspended): (bool, bool) = (state.get(0), state.get(1));
+    if suspended {
+        return Err(Error::AccountSuspended { reason: state.get(2) });
+    }
+    if !confirmed {
+        return Err(Error::Unconfirmed);
+    }
+    let held: i64 = client
+        .query_one(
+            "SELECT count(*) FROM keys WHERE account_id = $1 AND revoked_at IS NULL
+               AND (expires_at IS NULL OR expires_at > $2)",
+            &[&account.0, &now.0],
+        )
+        .await?
+        .get(0);
+    if held >= MAX_ACTIVE_KEYS as i64 {
+        return Err(Error::TooManyKeys { max: MAX_ACTIVE_KEYS });
+    }
+    Ok(())
+}
+
+async fn insert_key(
+    client: &impl GenericClient,
+    account: AccountId,
+    name: &KeyName,
+    limits: Limits,
+    key: &ApiKey,
+    expires_at: Option<Timestamp>,
+    now: Timestamp,
+) -> Result<i64> {
+    let row = client
+        .query_one(
+            "INSERT INTO keys (account_id, name, prefix, sha256, per_minute, burst, per_day, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+            &[
+                &account.0,
+                &name.as_str(),
+                &key.display_prefix(),
+                &hash_key(key).as_slice(),
+                &i64::from(limits.per_minute),
+                &i64::from(limits.burst),
+                &i64::from(limits.per_day),
+                &now.0,
+                &expires_at.map(|at| at.0),
+            ],
+        )
+        .await?;
+    Ok(row.get(0))
+}
+
+/// Every key, or those of the account of one address, oldest first.
+pub(crate) async fn list_keys(client: &mut Client, account: Option<&Email>) -> Result<Vec<KeyRecord>> {
+    let rows = client
+        .query(
+            &format!("{KEY_COLUMNS} WHERE $1::text IS NULL OR a.email = $1 ORDER BY k.id"),
+            &[&account.map(Email::as_str)],
+        )
+        .await?;
+    rows.iter().map(key_record).collect()
+}
+
+/// The keys an owner sees, newest first: all but those revoked more than 30 days ago.
+pub(crate) async fn owner_keys(
+    client: &mut Client,
+    account: AccountId,
+    now: Timestamp,
+) -> Result<Vec<KeyRecord>> {
+    let rows = client
+        .query(
+            &format!(
+                "{KEY_COLUMNS} WHERE k.account_id = $1 AND (k.revoked_at IS NULL OR k.revoked_at > $2)
+                 ORDER BY k.id DESC"
+            ),
+            &[&account.0, &(now.0 - REVOKED_SHOWN_SECS)],
+        )
+        .await?;
+    rows.iter().map(key_record).collect()
+}
+
+/// One of an owner's keys; another account's key is no key at all to them.
+pub(crate) async fn owner_key(client: &mut Client, account: AccountId, id: i64) -> Result<KeyRecord> {
+    one_owned_key(&*client, account, id).await
+}
+
+async fn one_owned_key(client: &impl GenericClient, account: AccountId, id: i64) -> Result<KeyRecord> {
+    let row = client
+        .query_opt(&format!("{KEY_COLUMNS} WHERE k.id = $1 AND k.account_id = $2"), &[&id, &account.0])
+        .await?;
+    row.as_ref().map(key_record).transpose()?.ok_or(Error::NoSuchKey)
+}
+
+/// Revokes one of an owner's keys (again, harmlessly, when it already is).
+pub(crate) async fn owner_revoke_key(
+    client: &mut Client,
+    account: AccountId,
+    id: i64,
+    now: Timestamp,
+) -> Result<KeyRecord> {
+    let changed = client
+        .execute(
+            "UPDATE keys SET revoked_at = coalesce(revoked_at, $3) WHERE id = $1 AND account_id = $2",
+            &[&id, &account.0, &now.0],
+        )
+        .await?;
+    if changed == 0 {
+        return Err(Error::NoSuchKey);
+    }
+    one_owned_key(&*client, account, id).await
+}
+
+/// Revokes, suspends or unsuspends one key, and returns it as it now is.
+pub(crate) async fn change_key(
+    client: &mut Client,
+    selector: &KeySelector,
+    action: KeyAction,
+    now: Timestamp,
+) -> Result<KeyRecord> {
+    let tx = write_transaction(client).await?;
+    let id = find_key(&tx, selector).await?;
+    let current = key_by_id(&tx, id).await?;
+    if current.revoked_at.is_some() && action != KeyAction::Revoke {
+        return Err(Error::KeyRevoked { id, prefix: current.prefix });
+    }
+    match action {
+        KeyAction::Revoke => {
+            tx.execute("UPDATE keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1", &[&id, &now.0])
+                .await?
+        }
+        KeyAction::Suspend => tx.execute("UPDATE keys SET suspended = true WHERE id = $1", &[&id]).await?,
+        KeyAction::Unsuspend => tx.execute("UPDATE keys SET suspended = false WHERE id = $1", &[&id]).await?,
+    };
+    let record = key_by_id(&tx, id).await?;
+    tx.commit().await?;
+    Ok(record)
+}
+
+async fn find_key(client: &impl GenericClient, selector: &KeySelector) -> Result<i64> {
+    let rows = match selector {
+        KeySelector::Id(id) => client.query("SELECT id FROM keys WHERE id = $1", &[id]).await?,
+        KeySelector::Key(hash) => {
+            client.query("SELECT id FROM keys WHERE sha256 = $1", &[&hash.as_slice()]).await?
+        }
+        KeySelector::Prefix(prefix) => {
+            client.query("SELECT id FROM keys WHERE prefix = $1", &[prefix]).await?
+        }
+    };
+    match rows.as_slice() {
+        [row] => Ok(row.get(0)),
+        [] => Err(Error::NoSuchKey),
+        _ => Err(Error::AmbiguousKeyPrefix),
+    }
+}
+
+async fn key_by_id(client: &impl GenericClient, id: i64) -> Result<KeyRecord> {
+    key_record(&client.query_one(&format!("{KEY_COLUMNS} WHERE k.id = $1"), &[&id]).await?)
+}
+
+/// Every key and block as they are now, read in one snapshot of the database.
+pub(crate) async fn snapshot(client: &mut Client) -> Result<AccessSnapshot> {
+    let tx = client
+        .build_transaction()
+        .read_only(true)
+        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead);
+    let tx = tx.start().await?;
+    let rows = tx
+        .query(
+            "SELECT k.id, k.prefix, k.sha256, k.per_minute, k.burst, k.per_day, k.expires_at,
+                    k.revoked_at IS NOT NULL, k.suspended, a.suspended, a.email IS NOT NULL
+             FROM keys k JOIN accounts a ON a.id = k.account_id",
+            &[],
+        )
+        .await?;
+    let mut keys = HashMap::with_capacity(rows.len());
+    for row in &rows {
+        let hash: &[u8] = row.get(2);
+        let Ok(hash) = KeyHash::try_from(hash) else { continue };
+        keys.insert(
+            hash,
+            KeyAccess {
+                id: row.get(0),
+                prefix: row.get(1),
+                limits: limits(row, 3),
+                expires_at: row.get::<_, Option<i64>>(6).map(Timestamp),
+                revoked: row.get(7),
+                suspended: row.get(8),
+                account_suspended: row.get(9),
+                account_confirmed: row.get(10),
+            },
+        );
+    }
+    let blocked = tx
+        .query("SELECT block FROM blocked_addresses", &[])
+        .await?
+        .iter()
+        .filter_map(|row| AddressBlock::parse(row.get(0)).ok())
+        .collect();
+    tx.commit().await?;
+    Ok(AccessSnapshot { keys, blocked })
+}
+
+/// Adds requests to the daily counts and records when each key was last used.
+pub(crate) async fn record_usage(client: &mut Client, usage: &[Usage]) -> Result<()> {
+    if usage.is_empty() {
+        return Ok(());
+    }
+    let tx = write_transaction(client).await?;
+    let count = tx
+        .prepare(
+            "INSERT INTO daily_usage (key_id, day, requests) VALUES ($1, $2, $3)
+             ON CONFLICT (key_id, day) DO UPDATE SET requests = daily_usage.requests + excluded.requests",
+        )
+        .await?;
+    let used = tx
+        .prepare("UPDATE keys SET last_used_at = greatest(coalesce(last_used_at, 0), $2) WHERE id = $1")
+        .await?;
+    for u in usage {
+        tx.execute(&count, &[&u.key_id, &u.day, &i64::from(u.requests)]).await?;
+        tx.execute(&used, &[&u.key_id, &u.last_used.0]).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Requests each key made on `day` so far, as recorded.
+pub(crate) async fn usage_on(client: &mut Client, day: i64) -> Result<HashMap<i64, u32>> {
+    let rows = client.query("SELECT key_id, requests FROM daily_usage WHERE day = $1", &[&day]).await?;
+    Ok(rows.iter().map(|row| (row.get(0), count(row.get(1)))).collect())
+}
+
+/// Requests each of an account's keys made on each day from `first` to `last`, as recorded.
+pub(crate) async fn account_usage(
+    client: &mut Client,
+    account: AccountId,
+    first: i64,
+    last: i64,
+) -> Result<Vec<DailyUsage>> {
+    let rows = client
+        .query(
+            "SELECT u.key_id, u.day, u.requests FROM daily_usage u JOIN keys k ON k.id = u.key_id
+             WHERE k.account_id = $1 AND u.day BETWEEN $2 AND $3 ORDER BY u.key_id, u.day",
+            &[&account.0, &first, &last],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|row| DailyUsage { key_id: row.get(0), day: row.get(1), requests: count(row.get(2)) })
+        .collect())
+}
+
+const KEY_COLUMNS: &str =
+    "SELECT k.id, k.account_id, a.email, k.name, k.prefix, k.per_minute, k.burst, k.per_day,
+        k.created_at, k.last_used_at, k.expires_at, k.revoked_at, k.suspended
+    FROM keys k JOIN accounts a ON a.id = k.account_id";
+
+fn key_record(row: &Row) -> Result<KeyRecord> {
+    Ok(KeyRecord {
+        id: row.get(0),
+        account: AccountId(row.get(1)),
+        account_email: email_column(row, 2)?,
+        name: row.get(3),
+        prefix: row.get(4),
+        limits: limits(row, 5),
+        created_at: Timestamp(row.get(8)),
+        last_used_at: row.get::<_, Option<i64>>(9).map(Timestamp),
+        expires_at: row.get::<_, Option<i64>>(10).map(Timestamp),
+        revoked_at: row.get::<_, Option<i64>>(11).map(Timestamp),
+        suspended: row.get(12),
+    })
+}
+
+fn limits(row: &Row, first: usize) -> Limits {
+    Limits {
+        per_minute: count(row.get(first)),
+        burst: count(row.get(first + 1)),
+        per_day: count(row.get(first + 2)),
+    }
+}

@@ -1,0 +1,161 @@
+//! The PostgreSQL backend, for several replicas sharing one accounts store: a pool of connections
+//! (deadpool), the schema brought up to date under an advisory lock, and each operation the same
+//! transaction as the SQLite backend's, in PostgreSQL's SQL.
+//!
+//! Writers are serialized as SQLite serializes them: every write transaction that reads before it
+//! writes (the key cap, spending a link, signing in) first takes one transaction-scoped advisory
+//! lock, [`WRITE_LOCK`]. Writes are rare (a person in the dashboard, an operator, usage written back
+//! every few seconds), so one lock costs nothing and keeps every rule as simple as on SQLite.
+
+mod account;
+mod keys;
+mod schema;
+mod sessions;
+mod signin;
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use tapster_domain::{Email, Timestamp};
+use tokio_postgres::{Client, NoTls, Transaction};
+
+use crate::model::SESSION_IDLE_SECS;
+use crate::{Error, Result};
+
+pub(crate) use account::*;
+pub(crate) use keys::*;
+pub(crate) use sessions::*;
+pub(crate) use signin::*;
+
+/// The advisory lock every reading writer holds for its transaction (an arbitrary number: "tap" and
+/// "w" in ASCII).
+const WRITE_LOCK: i64 = 0x7461_7077;
+
+/// How long a replica waits for a connection to PostgreSQL before it says the store is unreachable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long an operation waits for a free connection of the pool.
+const WAIT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Connections per process: the server's gate and upkeep, the dashboard's pages.
+const POOL_SIZE: usize = 8;
+
+/// The accounts in a PostgreSQL database.
+#[derive(Debug)]
+pub(crate) struct Postgres {
+    pool: Pool,
+    /// The URL without its password, for messages.
+    shown: String,
+}
+
+impl Postgres {
+    /// Connects to the database at `url` and brings it to this build's schema.
+    pub(crate) async fn open(url: &str) -> Result<Self> {
+        let shown = redacted(url);
+        let mut config = tokio_postgres::Config::from_str(url)
+            .map_err(|e| Error::BadUrl { url: shown.clone(), reason: e.to_string() })?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        config.application_name("tapster");
+        let manager =
+            Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(WAIT_TIMEOUT))
+            .create_timeout(Some(CONNECT_TIMEOUT))
+            .build()
+            .map_err(|e| Error::BadUrl { url: shown.clone(), reason: e.to_string() })?;
+        let db = Self { pool, shown };
+        let mut client = db.client().await?;
+        schema::migrate(&mut client, &db.shown).await?;
+        drop(client);
+        Ok(db)
+    }
+
+    /// A pooled connection.
+    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object> {
+        Ok(self.pool.get().await?)
+    }
+
+    /// A watcher of the access version, on a pooled connection per look.
+    pub(crate) fn watcher(&self) -> PostgresWatcher {
+        PostgresWatcher { pool: self.pool.clone(), seen: None }
+    }
+}
+
+/// Notices changes to what the servers decide on by the version the schema's triggers count.
+#[derive(Debug)]
+pub(crate) struct PostgresWatcher {
+    pool: Pool,
+    seen: Option<i64>,
+}
+
+impl PostgresWatcher {
+    pub(crate) async fn changed(&mut self) -> Result<bool> {
+        let client = self.pool.get().await?;
+        let version: i64 = client.query_one("SELECT version FROM access_version", &[]).await?.get(0);
+        Ok(self.seen.replace(version) != Some(version))
+    }
+}
+
+/// Starts a transaction that holds the write lock: it sees every write committed before it and
+/// none is committed beside it.
+async fn write_transaction(client: &mut Client) -> Result<Transaction<'_>> {
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).await?;
+    Ok(tx)
+}
+
+/// Backups of a PostgreSQL database are PostgreSQL's (`pg_dump`, or the server's own backups and
+/// point-in-time recovery), which see every replica's writes; copying it from here would not.
+pub(crate) async fn backup(_: &mut Client, _: &Path) -> Result<PathBuf> {
+    Err(Error::BackupElsewhere)
+}
+
+/// Forgets what no longer matters: links that expired a day ago, and sessions past their idle time.
+pub(crate) async fn purge(client: &mut Client, now: Timestamp) -> Result<()> {
+    let tx = client.transaction().await?;
+    tx.execute("DELETE FROM email_tokens WHERE expires_at < $1", &[&(now.0 - 86_400)]).await?;
+    tx.execute("DELETE FROM sessions WHERE last_seen_at <= $1", &[&(now.0 - SESSION_IDLE_SECS)]).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Reads a stored address back; the database only ever holds parsed ones.
+fn email_column(row: &tokio_postgres::Row, index: usize) -> Result<Option<Email>> {
+    row.get::<_, Option<String>>(index)
+        .map(|email| Email::parse(&email).map_err(|_| Error::Corrupt(format!("a stored address {email:?}"))))
+        .transpose()
+}
+
+/// A count stored as BIGINT (never negative: the schema checks it).
+fn count(value: i64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+/// `url` without the password it may hold, for messages and logs.
+pub(crate) fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    match authority.rsplit_once('@') {
+        Some((user_info, host)) => {
+            let user = user_info.split_once(':').map_or(user_info, |(user, _)| user);
+            format!("{scheme}://{user}@{host}{path}")
+        }
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_is_shown_without_its_password() {
+        assert_eq!(redacted("postgres://app:s3cret@db:5432/tapster"), "postgres://app@db:5432/tapster");
+        assert_eq!(redacted("postgres://app@db/tapster"), "postgres://app@db/tapster");
+        assert_eq!(redacted("postgresql://db/t?sslmode=disable"), "postgresql://db/t?sslmode=disable");
+    }
+}

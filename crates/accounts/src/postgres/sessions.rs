@@ -1,0 +1,108 @@
+//! Browser sessions: stored by the hash of their id, alive while used at least once every
+//! [`SESSION_IDLE_SECS`](crate::SESSION_IDLE_SECS), ended one by one or all but one. In the shared
+//! database, a browser signed in through one replica is signed in through all.
+
+use tapster_domain::Timestamp;
+use tokio_postgres::Client;
+
+use super::signin::live_account;
+use super::write_transaction;
+use crate::model::{AccountId, SESSION_IDLE_SECS, SESSION_TOUCH_SECS, SessionInfo, SessionRecord};
+use crate::token::TokenHash;
+use crate::{Error, Result};
+
+/// At most this much of a browser's `User-Agent` is kept, to tell sessions apart.
+const USER_AGENT_CHARS: usize = 200;
+
+pub(crate) async fn create_session(
+    client: &mut Client,
+    account: AccountId,
+    session: TokenHash,
+    user_agent: &str,
+    now: Timestamp,
+) -> Result<SessionInfo> {
+    let user_agent: String = user_agent.chars().filter(|c| !c.is_control()).take(USER_AGENT_CHARS).collect();
+    let tx = write_transaction(client).await?;
+    live_account(&tx, account).await?;
+    let id: i64 = tx
+        .query_one(
+            "INSERT INTO sessions (sha256, account_id, created_at, last_seen_at, user_agent)
+             VALUES ($1, $2, $3, $3, $4) RETURNING id",
+            &[&session.0.as_slice(), &account.0, &now.0, &user_agent],
+        )
+        .await?
+        .get(0);
+    tx.commit().await?;
+    Ok(SessionInfo { account, id, renewed: false })
+}
+
+/// The session a browser holds, if it is still alive; notes that it was used.
+pub(crate) async fn session(
+    client: &mut Client,
+    session: TokenHash,
+    now: Timestamp,
+) -> Result<Option<SessionInfo>> {
+    let found = client
+        .query_opt(
+            "SELECT s.id, s.account_id, s.last_seen_at FROM sessions s JOIN accounts a ON a.id = s.account_id
+             WHERE s.sha256 = $1 AND a.deleted_at IS NULL",
+            &[&session.0.as_slice()],
+        )
+        .await?;
+    let Some(row) = found else { return Ok(None) };
+    let (id, account, last_seen): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
+    if last_seen <= now.0 - SESSION_IDLE_SECS {
+        return Ok(None);
+    }
+    let renewed = last_seen <= now.0 - SESSION_TOUCH_SECS;
+    if renewed {
+        client.execute("UPDATE sessions SET last_seen_at = $2 WHERE id = $1", &[&id, &now.0]).await?;
+    }
+    Ok(Some(SessionInfo { account: AccountId(account), id, renewed }))
+}
+
+pub(crate) async fn end_session(client: &mut Client, session: TokenHash) -> Result<()> {
+    client.execute("DELETE FROM sessions WHERE sha256 = $1", &[&session.0.as_slice()]).await?;
+    Ok(())
+}
+
+/// Ends every session of `account` but `keep`; returns how many ended.
+pub(crate) async fn end_other_sessions(client: &mut Client, account: AccountId, keep: i64) -> Result<usize> {
+    let ended = client
+        .execute("DELETE FROM sessions WHERE account_id = $1 AND id != $2", &[&account.0, &keep])
+        .await?;
+    Ok(usize::try_from(ended).unwrap_or(usize::MAX))
+}
+
+/// Ends one session of `account`, named by its number.
+pub(crate) async fn end_session_by_id(client: &mut Client, account: AccountId, id: i64) -> Result<()> {
+    match client.execute("DELETE FROM sessions WHERE account_id = $1 AND id = $2", &[&account.0, &id]).await?
+    {
+        0 => Err(Error::NoSuchSession),
+        _ => Ok(()),
+    }
+}
+
+/// The live sessions of `account`, most recently used first.
+pub(crate) async fn sessions(
+    client: &mut Client,
+    account: AccountId,
+    now: Timestamp,
+) -> Result<Vec<SessionRecord>> {
+    let rows = client
+        .query(
+            "SELECT id, created_at, last_seen_at, user_agent FROM sessions
+             WHERE account_id = $1 AND last_seen_at > $2 ORDER BY last_seen_at DESC, id DESC",
+            &[&account.0, &(now.0 - SESSION_IDLE_SECS)],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|row| SessionRecord {
+            id: row.get(0),
+            created_at: Timestamp(row.get(1)),
+            last_seen_at: Timestamp(row.get(2)),
+            user_agent: row.get(3),
+        })
+        .collect())
+}

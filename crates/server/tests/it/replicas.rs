@@ -1,0 +1,88 @@
+//! Several `tapster serve` processes sharing one accounts store in PostgreSQL (`--accounts-url`), each
+//! with a data dir of its own: a key made anywhere works everywhere, and one revoked or suspended by
+//! an admin command on any data dir is refused by every replica within a second.
+
+use std::time::{Duration, Instant};
+
+use tapster_test_support::postgres::TestSchema;
+
+use crate::cli::tapster;
+use crate::{Serving, get_with_key, serve_with};
+
+/// How soon every replica must enforce a change made anywhere.
+const EVERYWHERE_WITHIN: Duration = Duration::from_secs(1);
+
+fn replicas(schema: &TestSchema, dirs: &[tempfile::TempDir]) -> Vec<Serving> {
+    dirs.iter().map(|dir| serve_with(dir.path(), &["--accounts-url", schema.url()])).collect()
+}
+
+/// Waits until every replica answers `key` on `/v1/versions` with `status`; how long that took.
+fn until_everywhere(replicas: &[Serving], key: &str, status: u16) -> Duration {
+    let started = Instant::now();
+    for replica in replicas {
+        loop {
+            let answered = get_with_key(replica.addr, "/v1/versions", key).status;
+            if answered == status {
+                break;
+            }
+            assert!(
+                started.elapsed() < 4 * EVERYWHERE_WITHIN,
+                "replica {} still answers {answered}, not {status}",
+                replica.addr
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    started.elapsed()
+}
+
+#[test]
+fn replicas_share_keys_and_enforce_a_revocation_within_a_second() {
+    let Some(schema) = TestSchema::create() else { return };
+    let dirs: Vec<_> = (0..3).map(|_| tempfile::TempDir::new().unwrap()).collect();
+    let replicas = replicas(&schema, &dirs);
+    // The first replica found the shared store without keys and made the local one; the others
+    // found it.
+    let first = replicas[0].first_key().to_owned();
+    assert!(replicas[1..].iter().all(|r| r.key.is_none()), "only one replica makes the first key");
+    for replica in &replicas {
+        assert_eq!(get_with_key(replica.addr, "/v1/versions", &first).status, 200);
+    }
+
+    // A key made by an admin command, through the second replica's data dir.
+    let accounts_url = ["--accounts-url", schema.url()];
+    let created = tapster(
+        &[&["keys", "create", "--account", "bot@example.org", "--name", "bot"][..], &accounts_url].concat(),
+        dirs[1].path(),
+    );
+    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+    let stdout = String::from_utf8_lossy(&created.stdout);
+    let key = stdout.lines().last().unwrap().to_owned();
+    until_everywhere(&replicas, &key, 200);
+
+    // Suspended, then revoked, through the third replica's data dir.
+    for (action, status) in [("suspend", 403), ("unsuspend", 200), ("revoke", 401)] {
+        let changed = tapster(&[&["keys", action, &key[..12]][..], &accounts_url].concat(), dirs[2].path());
+        assert!(changed.status.success(), "{}", String::from_utf8_lossy(&changed.stderr));
+        let took = until_everywhere(&replicas, &key, status);
+        assert!(took < EVERYWHERE_WITHIN, "{action} took {took:?} to reach every replica");
+    }
+    // The first key was never touched.
+    assert_eq!(get_with_key(replicas[2].addr, "/v1/versions", &first).status, 200);
+}
+
+#[test]
+fn an_admin_command_without_its_database_fails_and_says_why() {
+    let dir = tempfile::TempDir::new().unwrap();
+    // Nothing listens on port 1.
+    let url = "postgres://tapster:hunter2@127.0.0.1:1/tapster";
+    let output = tapster(&["keys", "list", "--accounts-url", url], dir.path());
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("postgres://tapster@127.0.0.1:1/tapster"), "{stderr}");
+    assert!(!stderr.contains("hunter2"), "the password is never shown: {stderr}");
+
+    let output = tapster(&["keys", "list", "--accounts-url", "redis://127.0.0.1"], dir.path());
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("postgres://"));
+}
