@@ -224,3 +224,36 @@ mod tests {
         }
     }
 }
+
+/// A service URL (`postgres://user:password@host/db`, `redis://:password@host`) as messages and logs
+/// may show it: the user kept, the password left out.
+pub fn url_without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    match authority.rsplit_once('@') {
+        Some((user_info, host)) => {
+            let user = user_info.split_once(':').map_or(user_info, |(user, _)| user);
+            format!("{scheme}://{user}@{host}{path}")
+        }
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::url_without_password;
+
+    #[test]
+    fn a_url_is_shown_without_its_password() {
+        let cases = [
+            ("postgres://app:s3cret@db:5432/tapster", "postgres://app@db:5432/tapster"),
+            ("postgres://app@db/tapster", "postgres://app@db/tapster"),
+            ("postgresql://db/t?sslmode=disable", "postgresql://db/t?sslmode=disable"),
+            ("redis://:s3cret@cache:6379/0", "redis://@cache:6379/0"),
+            ("not a url", "not a url"),
+        ];
+        for (url, shown) in cases {
+            assert_eq!(url_without_password(url), shown, "{url}");
+        }
+    }
+}

@@ -18,7 +18,7 @@ mod records;
 mod validate;
 mod version;
 
-pub use access::{AddressBlock, Email, Limits, Timestamp};
+pub use access::{AddressBlock, Email, Limits, Timestamp, url_without_password};
 pub use address_limit::{AddressLimit, MAX_ADDRESSES};
 pub use api_key::ApiKey;
 pub use error::{Error, Result};

@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 use hyper::Request;
 use tapster_domain::ApiKey;
-use tapster_http::{Admission, App, Credentials, Gate, Quota, Refusal};
+use tapster_http::{Admission, App, Credentials, Gate, Quota, Refusal, Verdict};
 use tapster_test_support::DataDir;
+use tapster_test_support::ready;
 
 /// Requests per batch, and batches per request kind.
 const BATCH: u32 = 200;
@@ -25,14 +26,15 @@ const BATCHES: usize = 15;
 struct Open;
 
 impl Gate for Open {
-    fn admit(&self, _: IpAddr, credentials: &Credentials) -> Result<Admission, Refusal> {
-        match credentials {
+    fn admit(&self, _: IpAddr, credentials: &Credentials) -> Verdict {
+        let decided = match credentials {
             Credentials::Key(key) => Ok(Admission {
                 key_prefix: key.display_prefix().to_owned(),
                 quota: Quota { policies: Vec::new() },
             }),
             _ => Err(Refusal::MissingKey),
-        }
+        };
+        decided.into()
     }
 }
 
@@ -82,11 +84,11 @@ fn main() {
     for path in REQUESTS.iter().filter(wanted) {
         let request =
             Request::get(*path).header("authorization", &authorization).body(()).expect("a request");
-        let response = uncached.handle(&request, peer);
+        let response = ready(uncached.handle(&request, peer));
         assert!(response.status().is_success(), "{path} answered {}", response.status());
         let size = hyper::body::Body::size_hint(response.body()).exact().unwrap_or_default();
-        let hit = median(|| cached.handle(&request, peer));
-        let fresh = median(|| uncached.handle(&request, peer));
+        let hit = median(|| ready(cached.handle(&request, peer)));
+        let fresh = median(|| ready(uncached.handle(&request, peer)));
         let reference = *reference.get_or_insert(hit);
         let ratio = |d: Duration| d.as_secs_f64() / reference.as_secs_f64();
         println!(

@@ -24,7 +24,7 @@ use tapster_store::Store;
 use crate::cache::{Rendered, ResponseCache};
 use crate::conditional::{accepts_gzip, none_match};
 use crate::error::ApiError;
-use crate::gate::{Admission, Credentials, Gate, Quota, Refusal};
+use crate::gate::{Admission, Credentials, Gate, PendingVerdict, Quota, Refusal, Verdict};
 use crate::metrics::{Lookup, Metrics, Route};
 use crate::pages::Pages;
 use crate::response::{Body, Reply};
@@ -55,10 +55,29 @@ pub struct App {
 
 /// What the request's log event and the metrics say about it, noted while it is answered.
 #[derive(Debug)]
-struct Noted {
+pub(crate) struct Noted {
     route: Route,
     lookup: Lookup,
     key_prefix: Option<String>,
+}
+
+/// Where a request stands once its gate has been asked.
+enum Gated {
+    Answered(Reply),
+    Waiting(PendingVerdict),
+}
+
+/// A request answered at once, or waiting for its gate.
+pub(crate) enum Responding {
+    Now(Response<Body>),
+    Waiting(Waiting),
+}
+
+/// A request waiting for its gate's verdict, with what was noted of it so far.
+pub(crate) struct Waiting {
+    pub(crate) verdict: PendingVerdict,
+    pub(crate) noted: Noted,
+    pub(crate) started: Instant,
 }
 
 /// One game-data set, the cache of answers rendered from it, and the documents written for it (the
@@ -136,13 +155,42 @@ impl App {
         Arc::clone(&self.published.read().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
 
-    /// Answers one request from `peer`, whole. Answers come from memory in microseconds, so they are
-    /// made on the runtime's threads. Public so that the service can be embedded or measured without
-    /// a socket.
-    pub fn handle<B>(&self, request: &Request<B>, peer: IpAddr) -> Response<Body> {
+    /// Answers one request from `peer`, whole. Public so that the service can be embedded or
+    /// measured without a socket; with a gate that decides at once, the future is ready when first
+    /// polled.
+    pub async fn handle<B>(&self, request: &Request<B>, peer: IpAddr) -> Response<Body> {
+        match self.respond(request, peer) {
+            Responding::Now(response) => response,
+            Responding::Waiting(waiting) => {
+                let Waiting { verdict, noted, started } = waiting;
+                self.resume(request, peer, verdict.await, noted, started)
+            }
+        }
+    }
+
+    /// Answers a request at once when it can: answers come from memory in microseconds, so they are
+    /// made on the runtime's threads. Only a gate that decides later leaves the request waiting.
+    pub(crate) fn respond<B>(&self, request: &Request<B>, peer: IpAddr) -> Responding {
         let started = Instant::now();
         let mut noted = Noted { route: self.metrics.unmatched(), lookup: Lookup::Bypass, key_prefix: None };
-        let reply = self.reply(request, peer, &mut noted);
+        let reply = match self.reply(request, peer, &mut noted) {
+            Gated::Answered(reply) => reply,
+            Gated::Waiting(verdict) => return Responding::Waiting(Waiting { verdict, noted, started }),
+        };
+        self.observe(request.method(), request.uri().path(), peer, reply.status, started, &noted);
+        Responding::Now(reply.into_response())
+    }
+
+    /// Answers a request that waited for its gate's `verdict`.
+    pub(crate) fn resume<B>(
+        &self,
+        request: &Request<B>,
+        peer: IpAddr,
+        verdict: Result<Admission, Refusal>,
+        mut noted: Noted,
+        started: Instant,
+    ) -> Response<Body> {
+        let reply = self.admitted(request, verdict, &mut noted);
         self.observe(request.method(), request.uri().path(), peer, reply.status, started, &noted);
         reply.into_response()
     }
@@ -199,11 +247,12 @@ impl App {
         );
     }
 
-    fn reply<B>(&self, request: &Request<B>, peer: IpAddr, noted: &mut Noted) -> Reply {
+    /// The answer to a request, unless its gate decides later.
+    fn reply<B>(&self, request: &Request<B>, peer: IpAddr, noted: &mut Noted) -> Gated {
         let uri = request.uri();
         let path = uri.path();
-        let published = self.current();
         if !path.starts_with("/v1/") && path != "/v1" {
+            let published = self.current();
             let matched = find(path);
             noted.route =
                 matched.as_ref().map_or(self.metrics.unmatched(), |m| self.metrics.endpoint(m.index));
@@ -212,10 +261,24 @@ impl App {
                     .route(&published.store, &published.site, &self.metrics, request.method(), uri.query())?
                     .answer()
             });
-            return answer.unwrap_or_else(|error| failed(&error, path));
+            return Gated::Answered(answer.unwrap_or_else(|error| failed(&error, path)));
         }
-        let credentials = Credentials::from_headers(request.headers());
-        let Admission { key_prefix, quota } = match self.gate.admit(peer, &credentials) {
+        match self.gate.admit(peer, &Credentials::from_headers(request.headers())) {
+            Verdict::Now(verdict) => Gated::Answered(self.admitted(request, verdict, noted)),
+            Verdict::Later(verdict) => Gated::Waiting(verdict),
+        }
+    }
+
+    /// The answer to a `/v1` request once its gate has decided.
+    fn admitted<B>(
+        &self,
+        request: &Request<B>,
+        verdict: Result<Admission, Refusal>,
+        noted: &mut Noted,
+    ) -> Reply {
+        let uri = request.uri();
+        let path = uri.path();
+        let Admission { key_prefix, quota } = match verdict {
             Ok(admission) => admission,
             Err(refusal) => {
                 self.metrics.refused(&refusal);
@@ -224,6 +287,7 @@ impl App {
             }
         };
         noted.key_prefix = Some(key_prefix);
+        let published = self.current();
         let target = uri.path_and_query().map_or(path, |target| target.as_str());
         let (endpoint, rendered) =
             published.rendered(&self.metrics, request.method(), target, path, uri.query());

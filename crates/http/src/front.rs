@@ -16,7 +16,7 @@ use hyper::header::{
 use hyper::{Method, Request, Response, StatusCode};
 use tapster_edge::{Answer, Refusal, Service};
 
-use crate::app::App;
+use crate::app::{App, Responding, Waiting};
 use crate::error::ApiError;
 use crate::response::Body;
 
@@ -36,7 +36,7 @@ impl Service for App {
             let pages = Arc::clone(pages);
             return self.answer_page(pages, request, caller);
         }
-        Answer::Ready(self.answer_api(&request, caller))
+        self.answer_api(request, caller)
     }
 
     fn refused(&self, request: &Request<Incoming>, caller: IpAddr, refusal: Refusal) -> Response<Body> {
@@ -65,14 +65,14 @@ impl Service for App {
 
 impl App {
     /// Answers a request for the API: a preflight or a request with a body here, every other one by
-    /// [`App::handle`]; each with the CORS headers.
-    fn answer_api(&self, request: &Request<Incoming>, caller: IpAddr) -> Response<Body> {
+    /// [`App::respond`] (later only when the gate decides later); each with the CORS headers.
+    fn answer_api(self: Arc<Self>, request: Request<Incoming>, caller: IpAddr) -> Answer {
         let started = Instant::now();
         let method = request.method();
         let screened = if !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
             // Answered `405` by the routes, body or not.
             None
-        } else if carries_body(request) {
+        } else if carries_body(&request) {
             Some(ApiError::ContentTooLarge.reply(request.uri().path()).into_response())
         } else if method == Method::OPTIONS {
             Some(preflight())
@@ -81,13 +81,23 @@ impl App {
         };
         let mut response = match screened {
             Some(response) => {
-                self.answered_unrouted(request, caller, response.status(), started);
+                self.answered_unrouted(&request, caller, response.status(), started);
                 response
             }
-            None => self.handle(request, caller),
+            None => match self.respond(&request, caller) {
+                Responding::Now(response) => response,
+                Responding::Waiting(Waiting { verdict, noted, started }) => {
+                    return Answer::Later(Box::pin(async move {
+                        let verdict = verdict.await;
+                        let mut response = self.resume(&request, caller, verdict, noted, started);
+                        allow_cross_origin(response.headers_mut());
+                        response
+                    }));
+                }
+            },
         };
         allow_cross_origin(response.headers_mut());
-        response
+        Answer::Ready(response)
     }
 }
 

@@ -3,7 +3,9 @@
 //! credentials and renders the verdict; the verdict itself comes from a [`Gate`] the server supplies.
 
 use std::fmt::Write as _;
+use std::future::Future;
 use std::net::IpAddr;
+use std::pin::Pin;
 
 use hyper::HeaderMap;
 use hyper::header::AUTHORIZATION;
@@ -54,13 +56,39 @@ impl Credentials {
 /// Decides on each `/v1` request. Implementations count every admitted request against the key's
 /// limits, and never count a refused one.
 pub trait Gate: Send + Sync + std::fmt::Debug + 'static {
-    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Result<Admission, Refusal>;
+    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Verdict;
 }
 
 /// A gate shared with whoever else needs it (the server's upkeep thread reloads and flushes it).
 impl<G: Gate> Gate for std::sync::Arc<G> {
-    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Result<Admission, Refusal> {
+    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Verdict {
         G::admit(self, peer, credentials)
+    }
+}
+
+/// A gate's decision: made at once (from memory, as for the limits kept in the process), or later
+/// (the limits shared by several replicas are asked over the network). Only a later decision costs
+/// the request a boxed future.
+pub enum Verdict {
+    Now(Result<Admission, Refusal>),
+    Later(PendingVerdict),
+}
+
+/// A decision still to come.
+pub type PendingVerdict = Pin<Box<dyn Future<Output = Result<Admission, Refusal>> + Send>>;
+
+impl From<Result<Admission, Refusal>> for Verdict {
+    fn from(decided: Result<Admission, Refusal>) -> Self {
+        Self::Now(decided)
+    }
+}
+
+impl std::fmt::Debug for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Now(decided) => f.debug_tuple("Now").field(decided).finish(),
+            Self::Later(_) => f.write_str("Later"),
+        }
     }
 }
 

@@ -13,10 +13,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tapster_accounts::{AccessSnapshot, Accounts, KeyHash, Usage, hash_key};
 use tapster_domain::{AddressLimit, ApiKey, Limits, Timestamp};
-use tapster_http::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal};
+use tapster_http::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal, Verdict};
 
 use crate::failures::failures;
-use crate::limiter::{Decision, Limiter, Status};
+use crate::limiter::{Checked, Decision, Limiter, Status};
 
 /// How often the accounts database is checked for changes.
 pub(crate) const RELOAD_EVERY: Duration = Duration::from_millis(250);
@@ -59,8 +59,9 @@ pub struct Access {
     limiter: Box<dyn Limiter>,
     failures: AddressLimit,
     hashes: KeyHashes,
-    /// Requests counted since the last flush, by key and day.
-    pending: Mutex<HashMap<(i64, i64), Usage>>,
+    /// Requests counted since the last flush, by key and day; shared with the decisions a limiter
+    /// makes later.
+    pending: Arc<Mutex<HashMap<(i64, i64), Usage>>>,
 }
 
 impl Access {
@@ -83,7 +84,7 @@ impl Access {
             limiter: Box::new(limiter),
             failures: failures(),
             hashes: KeyHashes::default(),
-            pending: Mutex::default(),
+            pending: Arc::default(),
         })
     }
 
@@ -116,16 +117,6 @@ impl Access {
         self.limiter.sweep(self.clock.now());
         self.failures.sweep(self.clock.now());
         Ok(())
-    }
-
-    fn count(&self, key: i64, now: Duration) {
-        let usage = Usage {
-            key_id: key,
-            day: (now.as_secs() / 86_400) as i64,
-            requests: 1,
-            last_used: Timestamp(now.as_secs() as i64),
-        };
-        merge(&mut self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()), usage);
     }
 
     /// `refusal`, counted as a failed authentication of `peer`; or, when `peer` has failed too often
@@ -199,7 +190,57 @@ fn merge(pending: &mut HashMap<(i64, i64), Usage>, usage: Usage) {
 }
 
 impl Gate for Access {
-    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Result<Admission, Refusal> {
+    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Verdict {
+        let key = match self.check_key(peer, credentials) {
+            Ok(key) => key,
+            Err(refusal) => return Verdict::Now(Err(refusal)),
+        };
+        let now = self.clock.now();
+        match self.limiter.limit(key.id, key.limits, now) {
+            Checked::Now(decision) => Verdict::Now(decided(&self.pending, key, decision, now)),
+            Checked::Later(decision) => {
+                let pending = Arc::clone(&self.pending);
+                Verdict::Later(Box::pin(async move { decided(&pending, key, decision.await, now) }))
+            }
+        }
+    }
+}
+
+/// What the limiter is asked about a key that may call.
+struct Caller {
+    id: i64,
+    prefix: String,
+    limits: Limits,
+}
+
+/// The admission or refusal of the limiter's `decision`; an admitted request is counted in `pending`.
+fn decided(
+    pending: &Mutex<HashMap<(i64, i64), Usage>>,
+    key: Caller,
+    decision: Decision,
+    now: Duration,
+) -> Result<Admission, Refusal> {
+    match decision {
+        Decision::Allowed(status) => {
+            let usage = Usage {
+                key_id: key.id,
+                day: (now.as_secs() / 86_400) as i64,
+                requests: 1,
+                last_used: Timestamp(now.as_secs() as i64),
+            };
+            merge(&mut pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()), usage);
+            Ok(Admission { key_prefix: key.prefix, quota: quota(key.limits, status) })
+        }
+        Decision::Limited { status, retry_after } => Err(Refusal::RateLimited {
+            quota: quota(key.limits, status),
+            retry_after: whole_seconds(retry_after).max(1),
+        }),
+    }
+}
+
+impl Access {
+    /// The key `credentials` present, when it may call from `peer` (the limits aside).
+    fn check_key(&self, peer: IpAddr, credentials: &Credentials) -> Result<Caller, Refusal> {
         let keys = Arc::clone(&self.snapshot.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
         if keys.blocks(peer) {
             return Err(Refusal::BlockedAddress);
@@ -232,16 +273,7 @@ impl Gate for Access {
         if !access.account_confirmed {
             return Err(Refusal::UnconfirmedAccount);
         }
-        match self.limiter.check(access.id, access.limits, now) {
-            Decision::Allowed(status) => {
-                self.count(access.id, now);
-                Ok(Admission { key_prefix: access.prefix.clone(), quota: quota(access.limits, status) })
-            }
-            Decision::Limited { status, retry_after } => Err(Refusal::RateLimited {
-                quota: quota(access.limits, status),
-                retry_after: whole_seconds(retry_after).max(1),
-            }),
-        }
+        Ok(Caller { id: access.id, prefix: access.prefix.clone(), limits: access.limits })
     }
 }
 

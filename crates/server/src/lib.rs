@@ -13,10 +13,12 @@ mod limiter;
 mod logging;
 mod reload;
 mod run;
+mod shared;
 
 pub use access::{Access, Clock};
 pub use admin::{Admin, LOCAL_ACCOUNT, NewKey, format_keys};
 pub use dashboard::{DEFAULT_MAIL_FROM, DashboardOptions};
-pub use limiter::{Decision, InProcess, Limiter, Remaining, Status};
+pub use limiter::{Checked, Decision, InProcess, Limiter, Remaining, Status};
 pub use logging::{LogFormat, LogLevel, log_subscriber};
-pub use run::{Service, open_service, open_service_with_clock};
+pub use run::{RedisLimits, Service, Sharing, open_service, open_service_with_clock};
+pub use shared::Shared;

@@ -5,24 +5,42 @@
 //! The limiter is given the time; it never reads a clock, so its tests are exact and instant.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use tapster_domain::Limits;
 
 const NANOS_PER_SECOND: u64 = 1_000_000_000;
-const MINUTE: u64 = 60 * NANOS_PER_SECOND;
-const DAY: u64 = 86_400 * NANOS_PER_SECOND;
+pub(crate) const MINUTE: u64 = 60 * NANOS_PER_SECOND;
+pub(crate) const DAY: u64 = 86_400 * NANOS_PER_SECOND;
 
-/// Decides whether a key's request passes, and counts it if it does. Behind a trait so that a store
-/// shared by several servers can back it later; [`InProcess`] is the default.
+/// Decides whether a key's request passes, and counts it if it does: [`InProcess`] in this process's
+/// memory (the default), or [`Shared`](crate::shared::Shared) in Redis for several replicas.
 pub trait Limiter: Send + Sync + std::fmt::Debug {
-    /// Checks one request of `key` at `now` (time since the Unix epoch).
-    fn check(&self, key: i64, limits: Limits, now: Duration) -> Decision;
+    /// Checks one request of `key` at `now` (time since the Unix epoch; a shared limiter takes the
+    /// time of its store instead, so that replicas' clocks do not matter).
+    fn limit(&self, key: i64, limits: Limits, now: Duration) -> Checked;
     /// Sets how many requests `key` already made on `day` (days since the epoch), as recorded before a restart.
     fn seed_day(&self, key: i64, day: u64, requests: u32);
     /// Forgets keys that hold nothing worth keeping at `now`.
     fn sweep(&self, now: Duration);
+}
+
+/// A limiter's decision: at once, or after a round trip to a shared store.
+pub enum Checked {
+    Now(Decision),
+    Later(Pin<Box<dyn Future<Output = Decision> + Send>>),
+}
+
+impl std::fmt::Debug for Checked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Now(decision) => f.debug_tuple("Now").field(decision).finish(),
+            Self::Later(_) => f.write_str("Later"),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,41 +85,8 @@ pub struct InProcess {
 }
 
 impl Limiter for InProcess {
-    fn check(&self, key: i64, limits: Limits, now: Duration) -> Decision {
-        let now = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
-        let mut keys = self.keys.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let state = keys.entry(key).or_default();
-        let interval = MINUTE / u64::from(limits.per_minute.max(1));
-        let tolerance = interval * u64::from(limits.burst.max(1) - 1);
-
-        let tat = state.tat.max(now);
-        let minute = now / MINUTE;
-        let day = now / DAY;
-        let minute_count = if state.minute == minute { state.minute_count } else { 0 };
-        let day_count = if state.day == day { state.day_count } else { 0 };
-
-        let mut wait = 0;
-        if tat > now + tolerance {
-            wait = wait.max(tat - tolerance - now);
-        }
-        if minute_count >= limits.per_minute {
-            wait = wait.max((minute + 1) * MINUTE - now);
-        }
-        if day_count >= limits.per_day {
-            wait = wait.max((day + 1) * DAY - now);
-        }
-        if wait > 0 {
-            let status = status(limits, now, tat, minute_count, day_count);
-            return Decision::Limited { status, retry_after: Duration::from_nanos(wait) };
-        }
-        *state = KeyState {
-            tat: tat + interval,
-            minute,
-            minute_count: minute_count + 1,
-            day,
-            day_count: day_count + 1,
-        };
-        Decision::Allowed(status(limits, now, state.tat, state.minute_count, state.day_count))
+    fn limit(&self, key: i64, limits: Limits, now: Duration) -> Checked {
+        Checked::Now(self.check(key, limits, now))
     }
 
     fn seed_day(&self, key: i64, day: u64, requests: u32) {
@@ -120,7 +105,56 @@ impl Limiter for InProcess {
     }
 }
 
-fn status(limits: Limits, now: u64, tat: u64, minute_count: u32, day_count: u32) -> Status {
+impl InProcess {
+    /// Checks one request of `key` at `now`, and counts it if it passes.
+    pub fn check(&self, key: i64, limits: Limits, now: Duration) -> Decision {
+        let now = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
+        let mut keys = self.keys.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let state = keys.entry(key).or_default();
+        let interval = MINUTE / u64::from(limits.per_minute.max(1));
+
+        let tat = state.tat.max(now);
+        let minute = now / MINUTE;
+        let day = now / DAY;
+        let minute_count = if state.minute == minute { state.minute_count } else { 0 };
+        let day_count = if state.day == day { state.day_count } else { 0 };
+
+        let wait = wait(limits, now, tat, minute_count, day_count);
+        if wait > 0 {
+            let status = status(limits, now, tat, minute_count, day_count);
+            return Decision::Limited { status, retry_after: Duration::from_nanos(wait) };
+        }
+        *state = KeyState {
+            tat: tat + interval,
+            minute,
+            minute_count: minute_count + 1,
+            day,
+            day_count: day_count + 1,
+        };
+        Decision::Allowed(status(limits, now, state.tat, state.minute_count, state.day_count))
+    }
+}
+
+/// How long a request at `now` (nanoseconds since the epoch) must wait to pass, given the key's
+/// arrival time and counts as of `now`; zero when it passes.
+pub(crate) fn wait(limits: Limits, now: u64, tat: u64, minute_count: u32, day_count: u32) -> u64 {
+    let interval = MINUTE / u64::from(limits.per_minute.max(1));
+    let tolerance = interval * u64::from(limits.burst.max(1) - 1);
+    let mut wait = 0;
+    if tat > now + tolerance {
+        wait = wait.max(tat - tolerance - now);
+    }
+    if minute_count >= limits.per_minute {
+        wait = wait.max((now / MINUTE + 1) * MINUTE - now);
+    }
+    if day_count >= limits.per_day {
+        wait = wait.max((now / DAY + 1) * DAY - now);
+    }
+    wait
+}
+
+/// What is left of each policy for a key with this arrival time and these counts at `now`.
+pub(crate) fn status(limits: Limits, now: u64, tat: u64, minute_count: u32, day_count: u32) -> Status {
     let interval = MINUTE / u64::from(limits.per_minute.max(1));
     let tolerance = interval * u64::from(limits.burst.max(1) - 1);
     // Requests that would pass right now: how far the next arrival time is below its ceiling.

@@ -14,8 +14,8 @@ use tapster_dashboard::{ProviderConfig, PublicUrl};
 use tapster_domain::{AddressBlock, Limits};
 use tapster_edge::{ServeConfig, TlsConfig, TlsError};
 use tapster_server::{
-    Admin, DEFAULT_MAIL_FROM, DashboardOptions, LOCAL_ACCOUNT, LogFormat, LogLevel, format_keys,
-    log_subscriber, open_service,
+    Admin, DEFAULT_MAIL_FROM, DashboardOptions, LOCAL_ACCOUNT, LogFormat, LogLevel, RedisLimits, Sharing,
+    format_keys, log_subscriber, open_service,
 };
 
 /// jemalloc rather than the system allocator: when new game data replaces the old, glibc keeps the
@@ -56,6 +56,8 @@ enum Command {
         /// Memory budget of the response cache in MiB; 0 renders every answer afresh.
         #[arg(long, env = "TAPSTER_CACHE_MIB", default_value_t = tapster_http::DEFAULT_CACHE_BUDGET / (1024 * 1024))]
         cache_mib: usize,
+        #[command(flatten)]
+        replicas: ReplicaArgs,
         #[command(flatten)]
         edge: EdgeArgs,
         #[command(flatten)]
@@ -198,6 +200,35 @@ impl EdgeArgs {
             trusted_proxies: self.trust_proxy,
             shutdown_grace: self.shutdown_grace.0,
         })
+    }
+}
+
+/// Several replicas: the rate limits they share (the accounts they share are `--accounts-url`).
+#[derive(Debug, clap::Args)]
+struct ReplicaArgs {
+    /// Share rate limits, daily counts and their state with every replica through this Redis
+    /// (redis://...). Without it, each process limits on its own, in memory.
+    #[arg(long, env = "TAPSTER_REDIS_URL", value_name = "URL")]
+    redis_url: Option<String>,
+    /// What this deployment's keys in Redis start with, so that several can share one Redis.
+    #[arg(
+        long,
+        env = "TAPSTER_REDIS_PREFIX",
+        value_name = "PREFIX",
+        default_value = "tapster",
+        requires = "redis_url"
+    )]
+    redis_prefix: String,
+    /// How many replicas share the limits: while Redis is out of reach, each limits every key at
+    /// this share of its limits.
+    #[arg(long, env = "TAPSTER_REPLICAS", value_name = "COUNT", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    replicas: u32,
+}
+
+impl ReplicaArgs {
+    fn limits(self) -> Option<RedisLimits> {
+        let url = self.redis_url?;
+        Some(RedisLimits { url, prefix: self.redis_prefix, replicas: self.replicas })
     }
 }
 
@@ -470,10 +501,11 @@ enum AddressesCommand {
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Command::Serve { addr, data, fixtures, cache_mib, edge, dashboard, log } => {
+        Command::Serve { addr, data, fixtures, cache_mib, replicas, edge, dashboard, log } => {
             tracing::subscriber::set_global_default(log_subscriber(log.format, log.level, std::io::stderr))
                 .context("setting up the log")?;
-            serve(addr, &data, &fixtures, cache_mib, edge.config()?, dashboard.options())
+            let sharing = Sharing { accounts: data.accounts()?, limits: replicas.limits() };
+            serve(addr, &data.path, &sharing, &fixtures, cache_mib, edge.config()?, dashboard.options())
         }
         Command::Import { dir, data } => import(&dir, &data.path),
         Command::Backup { dest, data } => {
@@ -569,7 +601,8 @@ fn import(dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
 
 fn serve(
     addr: SocketAddr,
-    data: &DataDir,
+    data_dir: &Path,
+    sharing: &Sharing,
     fixtures: &Path,
     cache_mib: usize,
     config: ServeConfig,
@@ -580,14 +613,13 @@ fn serve(
     tikv_jemalloc_ctl::background_thread::write(true)
         .map_err(|e| anyhow::anyhow!("starting the allocator's background threads: {e}"))?;
     let scheme = if config.tls.is_some() { "https" } else { "http" };
-    let (data_dir, accounts) = (data.path.as_path(), data.accounts()?);
     if let Err(tapster_store::Error::NoData(_)) = tapster_store::Store::open(data_dir) {
         tracing::info!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
     }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     runtime.block_on(async {
-        let mut service = open_service(data_dir, &accounts, fixtures).await?;
+        let mut service = open_service(data_dir, sharing, fixtures).await?;
         service.cache_budget = cache_mib.saturating_mul(1024 * 1024);
         let listener =
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;

@@ -66,7 +66,7 @@ impl Reloader {
 
 #[cfg(test)]
 mod tests {
-    use tapster_http::{Admission, Credentials, Gate, Quota, Refusal};
+    use tapster_http::{Admission, Credentials, Gate, Quota, Verdict};
     use tapster_store::{GAME_DB, import};
     use tapster_test_support::{DataDir, mini};
 
@@ -76,8 +76,8 @@ mod tests {
     struct Open;
 
     impl Gate for Open {
-        fn admit(&self, _: std::net::IpAddr, _: &Credentials) -> Result<Admission, Refusal> {
-            Ok(Admission { key_prefix: String::new(), quota: Quota { policies: Vec::new() } })
+        fn admit(&self, _: std::net::IpAddr, _: &Credentials) -> Verdict {
+            Ok(Admission { key_prefix: String::new(), quota: Quota { policies: Vec::new() } }).into()
         }
     }
 

@@ -19,6 +19,7 @@ use crate::admin::{Admin, NewKey};
 use crate::dashboard::{DashboardOptions, DashboardPages, System};
 use crate::limiter::InProcess;
 use crate::reload::{Reload, Reloader};
+use crate::shared::Shared;
 
 /// How often expired sign-in links and idle sessions are forgotten.
 const PURGE_EVERY: Duration = Duration::from_secs(3600);
@@ -43,17 +44,42 @@ pub struct Service {
     pub public_url: Option<String>,
 }
 
-/// Opens the data dir and the accounts store at `accounts` for serving. On a data dir without game
-/// data, imports `fixtures` first; on an accounts store without any key, creates the local account's
-/// key.
-pub async fn open_service(data_dir: &Path, accounts: &Location, fixtures: &Path) -> anyhow::Result<Service> {
-    open_service_with_clock(data_dir, accounts, fixtures, Clock::system()).await
+/// Where a server keeps what it shares with other replicas: the accounts, and the rate limits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sharing {
+    pub accounts: Location,
+    /// Limits in Redis, shared by every replica; without, in this process's memory.
+    pub limits: Option<RedisLimits>,
+}
+
+impl Sharing {
+    /// Nothing shared: the accounts in `data_dir`, the limits in memory.
+    pub fn none(data_dir: &Path) -> Self {
+        Self { accounts: Location::DataDir(data_dir.to_owned()), limits: None }
+    }
+}
+
+/// Rate limits in Redis (`--redis-url`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedisLimits {
+    pub url: String,
+    /// What this deployment's keys in Redis start with.
+    pub prefix: String,
+    /// How many replicas share the limits: each key's share here while Redis is out of reach.
+    pub replicas: u32,
+}
+
+/// Opens the data dir, and the accounts and limits as `sharing` says, for serving. On a data dir
+/// without game data, imports `fixtures` first; on an accounts store without any key, creates the
+/// local account's key.
+pub async fn open_service(data_dir: &Path, sharing: &Sharing, fixtures: &Path) -> anyhow::Result<Service> {
+    open_service_with_clock(data_dir, sharing, fixtures, Clock::system()).await
 }
 
 /// [`open_service`], with keys, limits and usage judged by the time `clock` tells.
 pub async fn open_service_with_clock(
     data_dir: &Path,
-    accounts: &Location,
+    sharing: &Sharing,
     fixtures: &Path,
     clock: Clock,
 ) -> anyhow::Result<Service> {
@@ -66,12 +92,17 @@ pub async fn open_service_with_clock(
         opened => opened,
     }
     .with_context(|| format!("opening the game data in {}", data_dir.display()))?;
-    let admin = Admin::connect(accounts).await?;
+    let admin = Admin::connect(&sharing.accounts).await?;
     let first_key = admin.first_key().await?;
     let accounts = admin.into_accounts();
-    let access = Access::load(accounts.clone(), InProcess::default(), clock)
-        .await
-        .context("loading keys and usage")?;
+    let access = match &sharing.limits {
+        None => Access::load(accounts.clone(), InProcess::default(), clock).await,
+        Some(redis) => {
+            let limiter = Shared::new(&redis.url, &redis.prefix, redis.replicas)?;
+            Access::load(accounts.clone(), limiter, clock).await
+        }
+    }
+    .context("loading keys and usage")?;
     Ok(Service {
         data_dir: data_dir.to_owned(),
         store,

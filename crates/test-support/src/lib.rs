@@ -3,11 +3,12 @@
 //! provider that speaks as GitHub or Discord, [`MockProvider`]); the clients tests talk to a real
 //! server with (a blocking HTTP/1.1 client, [`http`], and TLS with a self-signed certificate for
 //! `localhost`, [`tls`]); the bundled datasets and a temporary data dir with one imported
-//! ([`DataDir`]); a PostgreSQL schema per test ([`postgres`]); and a log writer into memory
-//! ([`LogBuffer`]). Only ever a dev-dependency.
+//! ([`DataDir`]); a PostgreSQL schema per test ([`postgres`]) and Redis ([`redis`]); and a log
+//! writer into memory ([`LogBuffer`]). Only ever a dev-dependency.
 
 pub mod http;
 pub mod postgres;
+pub mod redis;
 pub mod tls;
 
 mod data;
@@ -19,3 +20,14 @@ pub use data::{DataDir, fixtures, mini};
 pub use logs::LogBuffer;
 pub use oauth::{Behaviour, Flavour, MockProvider, User};
 pub use smtp::{Mail, SmtpSink};
+
+/// The output of a future that is ready when first polled, as `App::handle`'s is with a gate that
+/// decides at once: no runtime, so that a benchmark measures the answer and nothing else. Panics
+/// when the future would wait.
+pub fn ready<F: std::future::Future>(future: F) -> F::Output {
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    match std::pin::pin!(future).poll(&mut context) {
+        std::task::Poll::Ready(output) => output,
+        std::task::Poll::Pending => panic!("the future waits; only a future that is ready at once is taken"),
+    }
+}

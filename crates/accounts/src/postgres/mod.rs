@@ -18,7 +18,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
-use tapster_domain::{Email, Timestamp};
+use tapster_domain::{Email, Timestamp, url_without_password};
 use tokio_postgres::{Client, NoTls, Transaction};
 
 use crate::model::SESSION_IDLE_SECS;
@@ -51,7 +51,7 @@ pub(crate) struct Postgres {
 impl Postgres {
     /// Connects to the database at `url` and brings it to this build's schema.
     pub(crate) async fn open(url: &str) -> Result<Self> {
-        let shown = redacted(url);
+        let shown = url_without_password(url);
         let mut config = tokio_postgres::Config::from_str(url)
             .map_err(|e| Error::BadUrl { url: shown.clone(), reason: e.to_string() })?;
         if config.get_connect_timeout().is_none() {
@@ -133,29 +133,4 @@ fn email_column(row: &tokio_postgres::Row, index: usize) -> Result<Option<Email>
 /// A count stored as BIGINT (never negative: the schema checks it).
 fn count(value: i64) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
-}
-
-/// `url` without the password it may hold, for messages and logs.
-pub(crate) fn redacted(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    match authority.rsplit_once('@') {
-        Some((user_info, host)) => {
-            let user = user_info.split_once(':').map_or(user_info, |(user, _)| user);
-            format!("{scheme}://{user}@{host}{path}")
-        }
-        None => url.to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_url_is_shown_without_its_password() {
-        assert_eq!(redacted("postgres://app:s3cret@db:5432/tapster"), "postgres://app@db:5432/tapster");
-        assert_eq!(redacted("postgres://app@db/tapster"), "postgres://app@db/tapster");
-        assert_eq!(redacted("postgresql://db/t?sslmode=disable"), "postgresql://db/t?sslmode=disable");
-    }
 }

@@ -13,7 +13,7 @@ use crate::{OneKey, bundled_data_dir};
 /// Status, content type and body of `path` answered by `app`, without a socket.
 fn answer(app: &App, path: &str) -> (StatusCode, String, String) {
     let request = Request::get(path).body(http_body_util::Empty::<bytes::Bytes>::new()).unwrap();
-    let response = app.handle(&request, IpAddr::V4(Ipv4Addr::LOCALHOST));
+    let response = tapster_test_support::ready(app.handle(&request, IpAddr::V4(Ipv4Addr::LOCALHOST)));
     let status = response.status();
     let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();
     let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();

@@ -17,7 +17,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde_json::Value;
 use tapster_domain::AddressBlock;
 use tapster_edge::{ServeConfig, TlsConfig};
-use tapster_http::{Admission, App, Credentials, Gate, Refusal};
+use tapster_http::{App, Credentials, Gate, Refusal, Verdict};
 use tapster_test_support::http::{Answer, PATIENCE, connect, exchange};
 use tapster_test_support::tls::SelfSigned;
 use tokio::sync::oneshot;
@@ -39,9 +39,9 @@ struct EdgeGate {
 }
 
 impl Gate for EdgeGate {
-    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Result<Admission, Refusal> {
+    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Verdict {
         if peer == ip(BLOCKED) {
-            return Err(Refusal::BlockedAddress);
+            return Err(Refusal::BlockedAddress).into();
         }
         if peer == ip(SLOW) {
             self.slow_entered.fetch_add(1, Ordering::SeqCst);

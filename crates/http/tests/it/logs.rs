@@ -21,7 +21,9 @@ fn logged(path: &str, bearer: Option<&str>) -> String {
     }
     let request = request.body(()).unwrap();
     let peer = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
-    tracing::subscriber::with_default(subscriber, || server().app.handle(&request, peer));
+    tracing::subscriber::with_default(subscriber, || {
+        tapster_test_support::ready(server().app.handle(&request, peer))
+    });
     buffer.text()
 }
 

@@ -34,7 +34,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 use tapster_domain::ApiKey;
-use tapster_http::{Admission, App, Credentials, Gate, Quota, QuotaPolicy, Refusal};
+use tapster_http::{Admission, App, Credentials, Gate, Quota, QuotaPolicy, Refusal, Verdict};
 use tapster_store::Store;
 use tapster_test_support::DataDir;
 
@@ -56,8 +56,8 @@ fn key() -> &'static ApiKey {
 struct OneKey;
 
 impl Gate for OneKey {
-    fn admit(&self, _peer: std::net::IpAddr, credentials: &Credentials) -> Result<Admission, Refusal> {
-        match credentials {
+    fn admit(&self, _peer: std::net::IpAddr, credentials: &Credentials) -> Verdict {
+        let decided = match credentials {
             Credentials::Key(k) if k == key() => Ok(Admission {
                 key_prefix: k.display_prefix().to_owned(),
                 quota: Quota {
@@ -73,7 +73,8 @@ impl Gate for OneKey {
             Credentials::Key(_) => Err(Refusal::UnknownKey),
             Credentials::Missing => Err(Refusal::MissingKey),
             Credentials::Malformed { detail } => Err(Refusal::MalformedKey { detail }),
-        }
+        };
+        decided.into()
     }
 }
 

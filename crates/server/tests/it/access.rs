@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use tapster_accounts::{KeyAction, Location};
+use tapster_accounts::KeyAction;
 use tapster_domain::Limits;
-use tapster_server::{Admin, Clock, open_service_with_clock};
+use tapster_server::{Admin, Clock, Sharing, open_service_with_clock};
 use tempfile::TempDir;
 use tokio::sync::oneshot;
 
@@ -33,12 +33,7 @@ impl Running {
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let service = runtime
-            .block_on(open_service_with_clock(
-                data_dir,
-                &Location::DataDir(data_dir.to_owned()),
-                &mini(),
-                clock,
-            ))
+            .block_on(open_service_with_clock(data_dir, &Sharing::none(data_dir), &mini(), clock))
             .unwrap();
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let addr = listener.local_addr().unwrap();

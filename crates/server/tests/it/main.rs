@@ -9,6 +9,7 @@ mod dashboard;
 mod edge;
 mod live;
 mod replicas;
+mod shared_limits;
 mod tidy;
 
 use std::io::{BufRead, BufReader};

@@ -1,10 +1,12 @@
 //! Several `tapster serve` processes sharing one accounts store in PostgreSQL (`--accounts-url`), each
 //! with a data dir of its own: a key made anywhere works everywhere, and one revoked or suspended by
-//! an admin command on any data dir is refused by every replica within a second.
+//! an admin command on any data dir is refused by every replica within a second. With Redis
+//! (`--redis-url`) they share each key's rate limits too.
 
 use std::time::{Duration, Instant};
 
 use tapster_test_support::postgres::TestSchema;
+use tapster_test_support::redis::TestRedis;
 
 use crate::cli::tapster;
 use crate::{Serving, get_with_key, serve_with};
@@ -85,4 +87,56 @@ fn an_admin_command_without_its_database_fails_and_says_why() {
     let output = tapster(&["keys", "list", "--accounts-url", "redis://127.0.0.1"], dir.path());
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("postgres://"));
+}
+
+#[test]
+fn replicas_with_redis_share_one_burst() {
+    let (Some(schema), Some(redis)) = (TestSchema::create(), TestRedis::create()) else { return };
+    let dirs: Vec<_> = (0..3).map(|_| tempfile::TempDir::new().unwrap()).collect();
+    let flags = [
+        "--accounts-url",
+        schema.url(),
+        "--redis-url",
+        redis.url(),
+        "--redis-prefix",
+        redis.prefix(),
+        "--replicas",
+        "3",
+    ];
+    let replicas: Vec<Serving> = dirs.iter().map(|dir| serve_with(dir.path(), &flags)).collect();
+    // 60 a minute in a burst of 60: the 61st request within the minute is refused, whenever it comes.
+    let created = tapster(
+        &[
+            "keys",
+            "create",
+            "--account",
+            "burst@example.org",
+            "--name",
+            "burst",
+            "--per-minute",
+            "60",
+            "--burst",
+            "60",
+            "--accounts-url",
+            schema.url(),
+        ],
+        dirs[0].path(),
+    );
+    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+    let key = String::from_utf8_lossy(&created.stdout).lines().last().unwrap().to_owned();
+    until_everywhere(&replicas, &key, 200);
+
+    // until_everywhere spent some of the burst; spend the rest, spread over the three.
+    let mut statuses = Vec::new();
+    for n in 0..120 {
+        let answer = get_with_key(replicas[n % 3].addr, "/v1/versions", &key);
+        if answer.status == 429 {
+            assert!(!answer.header("retry-after").is_empty(), "a 429 says when to retry");
+            break;
+        }
+        statuses.push(answer.status);
+    }
+    let earlier = 3; // the first 200 of each replica in until_everywhere
+    assert_eq!(statuses.len() + earlier, 60, "exactly the burst passed across the replicas");
+    assert!(statuses.iter().all(|status| *status == 200), "{statuses:?}");
 }

@@ -1,0 +1,119 @@
+//! The rate limits several replicas share through Redis (`Shared`), against a real Redis: the same
+//! burst, minute and day as the in-process limiter, shared by two limiters as by two replicas; and
+//! what happens when Redis goes away and comes back.
+
+use std::time::Duration;
+
+use tapster_domain::Limits;
+use tapster_server::{Checked, Decision, Limiter, Shared};
+use tapster_test_support::redis::{RedisServer, TestRedis};
+
+const KEY: i64 = 7;
+
+/// A burst of 3 refilled every 10 ms, and 5 a day.
+const SMALL: Limits = Limits { per_minute: 6_000, burst: 3, per_day: 5 };
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+/// The limiter's decision, waiting for Redis when it asks.
+async fn decide(limiter: &Shared, key: i64, limits: Limits) -> Decision {
+    match limiter.limit(key, limits, tapster_now()) {
+        Checked::Now(decision) => decision,
+        Checked::Later(decision) => decision.await,
+    }
+}
+
+fn tapster_now() -> Duration {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap()
+}
+
+fn passed(decision: &Decision) -> bool {
+    matches!(decision, Decision::Allowed(_))
+}
+
+#[test]
+fn two_replicas_share_one_burst_and_one_day() {
+    let Some(redis) = TestRedis::create() else { return };
+    runtime().block_on(async {
+        let one = Shared::new(redis.url(), redis.prefix(), 2).unwrap();
+        let two = Shared::new(redis.url(), redis.prefix(), 2).unwrap();
+        // The burst of three, spent across both replicas.
+        for (n, limiter) in [&one, &two, &one].into_iter().enumerate() {
+            let decision = decide(limiter, KEY, SMALL).await;
+            assert!(passed(&decision), "request {n}: {decision:?}");
+        }
+        match decide(&two, KEY, SMALL).await {
+            Decision::Limited { status, retry_after } => {
+                assert_eq!(status.burst.left, 0);
+                assert!(retry_after <= Duration::from_millis(10), "{retry_after:?}");
+                assert_eq!((status.minute.left, status.day.left), (6_000 - 3, 2));
+            }
+            allowed => panic!("the fourth request of a burst of three passed: {allowed:?}"),
+        }
+        // Refused requests used nothing: after the refill, the day's last two pass, then none.
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        assert!(passed(&decide(&two, KEY, SMALL).await));
+        let Decision::Allowed(status) = decide(&one, KEY, SMALL).await else { panic!("the fifth request") };
+        assert_eq!(status.day.left, 0);
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        match decide(&two, KEY, SMALL).await {
+            Decision::Limited { retry_after, .. } => {
+                assert!(retry_after > Duration::from_secs(1), "the day cap waits for the next day");
+            }
+            allowed => panic!("a sixth request in a day of five passed: {allowed:?}"),
+        }
+        // Another key is untouched.
+        assert!(passed(&decide(&one, KEY + 1, SMALL).await));
+    });
+}
+
+#[test]
+fn without_redis_each_replica_limits_alone_at_its_share_then_hands_back_what_it_admitted() {
+    let Some(mut server) = RedisServer::start() else { return };
+    runtime().block_on(async {
+        let limits = Limits { per_minute: 60_000, burst: 4, per_day: 100 };
+        let limiter = Shared::new(&server.url(), "fault", 2).unwrap();
+        assert!(passed(&decide(&limiter, KEY, limits).await));
+        assert!(!limiter.degraded());
+
+        server.kill();
+        // No error and no wait past the timeout: the key gets its share of the burst (2 of 4) here.
+        let started = std::time::Instant::now();
+        let decisions: Vec<bool> = futures_in_turn(&limiter, limits, 3).await;
+        assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+        assert_eq!(decisions, [true, true, false], "the local share of a burst of four");
+        assert!(limiter.degraded());
+
+        server.restart();
+        // Past the breaker's pause Redis is asked again (its script loaded anew: it lost it) until it
+        // answers; every request admitted meanwhile, here or there, counts toward the day.
+        let mut admitted = decisions.iter().filter(|passed| **passed).count();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while limiter.degraded() {
+            assert!(std::time::Instant::now() < deadline, "Redis was never asked again");
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            admitted += usize::from(passed(&decide(&limiter, KEY, limits).await));
+        }
+        // The requests admitted without Redis are added to its day in the background.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let Decision::Allowed(status) = decide(&limiter, KEY, limits).await else {
+            panic!("after the restart")
+        };
+        assert_eq!(
+            u64::from(status.day.left),
+            100 - admitted as u64 - 1,
+            "Redis's day counts the {admitted} requests admitted since it went away, and this one"
+        );
+    });
+}
+
+/// `count` decisions one after the other; whether each passed.
+async fn futures_in_turn(limiter: &Shared, limits: Limits, count: usize) -> Vec<bool> {
+    let mut passed_ = Vec::new();
+    for _ in 0..count {
+        passed_.push(passed(&decide(limiter, KEY, limits).await));
+    }
+    passed_
+}
