@@ -25,7 +25,7 @@ use crate::cache::{Rendered, ResponseCache};
 use crate::conditional::{accepts_gzip, none_match};
 use crate::error::ApiError;
 use crate::gate::{Admission, Credentials, Gate, PendingVerdict, Quota, Refusal, Verdict};
-use crate::metrics::{Lookup, Metrics, Route};
+use crate::metrics::{Dependency, Lookup, Metrics, Route};
 use crate::pages::Pages;
 use crate::response::{Body, Reply};
 use crate::routes::{Matched, endpoints, find, no_endpoint};
@@ -113,6 +113,17 @@ impl App {
     pub fn with_public_url(mut self, origin: &str) -> Self {
         self.public_url = Some(origin.to_owned());
         self.publish(self.store());
+        self
+    }
+
+    /// Reports on a store the service depends on, named `name`, in `/healthz` (`degraded` while
+    /// `trouble` says why) and in `/metrics` (`tapster_dependency_up`).
+    pub fn with_dependency(
+        mut self,
+        name: &'static str,
+        trouble: impl Fn() -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.metrics.depend_on(Dependency { name, trouble: Box::new(trouble) });
         self
     }
 

@@ -93,6 +93,21 @@ pub(crate) struct Metrics {
     cache_misses: AtomicU64,
     auth_failures: [AtomicU64; AUTH_FAILURES.len()],
     rate_limited: [AtomicU64; RATE_LIMITS.len()],
+    /// The stores the service depends on beyond its own memory (the shared accounts, Redis).
+    dependencies: Vec<Dependency>,
+}
+
+/// A store the service depends on, and how to ask whether it works around its absence now.
+pub(crate) struct Dependency {
+    pub(crate) name: &'static str,
+    /// Why the service is degraded without it, while it is; `None` while it answers.
+    pub(crate) trouble: Box<dyn Fn() -> Option<String> + Send + Sync>,
+}
+
+impl std::fmt::Debug for Dependency {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dependency").field("name", &self.name).finish_non_exhaustive()
+    }
 }
 
 impl Metrics {
@@ -110,7 +125,18 @@ impl Metrics {
             cache_misses: AtomicU64::new(0),
             auth_failures: Default::default(),
             rate_limited: Default::default(),
+            dependencies: Vec::new(),
         }
+    }
+
+    /// Reports on `dependency` in `/metrics` and `/healthz` from now on.
+    pub(crate) fn depend_on(&mut self, dependency: Dependency) {
+        self.dependencies.push(dependency);
+    }
+
+    /// The dependencies the service works around now, by name, with why.
+    pub(crate) fn troubles(&self) -> Vec<(&'static str, String)> {
+        self.dependencies.iter().filter_map(|d| Some((d.name, (d.trouble)()?))).collect()
     }
 
     /// The route of the endpoint at `index` in the table; out of range, the unmatched route.
@@ -258,6 +284,20 @@ impl Metrics {
         let name = "tapster_game_versions";
         header(&mut out, name, "gauge", "Game versions published now.");
         let _ = writeln!(out, "{name} {game_versions}");
+
+        if !self.dependencies.is_empty() {
+            let name = "tapster_dependency_up";
+            header(
+                &mut out,
+                name,
+                "gauge",
+                "1 while a store the service shares with other replicas answers; 0 while it works around its absence.",
+            );
+            for dependency in &self.dependencies {
+                let up = u8::from((dependency.trouble)().is_none());
+                let _ = writeln!(out, "{name}{{dependency=\"{}\"}} {up}", escape(dependency.name));
+            }
+        }
         out
     }
 }

@@ -62,6 +62,9 @@ pub struct Access {
     /// Requests counted since the last flush, by key and day; shared with the decisions a limiter
     /// makes later.
     pending: Arc<Mutex<HashMap<(i64, i64), Usage>>>,
+    /// Why the accounts store cannot be read now, while it cannot: keys are judged by the last
+    /// snapshot meanwhile.
+    accounts_trouble: Mutex<Option<String>>,
 }
 
 impl Access {
@@ -85,7 +88,26 @@ impl Access {
             failures: failures(),
             hashes: KeyHashes::default(),
             pending: Arc::default(),
+            accounts_trouble: Mutex::default(),
         })
+    }
+
+    /// Why the rate limits are not shared now, while they are not.
+    pub fn limits_trouble(&self) -> Option<String> {
+        self.limiter.trouble()
+    }
+
+    /// Why the accounts store cannot be read now, while it cannot.
+    pub fn accounts_trouble(&self) -> Option<String> {
+        self.accounts_trouble.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    }
+
+    /// Notes whether the accounts store answered (`Ok`) or not; true when that changed.
+    pub(crate) fn accounts_answered(&self, answered: Result<(), String>) -> bool {
+        let mut trouble = self.accounts_trouble.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let changed = trouble.is_some() != answered.is_err();
+        *trouble = answered.err();
+        changed
     }
 
     /// Whether the operator blocked the calling address `peer`.

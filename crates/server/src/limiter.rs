@@ -26,6 +26,10 @@ pub trait Limiter: Send + Sync + std::fmt::Debug {
     fn seed_day(&self, key: i64, day: u64, requests: u32);
     /// Forgets keys that hold nothing worth keeping at `now`.
     fn sweep(&self, now: Duration);
+    /// Why the limits are not what they should be now (a shared store out of reach), if they are not.
+    fn trouble(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A limiter's decision: at once, or after a round trip to a shared store.

@@ -31,6 +31,7 @@ pub struct Service {
     pub store: Store,
     access: Arc<Access>,
     accounts: Accounts,
+    sharing: Sharing,
     /// The key created for a data dir that had none, to be shown once.
     pub first_key: Option<NewKey>,
     /// Memory budget of the response cache, in bytes; 0 renders every answer afresh.
@@ -108,6 +109,7 @@ pub async fn open_service_with_clock(
         store,
         access: Arc::new(access),
         accounts,
+        sharing: sharing.clone(),
         first_key,
         cache_budget: tapster_http::DEFAULT_CACHE_BUDGET,
         dashboard: DashboardOptions::default(),
@@ -135,6 +137,15 @@ impl Service {
         if let Some(origin) = &self.public_url {
             app = app.with_public_url(origin);
         }
+        // The stores shared with other replicas are reported on in /healthz and /metrics.
+        if let Location::Postgres(_) = self.sharing.accounts {
+            let access = Arc::clone(&self.access);
+            app = app.with_dependency("accounts", move || access.accounts_trouble());
+        }
+        if self.sharing.limits.is_some() {
+            let access = Arc::clone(&self.access);
+            app = app.with_dependency("redis", move || access.limits_trouble());
+        }
         let app = Arc::new(app.with_pages(DashboardPages { dashboard, access: Arc::clone(&self.access) }));
         let stop = Arc::new(AtomicBool::new(false));
         let mut watcher = self.accounts.watcher().context("watching the accounts database")?;
@@ -146,10 +157,23 @@ impl Service {
         let upkeep = Arc::clone(&stop);
         let keys = tokio::spawn(async move {
             while !upkeep.load(Ordering::Relaxed) {
-                match watcher.next_change(RELOAD_EVERY).await {
+                let changed = watcher.next_change(RELOAD_EVERY).await;
+                // Said once when the store goes out of reach and once when it is back, not on every
+                // poll; keys are judged by the last snapshot meanwhile, and reloaded whole after.
+                let was_away = access.accounts_trouble().is_some();
+                if access.accounts_answered(changed.as_ref().map(|_| ()).map_err(|e| e.to_string())) {
+                    match &changed {
+                        Err(e) => tracing::warn!(
+                            error = %e,
+                            "the accounts database is out of reach: serving keys from the last snapshot"
+                        ),
+                        Ok(_) => tracing::info!("the accounts database answers again"),
+                    }
+                }
+                match changed {
                     Ok(true) => report(access.reload().await, "reloading keys"),
-                    Ok(false) => {}
-                    Err(e) => report(Err(e), "watching the accounts database"),
+                    Ok(false) if was_away => report(access.reload().await, "reloading keys"),
+                    Ok(false) | Err(_) => {}
                 }
                 if flushed.elapsed() >= FLUSH_EVERY {
                     report(access.flush().await, "recording usage");

@@ -118,6 +118,15 @@ impl Limiter for Shared {
     fn sweep(&self, now: Duration) {
         self.inner.local.sweep(now);
     }
+
+    fn trouble(&self) -> Option<String> {
+        self.degraded().then(|| {
+            format!(
+                "Redis is out of reach: each key is limited by each replica at 1/{} of its limits until it answers",
+                self.inner.replicas
+            )
+        })
+    }
 }
 
 impl Inner {

@@ -9,7 +9,7 @@ use crate::error::ApiError;
 use crate::openapi::schema;
 use crate::params::{NoParams, VersionLang};
 use crate::response::{Reply, json};
-use crate::views::{GameVersionView, Health, LanguageView};
+use crate::views::{Degraded, GameVersionView, Health, LanguageView};
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
@@ -57,12 +57,20 @@ pub(super) const OPERATORS: &[Endpoint] = &[Endpoint {
 }];
 
 /// `GET /healthz`: answers once game data is loaded, which is before the server listens.
+/// While a shared store is out of reach it says `degraded`, still with `200`: the service answers.
 fn health(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let store = &ctx.store;
+    let degraded: Vec<Degraded> = ctx
+        .metrics
+        .troubles()
+        .into_iter()
+        .map(|(dependency, detail)| Degraded { dependency, detail })
+        .collect();
     json(&Health {
-        status: "ok",
+        status: if degraded.is_empty() { "ok" } else { "degraded" },
         latest: store.latest().info.name.to_string(),
         versions: store.versions().len(),
+        degraded,
     })
 }
 

@@ -11,12 +11,25 @@ use crate::value_sets;
 /// The answer of `/healthz`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Health {
-    /// `ok` once the game data is loaded.
+    /// `ok` once the game data is loaded; `degraded` while a store shared with other replicas is
+    /// out of reach and the service works around it (it still answers, `200`).
+    #[schemars(extend("enum" = ["ok", "degraded"]))]
     pub(crate) status: &'static str,
     /// The newest published game version.
     pub(crate) latest: String,
     /// How many game versions are published.
     pub(crate) versions: usize,
+    /// What the service works around now; empty when `status` is `ok`.
+    pub(crate) degraded: Vec<Degraded>,
+}
+
+/// A store the service works around while it is out of reach.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Degraded {
+    /// `accounts` (the shared accounts database) or `redis` (the shared rate limits).
+    pub(crate) dependency: &'static str,
+    /// What it means for callers meanwhile.
+    pub(crate) detail: String,
 }
 
 /// `GameVersion`: a published game version, what changed since the one before it, and what it holds.

@@ -5,8 +5,9 @@
 
 use std::time::{Duration, Instant};
 
+use tapster_test_support::http::get;
 use tapster_test_support::postgres::TestSchema;
-use tapster_test_support::redis::TestRedis;
+use tapster_test_support::redis::{RedisServer, TestRedis};
 
 use crate::cli::tapster;
 use crate::{Serving, get_with_key, serve_with};
@@ -139,4 +140,43 @@ fn replicas_with_redis_share_one_burst() {
     let earlier = 3; // the first 200 of each replica in until_everywhere
     assert_eq!(statuses.len() + earlier, 60, "exactly the burst passed across the replicas");
     assert!(statuses.iter().all(|status| *status == 200), "{statuses:?}");
+}
+
+/// Redis killed under a replica: no `5xx`, keys limited locally, `/healthz` and `/metrics` say so;
+/// back, and the limits are shared again.
+#[test]
+fn a_replica_keeps_serving_without_redis_and_says_so() {
+    let Some(mut redis) = RedisServer::start() else { return };
+    let dir = tempfile::TempDir::new().unwrap();
+    let url = redis.url();
+    let replica = serve_with(dir.path(), &["--redis-url", &url, "--replicas", "3"]);
+    let key = replica.first_key().to_owned();
+    assert_eq!(get_with_key(replica.addr, "/v1/versions", &key).status, 200);
+    assert_eq!(get(replica.addr, "/healthz", &[]).json()["status"], "ok");
+
+    redis.kill();
+    for _ in 0..30 {
+        let status = get_with_key(replica.addr, "/v1/versions", &key).status;
+        assert!(status == 200 || status == 429, "answered {status} without Redis");
+    }
+    let health = get(replica.addr, "/healthz", &[]);
+    assert_eq!(health.status, 200);
+    let health = health.json();
+    assert_eq!(health["status"], "degraded", "{health}");
+    assert_eq!(health["degraded"][0]["dependency"], "redis", "{health}");
+    let metrics = get(replica.addr, "/metrics", &[]);
+    assert!(metrics.text().contains("tapster_dependency_up{dependency=\"redis\"} 0"), "{}", metrics.text());
+
+    redis.restart();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let _ = get_with_key(replica.addr, "/v1/versions", &key);
+        if get(replica.addr, "/healthz", &[]).json()["status"] == "ok" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the replica never found Redis again");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let metrics = get(replica.addr, "/metrics", &[]);
+    assert!(metrics.text().contains("tapster_dependency_up{dependency=\"redis\"} 1"), "{}", metrics.text());
 }
