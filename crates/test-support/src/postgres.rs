@@ -53,6 +53,22 @@ impl TestSchema {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// The address of the server, as the URL names it (`host:port`, the port 5432 when it names none).
+    pub fn server(&self) -> std::net::SocketAddr {
+        let (_, host) = authority(&self.url);
+        let host = if host.contains(':') { host.to_owned() } else { format!("{host}:5432") };
+        std::net::ToSocketAddrs::to_socket_addrs(&host)
+            .ok()
+            .and_then(|mut addrs| addrs.next())
+            .unwrap_or_else(|| panic!("the test database's address {host} does not resolve"))
+    }
+
+    /// [`TestSchema::url`] with the server reached at `addr` instead (a [`crate::proxy::Proxy`]).
+    pub fn url_via(&self, addr: std::net::SocketAddr) -> String {
+        let (user, host) = authority(&self.url);
+        self.url.replacen(&format!("{user}{host}"), &format!("{user}{addr}"), 1)
+    }
 }
 
 impl Drop for TestSchema {
@@ -78,6 +94,16 @@ BEGIN
     END LOOP;
 END
 $$;";
+
+/// The user part (with its `@`, or nothing) and the host part of a URL's authority.
+fn authority(url: &str) -> (&str, &str) {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = &rest[..rest.find(['/', '?']).unwrap_or(rest.len())];
+    match authority.rfind('@') {
+        Some(at) => (&authority[..=at], &authority[at + 1..]),
+        None => ("", authority),
+    }
+}
 
 /// Says that a service the test needs is not there: a panic where the services are required, a
 /// loud line on stderr otherwise (where the test harness shows it: skipping quietly is what this must

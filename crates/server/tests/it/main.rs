@@ -31,9 +31,17 @@ async fn signed_up(
     data_dir: &Path,
     email: &str,
 ) -> (tapster_accounts::Accounts, tapster_accounts::AccountId, tapster_domain::Timestamp) {
-    use tapster_accounts::{Accounts, Location, Token};
+    signed_up_in(&tapster_accounts::Location::DataDir(data_dir.to_owned()), email).await
+}
 
-    let accounts = Accounts::open(&Location::DataDir(data_dir.to_owned())).await.unwrap();
+/// [`signed_up`] in the accounts store at `location`.
+async fn signed_up_in(
+    location: &tapster_accounts::Location,
+    email: &str,
+) -> (tapster_accounts::Accounts, tapster_accounts::AccountId, tapster_domain::Timestamp) {
+    use tapster_accounts::{Accounts, Token};
+
+    let accounts = Accounts::open(location).await.unwrap();
     let now = tapster_domain::Timestamp(
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64,
     );

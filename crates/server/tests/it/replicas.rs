@@ -5,12 +5,14 @@
 
 use std::time::{Duration, Instant};
 
+use tapster_accounts::{Location, Token};
 use tapster_test_support::http::get;
 use tapster_test_support::postgres::TestSchema;
+use tapster_test_support::proxy::Proxy;
 use tapster_test_support::redis::{RedisServer, TestRedis};
 
 use crate::cli::tapster;
-use crate::{Serving, get_with_key, serve_with};
+use crate::{Serving, block, get_with_key, serve_with, signed_up_in};
 
 /// How soon every replica must enforce a change made anywhere.
 const EVERYWHERE_WITHIN: Duration = Duration::from_secs(1);
@@ -72,6 +74,70 @@ fn replicas_share_keys_and_enforce_a_revocation_within_a_second() {
     }
     // The first key was never touched.
     assert_eq!(get_with_key(replicas[2].addr, "/v1/versions", &first).status, 200);
+
+    // A browser session, made as the dashboard makes one (through whichever replica signed it in),
+    // opens the dashboard on every replica.
+    let session = Token::from_random([9; 32]);
+    block(async {
+        let location = Location::Postgres(schema.url().to_owned());
+        let (accounts, account, now) = signed_up_in(&location, "marta@example.org").await;
+        accounts.create_session(account, session.hash(), "test", now).await.unwrap();
+    });
+    let cookie = format!("tapster_session={}", session.expose());
+    for replica in &replicas {
+        let page = get(replica.addr, "/account", &[("Cookie", &cookie)]);
+        assert_eq!(page.status, 200, "the session does not open {}", replica.addr);
+        assert!(page.text().contains("marta@example.org"));
+    }
+}
+
+/// PostgreSQL cut off from a replica: the API keeps answering from the last snapshot, `/healthz`
+/// says so, the dashboard and admin commands say the database is out of reach; back, and what
+/// changed meanwhile applies.
+#[test]
+fn a_replica_keeps_serving_without_postgres_and_catches_up_after() {
+    let Some(schema) = TestSchema::create() else { return };
+    let proxy = Proxy::start(schema.server());
+    let via_proxy = schema.url_via(proxy.addr());
+    let dir = tempfile::TempDir::new().unwrap();
+    let replica = serve_with(dir.path(), &["--accounts-url", &via_proxy]);
+    let key = replica.first_key().to_owned();
+    let session = Token::from_random([11; 32]);
+    block(async {
+        let location = Location::Postgres(schema.url().to_owned());
+        let (accounts, account, now) = signed_up_in(&location, "pia@example.org").await;
+        accounts.create_session(account, session.hash(), "test", now).await.unwrap();
+    });
+    let cookie = format!("tapster_session={}", session.expose());
+    assert_eq!(get(replica.addr, "/account", &[("Cookie", &cookie)]).status, 200);
+
+    proxy.cut();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while get(replica.addr, "/healthz", &[]).json()["status"] != "degraded" {
+        assert!(Instant::now() < deadline, "the replica never noticed PostgreSQL was gone");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let health = get(replica.addr, "/healthz", &[]).json();
+    assert_eq!(health["degraded"][0]["dependency"], "accounts", "{health}");
+    for _ in 0..10 {
+        assert_eq!(get_with_key(replica.addr, "/v1/versions", &key).status, 200, "the snapshot serves");
+    }
+    let page = get(replica.addr, "/account", &[("Cookie", &cookie)]);
+    assert_eq!(page.status, 503, "{}", page.text());
+    assert!(page.text().contains("Accounts are out of reach"));
+    assert!(!page.header("retry-after").is_empty());
+    let admin = tapster(&["keys", "list", "--accounts-url", &via_proxy], dir.path());
+    assert!(!admin.status.success(), "an admin command without its database succeeded");
+
+    // Meanwhile the key is revoked, by an admin who reaches the database.
+    let revoked = tapster(&["keys", "revoke", &key[..12], "--accounts-url", schema.url()], dir.path());
+    assert!(revoked.status.success(), "{}", String::from_utf8_lossy(&revoked.stderr));
+    assert_eq!(get_with_key(replica.addr, "/v1/versions", &key).status, 200, "not seen while cut off");
+
+    proxy.restore();
+    until_everywhere(std::slice::from_ref(&replica), &key, 401);
+    assert_eq!(get(replica.addr, "/healthz", &[]).json()["status"], "ok");
+    assert_eq!(get(replica.addr, "/account", &[("Cookie", &cookie)]).status, 200);
 }
 
 #[test]
