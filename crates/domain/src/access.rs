@@ -248,7 +248,7 @@ mod url_tests {
         let cases = [
             ("postgres://app:s3cret@db:5432/tapster", "postgres://app@db:5432/tapster"),
             ("postgres://app@db/tapster", "postgres://app@db/tapster"),
-            ("postgresql://db/t?sslmode=disable", "postgresql://db/t?sslmode=disable"),
+            ("postgresql://db:5433/t", "postgresql://db:5433/t"),
             ("redis://:s3cret@cache:6379/0", "redis://@cache:6379/0"),
             ("not a url", "not a url"),
         ];

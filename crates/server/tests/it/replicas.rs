@@ -219,11 +219,20 @@ fn a_replica_keeps_serving_without_redis_and_says_so() {
     let key = replica.first_key().to_owned();
     assert_eq!(get_with_key(replica.addr, "/v1/versions", &key).status, 200);
     assert_eq!(get(replica.addr, "/healthz", &[]).json()["status"], "ok");
+    let created = tapster(&["keys", "create", "--account", "gone@example.org", "--name", "gone"], dir.path());
+    let revoked_key = String::from_utf8_lossy(&created.stdout).lines().last().unwrap().to_owned();
+    let revoked = tapster(&["keys", "revoke", &revoked_key[..12]], dir.path());
+    assert!(revoked.status.success(), "{}", String::from_utf8_lossy(&revoked.stderr));
+    until_everywhere(std::slice::from_ref(&replica), &revoked_key, 401);
 
     redis.kill();
-    for _ in 0..30 {
+    for n in 0..30 {
         let status = get_with_key(replica.addr, "/v1/versions", &key).status;
         assert!(status == 200 || status == 429, "answered {status} without Redis");
+        // Now and then only: past 20 failed authentications the address itself would be refused.
+        if n % 6 == 0 {
+            assert_eq!(get_with_key(replica.addr, "/v1/versions", &revoked_key).status, 401);
+        }
     }
     let health = get(replica.addr, "/healthz", &[]);
     assert_eq!(health.status, 200);
