@@ -134,6 +134,21 @@ impl Accounts {
         on_backend!(write self, admin_create_key(&email, &name, limits, &key, now))
     }
 
+    /// [`Accounts::admin_create_key`] when the store holds no key at all, in the same transaction
+    /// as that check, so that of replicas starting together on an empty store one makes it;
+    /// `None` when there are keys.
+    pub async fn admin_create_first_key(
+        &self,
+        email: &Email,
+        name: &KeyName,
+        limits: Limits,
+        key: &ApiKey,
+        now: Timestamp,
+    ) -> Result<Option<KeyRecord>> {
+        let (email, name, key) = (email.clone(), name.clone(), key.clone());
+        on_backend!(write self, admin_create_first_key(&email, &name, limits, &key, now))
+    }
+
     /// Every key, or those of the account of one address, oldest first.
     pub async fn list_keys(&self, account: Option<&Email>) -> Result<Vec<KeyRecord>> {
         let account = account.cloned();

@@ -101,33 +101,20 @@ impl Error {
     }
 
     /// Whether the store could not be reached (PostgreSQL down, restarting, or out of connections):
-    /// a failure that passes by itself, unlike the others of [`Error::is_storage`].
+    /// a failure that passes by itself, unlike a storage error that stays (a refused password, a
+    /// schema from a later build).
     pub fn is_unreachable(&self) -> bool {
         match self {
-            Self::PostgresPool(_) => true,
-            Self::Postgres(error) => {
+            Self::PostgresPool(deadpool_postgres::PoolError::Timeout(_)) => true,
+            Self::PostgresPool(deadpool_postgres::PoolError::Backend(error)) | Self::Postgres(error) => {
                 let io = std::error::Error::source(error).is_some_and(|source| source.is::<std::io::Error>());
                 // Class 08 is a connection exception; 57P01-57P03, a server shutting down or starting.
+                // A refused password (28P01) or a database that does not exist (3D000) is not.
                 let state = error.as_db_error().map(|db| db.code().code());
                 error.is_closed() || io || state.is_some_and(|s| s.starts_with("08") || s.starts_with("57P0"))
             }
             _ => false,
         }
-    }
-
-    /// Whether the error is the storage failing rather than a refusal of what was asked.
-    pub fn is_storage(&self) -> bool {
-        matches!(
-            self,
-            Self::Schema { .. }
-                | Self::Io { .. }
-                | Self::Corrupt(_)
-                | Self::Sqlite(_)
-                | Self::Pool(_)
-                | Self::Postgres(_)
-                | Self::PostgresPool(_)
-                | Self::Task(_)
-        )
     }
 }
 

@@ -54,11 +54,15 @@ impl Admin {
 
     /// Creates the local account and its key when the data dir has no key at all, so that a
     /// newcomer's first `serve` gives them a key to try the API with.
+    /// One check and insert, so that of replicas starting together on an empty shared store only
+    /// one makes it.
     pub async fn first_key(&self) -> anyhow::Result<Option<NewKey>> {
-        if self.accounts.has_keys().await? {
-            return Ok(None);
-        }
-        self.create_key(LOCAL_ACCOUNT, "local", Limits::DEFAULT).await.map(Some)
+        let email = parse_email(LOCAL_ACCOUNT)?;
+        let name = KeyName::parse("local")?;
+        let key = new_key().context("drawing a random key")?;
+        let created =
+            self.accounts.admin_create_first_key(&email, &name, Limits::DEFAULT, &key, timestamp()).await?;
+        Ok(created.map(|record| NewKey { record, key }))
     }
 
     pub async fn list_keys(&self, account: Option<&str>) -> anyhow::Result<Vec<KeyRecord>> {

@@ -105,7 +105,8 @@ pub(crate) async fn set_account_suspended(
     suspended: bool,
     reason: Option<&str>,
 ) -> Result<()> {
-    let changed = client
+    let tx = write_transaction(client).await?;
+    let changed = tx
         .execute(
             "UPDATE accounts SET suspended = $2, suspended_reason = $3 WHERE email = $1 AND deleted_at IS NULL",
             &[&email.as_str(), &suspended, &reason.filter(|_| suspended)],
@@ -114,21 +115,26 @@ pub(crate) async fn set_account_suspended(
     if changed == 0 {
         return Err(Error::NoSuchAccount(email.clone()));
     }
-    Ok(())
+    Ok(tx.commit().await?)
 }
 
 /// Blocks a calling address or range; returns false when it was already blocked.
 pub(crate) async fn block(client: &mut Client, block: AddressBlock, now: Timestamp) -> Result<bool> {
-    let added = client
+    let tx = write_transaction(client).await?;
+    let added = tx
         .execute(
             "INSERT INTO blocked_addresses (block, created_at) VALUES ($1, $2) ON CONFLICT DO NOTHING",
             &[&block.to_string(), &now.0],
         )
         .await?;
+    tx.commit().await?;
     Ok(added == 1)
 }
 
 /// Lifts a block; returns false when there was none.
 pub(crate) async fn unblock(client: &mut Client, block: AddressBlock) -> Result<bool> {
-    Ok(client.execute("DELETE FROM blocked_addresses WHERE block = $1", &[&block.to_string()]).await? == 1)
+    let tx = write_transaction(client).await?;
+    let removed = tx.execute("DELETE FROM blocked_addresses WHERE block = $1", &[&block.to_string()]).await?;
+    tx.commit().await?;
+    Ok(removed == 1)
 }

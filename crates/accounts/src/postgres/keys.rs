@@ -29,17 +29,47 @@ pub(crate) async fn admin_create_key(
     now: Timestamp,
 ) -> Result<KeyRecord> {
     let tx = write_transaction(client).await?;
-    tx.execute(
-        "INSERT INTO accounts (email, created_at) VALUES ($1, $2) ON CONFLICT (email) DO NOTHING",
-        &[&email.as_str(), &now.0],
-    )
-    .await?;
-    let account: i64 =
-        tx.query_one("SELECT id FROM accounts WHERE email = $1", &[&email.as_str()]).await?.get(0);
-    let id = insert_key(&tx, AccountId(account), name, limits, key, None, now).await?;
-    let record = key_by_id(&tx, id).await?;
+    let record = insert_admin_key(&tx, email, name, limits, key, now).await?;
     tx.commit().await?;
     Ok(record)
+}
+
+/// [`admin_create_key`] when there is no key at all, checked under the write lock.
+pub(crate) async fn admin_create_first_key(
+    client: &mut Client,
+    email: &Email,
+    name: &KeyName,
+    limits: Limits,
+    key: &ApiKey,
+    now: Timestamp,
+) -> Result<Option<KeyRecord>> {
+    let tx = write_transaction(client).await?;
+    if tx.query_one("SELECT EXISTS (SELECT 1 FROM keys)", &[]).await?.get(0) {
+        return Ok(None);
+    }
+    let record = insert_admin_key(&tx, email, name, limits, key, now).await?;
+    tx.commit().await?;
+    Ok(Some(record))
+}
+
+async fn insert_admin_key(
+    client: &impl GenericClient,
+    email: &Email,
+    name: &KeyName,
+    limits: Limits,
+    key: &ApiKey,
+    now: Timestamp,
+) -> Result<KeyRecord> {
+    client
+        .execute(
+            "INSERT INTO accounts (email, created_at) VALUES ($1, $2) ON CONFLICT (email) DO NOTHING",
+            &[&email.as_str(), &now.0],
+        )
+        .await?;
+    let account: i64 =
+        client.query_one("SELECT id FROM accounts WHERE email = $1", &[&email.as_str()]).await?.get(0);
+    let id = insert_key(client, AccountId(account), name, limits, key, None, now).await?;
+    key_by_id(client, id).await
 }
 
 /// A key made by its owner: only for a confirmed, unsuspended account under its cap of active keys.
@@ -174,7 +204,8 @@ pub(crate) async fn owner_revoke_key(
     id: i64,
     now: Timestamp,
 ) -> Result<KeyRecord> {
-    let changed = client
+    let tx = write_transaction(client).await?;
+    let changed = tx
         .execute(
             "UPDATE keys SET revoked_at = coalesce(revoked_at, $3) WHERE id = $1 AND account_id = $2",
             &[&id, &account.0, &now.0],
@@ -183,7 +214,9 @@ pub(crate) async fn owner_revoke_key(
     if changed == 0 {
         return Err(Error::NoSuchKey);
     }
-    one_owned_key(&*client, account, id).await
+    let record = one_owned_key(&tx, account, id).await?;
+    tx.commit().await?;
+    Ok(record)
 }
 
 /// Revokes, suspends or unsuspends one key, and returns it as it now is.
@@ -276,25 +309,34 @@ pub(crate) async fn snapshot(client: &mut Client) -> Result<AccessSnapshot> {
     Ok(AccessSnapshot { keys, blocked })
 }
 
-/// Adds requests to the daily counts and records when each key was last used.
+/// Adds requests to the daily counts and records when each key was last used: two statements for
+/// the whole batch, without the write lock (an upsert decides nothing), its rows in key order so
+/// that replicas writing at once lock them in the same order.
 pub(crate) async fn record_usage(client: &mut Client, usage: &[Usage]) -> Result<()> {
     if usage.is_empty() {
         return Ok(());
     }
-    let tx = write_transaction(client).await?;
-    let count = tx
-        .prepare(
-            "INSERT INTO daily_usage (key_id, day, requests) VALUES ($1, $2, $3)
-             ON CONFLICT (key_id, day) DO UPDATE SET requests = daily_usage.requests + excluded.requests",
-        )
-        .await?;
-    let used = tx
-        .prepare("UPDATE keys SET last_used_at = greatest(coalesce(last_used_at, 0), $2) WHERE id = $1")
-        .await?;
-    for u in usage {
-        tx.execute(&count, &[&u.key_id, &u.day, &i64::from(u.requests)]).await?;
-        tx.execute(&used, &[&u.key_id, &u.last_used.0]).await?;
-    }
+    let mut usage = usage.to_vec();
+    usage.sort_by_key(|u| (u.key_id, u.day));
+    let keys: Vec<i64> = usage.iter().map(|u| u.key_id).collect();
+    let days: Vec<i64> = usage.iter().map(|u| u.day).collect();
+    let requests: Vec<i64> = usage.iter().map(|u| i64::from(u.requests)).collect();
+    let used: Vec<i64> = usage.iter().map(|u| u.last_used.0).collect();
+    let tx = client.transaction().await?;
+    tx.execute(
+        "INSERT INTO daily_usage (key_id, day, requests)
+         SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])
+         ON CONFLICT (key_id, day) DO UPDATE SET requests = daily_usage.requests + excluded.requests",
+        &[&keys, &days, &requests],
+    )
+    .await?;
+    tx.execute(
+        "UPDATE keys SET last_used_at = greatest(coalesce(keys.last_used_at, 0), used.at)
+         FROM (SELECT id, max(at) AS at FROM unnest($1::bigint[], $2::bigint[]) AS u (id, at) GROUP BY id) used
+         WHERE keys.id = used.id",
+        &[&keys, &used],
+    )
+    .await?;
     tx.commit().await?;
     Ok(())
 }

@@ -51,12 +51,15 @@ pub(crate) fn account(conn: &mut Connection, id: AccountId) -> Result<Account> {
 /// Removes a linked sign-in, unless it is the last way into the account.
 pub(crate) fn unlink_identity(conn: &mut Connection, account: AccountId, identity: i64) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let (confirmed, identities): (bool, i64) = tx.query_row(
-        "SELECT a.email IS NOT NULL, (SELECT count(*) FROM identities i WHERE i.account_id = a.id)
-         FROM accounts a WHERE a.id = ?1 AND a.deleted_at IS NULL",
-        [account.0],
-        |row| Ok((row.get(0)?, row.get(1)?)),
-    )?;
+    let found: Option<(bool, i64)> = tx
+        .query_row(
+            "SELECT a.email IS NOT NULL, (SELECT count(*) FROM identities i WHERE i.account_id = a.id)
+             FROM accounts a WHERE a.id = ?1 AND a.deleted_at IS NULL",
+            [account.0],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()?;
+    let Some((confirmed, identities)) = found else { return Err(Error::AccountGone) };
     if !confirmed && identities <= 1 {
         return Err(Error::LastSignIn);
     }

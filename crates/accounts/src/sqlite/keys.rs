@@ -29,16 +29,45 @@ pub(crate) fn admin_create_key(
     now: Timestamp,
 ) -> Result<KeyRecord> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let record = insert_admin_key(&tx, email, name, limits, key, now)?;
+    tx.commit()?;
+    Ok(record)
+}
+
+/// [`admin_create_key`] when there is no key at all, checked in the same transaction.
+pub(crate) fn admin_create_first_key(
+    conn: &mut Connection,
+    email: &Email,
+    name: &KeyName,
+    limits: Limits,
+    key: &ApiKey,
+    now: Timestamp,
+) -> Result<Option<KeyRecord>> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    if tx.query_row("SELECT EXISTS (SELECT 1 FROM keys)", [], |row| row.get(0))? {
+        return Ok(None);
+    }
+    let record = insert_admin_key(&tx, email, name, limits, key, now)?;
+    tx.commit()?;
+    Ok(Some(record))
+}
+
+fn insert_admin_key(
+    tx: &Transaction<'_>,
+    email: &Email,
+    name: &KeyName,
+    limits: Limits,
+    key: &ApiKey,
+    now: Timestamp,
+) -> Result<KeyRecord> {
     tx.execute(
         "INSERT INTO accounts (email, created_at) VALUES (?1, ?2) ON CONFLICT (email) DO NOTHING",
         params![email.as_str(), now.0],
     )?;
     let account =
         tx.query_row("SELECT id FROM accounts WHERE email = ?1", [email.as_str()], |row| row.get(0))?;
-    let id = insert_key(&tx, AccountId(account), name, limits, key, None, now)?;
-    let record = key_by_id(&tx, id)?;
-    tx.commit()?;
-    Ok(record)
+    let id = insert_key(tx, AccountId(account), name, limits, key, None, now)?;
+    key_by_id(tx, id)
 }
 
 /// A key made by its owner: only for a confirmed, unsuspended account under its cap of active keys.

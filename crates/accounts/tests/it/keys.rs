@@ -134,6 +134,7 @@ async fn deleting_an_account_revokes_its_keys_and_erases_the_address() {
         assert!(s.accounts.snapshot().await.unwrap().keys[&hash_key(&key)].revoked);
         assert_eq!(s.accounts.session(token(9).hash(), at(6)).await.unwrap(), None);
         assert!(matches!(s.accounts.delete_account(marta, at(7)).await, Err(Error::AccountGone)));
+        assert!(matches!(s.accounts.unlink_identity(marta, 1).await, Err(Error::AccountGone)));
 
         // The address and the GitHub identity are free: both now make a new, empty account.
         let again = signed_up(&s.accounts, "marta@example.org", 2).await;
@@ -141,6 +142,41 @@ async fn deleting_an_account_revokes_its_keys_and_erases_the_address() {
         assert!(s.accounts.keys(again, at(8)).await.unwrap().is_empty());
         let github = s.accounts.sign_in_with(&github, at(9)).await.unwrap();
         assert_eq!(github.account, again, "the verified address links the identity to the new account");
+    }
+}
+
+/// Replicas starting together on an empty store each try to make the first key; one does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_key_is_made_once_however_many_ask_at_once() {
+    for s in stores().await {
+        let tries: Vec<_> = (0..4u8)
+            .map(|n| {
+                let accounts = s.accounts.clone();
+                tokio::spawn(async move {
+                    let key = api_key(n);
+                    accounts
+                        .admin_create_first_key(
+                            &email("local@localhost"),
+                            &name("local"),
+                            Limits::DEFAULT,
+                            &key,
+                            T0,
+                        )
+                        .await
+                })
+            })
+            .collect();
+        let mut made = 0;
+        for attempt in tries {
+            made += usize::from(attempt.await.unwrap().unwrap().is_some());
+        }
+        assert_eq!(made, 1);
+        assert_eq!(s.accounts.list_keys(None).await.unwrap().len(), 1);
+        let later = s
+            .accounts
+            .admin_create_first_key(&email("b@example.org"), &name("b"), Limits::DEFAULT, &api_key(9), T0)
+            .await;
+        assert!(later.unwrap().is_none(), "a store with a key makes no first one");
     }
 }
 
