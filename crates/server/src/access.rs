@@ -76,10 +76,7 @@ impl Access {
         clock: Clock,
     ) -> tapster_accounts::Result<Self> {
         let snapshot = accounts.snapshot().await?;
-        let today = clock.now().as_secs() / 86_400;
-        for (key, requests) in accounts.usage_on(today as i64).await? {
-            limiter.seed_day(key, today, requests);
-        }
+        seed(&accounts, &limiter, clock.now()).await?;
         Ok(Self {
             accounts,
             clock,
@@ -135,6 +132,9 @@ impl Access {
                 merge(&mut pending, u);
             }
             return Err(error);
+        }
+        if self.limiter.wants_seed() {
+            seed(&self.accounts, self.limiter.as_ref(), self.clock.now()).await?;
         }
         self.limiter.sweep(self.clock.now());
         self.failures.sweep(self.clock.now());
@@ -198,6 +198,16 @@ impl Keys {
     fn blocks(&self, peer: IpAddr) -> bool {
         self.snapshot.blocked.iter().any(|block| block.contains(peer))
     }
+}
+
+/// Raises the limiter's counts of today to the requests the accounts database recorded, so that
+/// daily caps survive restarts (of the server, or of a shared store that kept nothing).
+async fn seed(accounts: &Accounts, limiter: &dyn Limiter, now: Duration) -> tapster_accounts::Result<()> {
+    let today = now.as_secs() / 86_400;
+    for (key, requests) in accounts.usage_on(today as i64).await? {
+        limiter.seed_day(key, today, requests);
+    }
+    Ok(())
 }
 
 /// Adds `usage` to what is pending for its key and day.

@@ -26,6 +26,12 @@ pub trait Limiter: Send + Sync + std::fmt::Debug {
     fn seed_day(&self, key: i64, day: u64, requests: u32);
     /// Forgets keys that hold nothing worth keeping at `now`.
     fn sweep(&self, now: Duration);
+    /// Whether the limiter's day counts should be raised again to what the accounts database
+    /// recorded (a shared store that may have lost them); asked after each write of usage, and
+    /// true once per such loss.
+    fn wants_seed(&self) -> bool {
+        false
+    }
     /// Why the limits are not what they should be now (a shared store out of reach), if they are not.
     fn trouble(&self) -> Option<String> {
         None
@@ -115,7 +121,7 @@ impl InProcess {
         let now = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
         let mut keys = self.keys.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let state = keys.entry(key).or_default();
-        let interval = MINUTE / u64::from(limits.per_minute.max(1));
+        let (interval, _) = gcra(limits);
 
         let tat = state.tat.max(now);
         let minute = now / MINUTE;
@@ -129,7 +135,7 @@ impl InProcess {
             return Decision::Limited { status, retry_after: Duration::from_nanos(wait) };
         }
         *state = KeyState {
-            tat: tat + interval,
+            tat: tat.saturating_add(interval),
             minute,
             minute_count: minute_count + 1,
             day,
@@ -139,13 +145,19 @@ impl InProcess {
     }
 }
 
+/// The burst's parameters in nanoseconds: the interval between requests at the key's steady rate,
+/// and how far the next arrival time may run ahead of now (the burst less one).
+pub(crate) fn gcra(limits: Limits) -> (u64, u64) {
+    let interval = (MINUTE / u64::from(limits.per_minute.max(1))).max(1);
+    (interval, interval.saturating_mul(u64::from(limits.burst.max(1) - 1)))
+}
+
 /// How long a request at `now` (nanoseconds since the epoch) must wait to pass, given the key's
 /// arrival time and counts as of `now`; zero when it passes.
 pub(crate) fn wait(limits: Limits, now: u64, tat: u64, minute_count: u32, day_count: u32) -> u64 {
-    let interval = MINUTE / u64::from(limits.per_minute.max(1));
-    let tolerance = interval * u64::from(limits.burst.max(1) - 1);
+    let (_, tolerance) = gcra(limits);
     let mut wait = 0;
-    if tat > now + tolerance {
+    if tat > now.saturating_add(tolerance) {
         wait = wait.max(tat - tolerance - now);
     }
     if minute_count >= limits.per_minute {
@@ -159,14 +171,13 @@ pub(crate) fn wait(limits: Limits, now: u64, tat: u64, minute_count: u32, day_co
 
 /// What is left of each policy for a key with this arrival time and these counts at `now`.
 pub(crate) fn status(limits: Limits, now: u64, tat: u64, minute_count: u32, day_count: u32) -> Status {
-    let interval = MINUTE / u64::from(limits.per_minute.max(1));
-    let tolerance = interval * u64::from(limits.burst.max(1) - 1);
+    let (interval, tolerance) = gcra(limits);
     // Requests that would pass right now: how far the next arrival time is below its ceiling.
-    let slack = (now + tolerance + interval).saturating_sub(tat);
+    let slack = now.saturating_add(tolerance).saturating_add(interval).saturating_sub(tat);
     let burst_left = u32::try_from(slack / interval).unwrap_or(u32::MAX).min(limits.burst);
     let burst_reset = if tat <= now {
         0
-    } else if now + tolerance + interval < tat {
+    } else if now.saturating_add(tolerance).saturating_add(interval) < tat {
         tat - tolerance - interval - now + interval
     } else {
         interval - slack % interval

@@ -223,12 +223,24 @@ struct ReplicaArgs {
     /// this share of its limits.
     #[arg(long, env = "TAPSTER_REPLICAS", value_name = "COUNT", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     replicas: u32,
+    /// Milliseconds a request waits for Redis; past that, Redis is left alone for a second and each
+    /// key is limited here at its share.
+    #[arg(
+        long,
+        env = "TAPSTER_REDIS_TIMEOUT_MS",
+        value_name = "MS",
+        default_value_t = tapster_server::DEFAULT_REDIS_TIMEOUT.as_millis() as u64,
+        value_parser = clap::value_parser!(u64).range(1..),
+        requires = "redis_url"
+    )]
+    redis_timeout_ms: u64,
 }
 
 impl ReplicaArgs {
     fn limits(self) -> Option<RedisLimits> {
         let url = self.redis_url?;
-        Some(RedisLimits { url, prefix: self.redis_prefix, replicas: self.replicas })
+        let timeout = Duration::from_millis(self.redis_timeout_ms);
+        Some(RedisLimits { url, prefix: self.redis_prefix, replicas: self.replicas, timeout })
     }
 }
 

@@ -23,6 +23,9 @@ use crate::shared::Shared;
 
 /// How often expired sign-in links and idle sessions are forgotten.
 const PURGE_EVERY: Duration = Duration::from_secs(3600);
+/// How long one step of the upkeep may wait on the accounts store: past it, the store counts as out
+/// of reach and the upkeep goes on (a hung connection must not hold up the next reload).
+const UPKEEP_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Everything a running server needs, opened and checked.
 #[derive(Debug)]
@@ -68,6 +71,8 @@ pub struct RedisLimits {
     pub prefix: String,
     /// How many replicas share the limits: each key's share here while Redis is out of reach.
     pub replicas: u32,
+    /// How long a request waits for Redis before its key is limited here.
+    pub timeout: Duration,
 }
 
 /// Opens the data dir, and the accounts and limits as `sharing` says, for serving. On a data dir
@@ -99,7 +104,7 @@ pub async fn open_service_with_clock(
     let access = match &sharing.limits {
         None => Access::load(accounts.clone(), InProcess::default(), clock).await,
         Some(redis) => {
-            let limiter = Shared::new(&redis.url, &redis.prefix, redis.replicas)?;
+            let limiter = Shared::new(&redis.url, &redis.prefix, redis.replicas, redis.timeout)?;
             Access::load(accounts.clone(), limiter, clock).await
         }
     }
@@ -157,11 +162,11 @@ impl Service {
         let upkeep = Arc::clone(&stop);
         let keys = tokio::spawn(async move {
             while !upkeep.load(Ordering::Relaxed) {
-                let changed = watcher.next_change(RELOAD_EVERY).await;
+                let changed = within(UPKEEP_TIMEOUT, watcher.next_change(RELOAD_EVERY)).await;
                 // Said once when the store goes out of reach and once when it is back, not on every
                 // poll; keys are judged by the last snapshot meanwhile, and reloaded whole after.
                 let was_away = access.accounts_trouble().is_some();
-                if access.accounts_answered(changed.as_ref().map(|_| ()).map_err(|e| e.to_string())) {
+                if access.accounts_answered(changed.as_ref().map(|_| ()).map_err(Clone::clone)) {
                     match &changed {
                         Err(e) => tracing::warn!(
                             error = %e,
@@ -171,16 +176,19 @@ impl Service {
                     }
                 }
                 match changed {
-                    Ok(true) => report(access.reload().await, "reloading keys"),
-                    Ok(false) if was_away => report(access.reload().await, "reloading keys"),
+                    Ok(true) => report(within(UPKEEP_TIMEOUT, access.reload()).await, "reloading keys"),
+                    Ok(false) if was_away => {
+                        report(within(UPKEEP_TIMEOUT, access.reload()).await, "reloading keys")
+                    }
                     Ok(false) | Err(_) => {}
                 }
                 if flushed.elapsed() >= FLUSH_EVERY {
-                    report(access.flush().await, "recording usage");
+                    report(within(UPKEEP_TIMEOUT, access.flush()).await, "recording usage");
                     flushed = Instant::now();
                 }
                 if purged.elapsed() >= PURGE_EVERY {
-                    report(accounts.purge(timestamp()).await, "forgetting old sessions and links");
+                    let purge = accounts.purge(timestamp());
+                    report(within(UPKEEP_TIMEOUT, purge).await, "forgetting old sessions and links");
                     purged = Instant::now();
                 }
             }
@@ -216,6 +224,17 @@ fn every(
             work();
         }
     })
+}
+
+/// `work`'s result, or an error once `limit` has passed.
+async fn within<T>(
+    limit: Duration,
+    work: impl Future<Output = tapster_accounts::Result<T>>,
+) -> Result<T, String> {
+    match tokio::time::timeout(limit, work).await {
+        Ok(done) => done.map_err(|e| e.to_string()),
+        Err(_) => Err(format!("no answer within {} s", limit.as_secs())),
+    }
 }
 
 fn report<E: std::fmt::Display>(result: Result<(), E>, doing: &str) {

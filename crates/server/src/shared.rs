@@ -1,18 +1,21 @@
 //! Rate limits shared by every replica, in Redis (`--redis-url`): one atomic round trip per request,
 //! a Lua script run by `EVALSHA` (`limits.lua`, reloaded by the client when Redis answers `NOSCRIPT`)
 //! that applies the burst, the minute and the day in Redis's own time, so that the replicas' clocks
-//! do not matter. Each API key's state is one hash, `<prefix>:{<key id>}`, so that it also works on
-//! Redis Cluster. What is left of each limit is worked out here from what the script returns, by the
-//! same functions as the in-process limiter's.
+//! do not matter; in microseconds, the arrival interval rounded down to one. Each API key's state is
+//! one hash, `<prefix>:{<key id>}`. What is left of each limit is worked out here from what the
+//! script returns, by the same functions as the in-process limiter's.
 //!
-//! When Redis does not answer within [`TIMEOUT`], the replica keeps serving: for [`OPEN_FOR`] it does
-//! not ask Redis at all (a circuit breaker), and limits each key in its own memory at a fair share of
-//! its limits (divided by the number of replicas, `--replicas`). What it admits meanwhile is counted
-//! and added to Redis's day counts once Redis answers again, so that the day cap holds across the
-//! outage.
+//! When Redis does not answer within its timeout (`--redis-timeout-ms`, 25 by default), the replica
+//! keeps serving: for [`OPEN_FOR`] it does not ask Redis at all (a circuit breaker), and limits each
+//! key in its own memory at a fair share of its limits (divided by the number of replicas,
+//! `--replicas`), starting from its share of the day's count Redis last gave. Once Redis answers
+//! again, what it admitted meanwhile is added to Redis's day counts, and since a Redis that restarted
+//! has lost its counts, each key's day is raised at once to at least what Redis last said of it plus
+//! those, and at the next write of usage to what the accounts database recorded (see
+//! [`Limiter::wants_seed`]).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -21,12 +24,12 @@ use redis::Script;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tapster_domain::Limits;
 
-use crate::limiter::{Checked, DAY, Decision, InProcess, Limiter, MINUTE, status, wait};
+use crate::limiter::{Checked, DAY, Decision, InProcess, Limiter, gcra, status, wait};
 
-/// How long a request waits for Redis before its key is limited locally.
-pub(crate) const TIMEOUT: Duration = Duration::from_millis(25);
+/// How long a request waits for Redis, unless told otherwise, before its key is limited locally.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(25);
 /// How long Redis is left alone after it failed to answer, before it is asked again.
-pub(crate) const OPEN_FOR: Duration = Duration::from_secs(1);
+const OPEN_FOR: Duration = Duration::from_secs(1);
 
 /// The limiter of a replica among several, backed by Redis.
 #[derive(Debug, Clone)]
@@ -42,13 +45,32 @@ struct Inner {
     prefix: String,
     /// How many replicas share the limits: a key's fair share here while Redis is out of reach.
     replicas: u32,
+    /// How long a request waits for Redis.
+    timeout: Duration,
     /// The limiter while Redis is out of reach.
     local: InProcess,
-    /// Until when Redis is not asked, after it failed.
-    open_until: Mutex<Option<Instant>>,
+    /// When this limiter was made: the origin of `open_until`.
+    started: Instant,
+    /// Until when Redis is not asked after it failed, in milliseconds since `started` (an atomic:
+    /// every request reads it).
+    open_until: AtomicU64,
     /// Requests admitted locally while Redis was out of reach, by key and day.
     owed: Mutex<HashMap<(i64, u64), u32>>,
+    /// The day's count Redis last gave for each key, by key: day and count.
+    seen: Mutex<HashMap<i64, (u64, u32)>>,
     degraded: AtomicBool,
+    /// Set when Redis answers again after it failed: it may have lost its day counts.
+    reseed: AtomicBool,
+}
+
+/// What the limits script says of one request: whether it passed, Redis's time, and the key's
+/// arrival time and counts after it (times in nanoseconds since the epoch).
+struct Counted {
+    passed: bool,
+    now: u64,
+    tat: u64,
+    minute_count: u32,
+    day_count: u32,
 }
 
 impl std::fmt::Debug for Inner {
@@ -62,13 +84,14 @@ impl std::fmt::Debug for Inner {
 }
 
 impl Shared {
-    /// A limiter on the Redis at `url` for `replicas` replicas. It connects when first asked, and
-    /// reconnects by itself: a replica starts, and serves, while Redis is down.
-    pub fn new(url: &str, prefix: &str, replicas: u32) -> anyhow::Result<Self> {
+    /// A limiter on the Redis at `url` for `replicas` replicas, waiting at most `timeout` for each
+    /// answer. It connects when first asked, and reconnects by itself: a replica starts, and serves,
+    /// while Redis is down.
+    pub fn new(url: &str, prefix: &str, replicas: u32, timeout: Duration) -> anyhow::Result<Self> {
         let bad = || format!("the Redis URL {}", tapster_domain::url_without_password(url));
         let client = redis::Client::open(url).with_context(bad)?;
         let config = ConnectionManagerConfig::new()
-            .set_response_timeout(Some(TIMEOUT))
+            .set_response_timeout(Some(timeout))
             .set_connection_timeout(Some(Duration::from_millis(250)))
             .set_number_of_retries(1)
             .set_max_delay(Duration::from_secs(1));
@@ -80,10 +103,14 @@ impl Shared {
                 add_day: Script::new(include_str!("add_day.lua")),
                 prefix: prefix.to_owned(),
                 replicas: replicas.max(1),
+                timeout,
                 local: InProcess::default(),
-                open_until: Mutex::new(None),
+                started: Instant::now(),
+                open_until: AtomicU64::new(0),
                 owed: Mutex::default(),
+                seen: Mutex::default(),
                 degraded: AtomicBool::new(false),
+                reseed: AtomicBool::new(false),
             }),
         })
     }
@@ -117,6 +144,16 @@ impl Limiter for Shared {
 
     fn sweep(&self, now: Duration) {
         self.inner.local.sweep(now);
+        let today = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX) / DAY;
+        self.inner
+            .seen
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .retain(|_, (day, _)| *day >= today);
+    }
+
+    fn wants_seed(&self) -> bool {
+        self.inner.reseed.swap(false, Ordering::Relaxed)
     }
 
     fn trouble(&self) -> Option<String> {
@@ -134,35 +171,54 @@ impl Inner {
         format!("{}:{{{key}}}", self.prefix)
     }
 
-    /// Asks Redis; on no answer in time, trips the breaker and decides locally.
+    /// Asks Redis; without an answer in time, trips the breaker and decides locally. The first
+    /// answer after Redis failed is not trusted: Redis may have restarted empty, so it is first given
+    /// back what it lost, and then asked again.
     async fn check(self: Arc<Self>, key: i64, limits: Limits, now: Duration) -> Decision {
-        let interval = MINUTE / u64::from(limits.per_minute.max(1));
-        let tolerance = interval * u64::from(limits.burst.max(1) - 1);
+        let answer = match self.ask(key, limits).await {
+            Ok(answer) if self.recovered() => {
+                self.restore().await;
+                self.ask(key, limits).await.unwrap_or(answer)
+            }
+            Ok(answer) => answer,
+            Err(error) => {
+                self.failed(&error);
+                return self.local_check(key, limits, now);
+            }
+        };
+        let Counted { passed, now, tat, minute_count, day_count } = answer;
+        // Should Redis go away, this replica goes on from its share of the day so far; should it come
+        // back empty, it is given the day back.
+        self.local.seed_day(key, now / DAY, day_count.div_ceil(self.replicas));
+        self.seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).insert(key, (now / DAY, day_count));
+        let status = status(limits, now, tat, minute_count, day_count);
+        if passed {
+            Decision::Allowed(status)
+        } else {
+            let wait = wait(limits, now, tat, minute_count, day_count).max(1);
+            Decision::Limited { status, retry_after: Duration::from_nanos(wait) }
+        }
+    }
+
+    /// One run of the limits script for `key`, within the timeout.
+    async fn ask(&self, key: i64, limits: Limits) -> Result<Counted, String> {
+        let (interval, _) = gcra(limits);
+        let interval_us = (interval / 1_000).max(1);
+        let tolerance_us = interval_us.saturating_mul(u64::from(limits.burst.max(1) - 1));
         let mut invocation = self.limits.key(self.redis_key(key));
-        invocation.arg(interval / 1_000).arg(tolerance / 1_000).arg(limits.per_minute).arg(limits.per_day);
+        invocation.arg(interval_us).arg(tolerance_us).arg(limits.per_minute).arg(limits.per_day);
         let mut redis = self.redis.clone();
-        let answer =
-            tokio::time::timeout(TIMEOUT, invocation.invoke_async::<(u8, u64, u64, u32, u32)>(&mut redis));
-        match answer.await {
-            Ok(Ok((passed, now_us, tat_us, minute_count, day_count))) => {
-                self.answered();
-                let (now, tat) = (now_us.saturating_mul(1_000), tat_us.saturating_mul(1_000));
-                let status = status(limits, now, tat, minute_count, day_count);
-                if passed == 1 {
-                    Decision::Allowed(status)
-                } else {
-                    let wait = wait(limits, now, tat, minute_count, day_count).max(1);
-                    Decision::Limited { status, retry_after: Duration::from_nanos(wait) }
-                }
-            }
-            Ok(Err(error)) => {
-                self.failed(&error.to_string());
-                self.local_check(key, limits, now)
-            }
-            Err(_) => {
-                self.failed(&format!("no answer within {} ms", TIMEOUT.as_millis()));
-                self.local_check(key, limits, now)
-            }
+        let answer = invocation.invoke_async::<(u8, u64, u64, u32, u32)>(&mut redis);
+        match tokio::time::timeout(self.timeout, answer).await {
+            Ok(Ok((passed, now_us, tat_us, minute_count, day_count))) => Ok(Counted {
+                passed: passed == 1,
+                now: now_us.saturating_mul(1_000),
+                tat: tat_us.saturating_mul(1_000),
+                minute_count,
+                day_count,
+            }),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(_) => Err(format!("no answer within {} ms", self.timeout.as_millis())),
         }
     }
 
@@ -188,14 +244,18 @@ impl Inner {
         decision
     }
 
+    /// Milliseconds since this limiter was made.
+    fn elapsed_ms(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
     fn is_open(&self) -> bool {
-        let open_until = self.open_until.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        open_until.is_some_and(|until| Instant::now() < until)
+        self.elapsed_ms() < self.open_until.load(Ordering::Relaxed)
     }
 
     fn failed(&self, error: &str) {
-        *self.open_until.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) =
-            Some(Instant::now() + OPEN_FOR);
+        let open_for = u64::try_from(OPEN_FOR.as_millis()).unwrap_or(u64::MAX);
+        self.open_until.store(self.elapsed_ms().saturating_add(open_for), Ordering::Relaxed);
         if !self.degraded.swap(true, Ordering::Relaxed) {
             tracing::warn!(
                 error,
@@ -205,21 +265,36 @@ impl Inner {
         }
     }
 
-    /// Redis answered: if it had not lately, hand it what was admitted meanwhile.
-    fn answered(self: &Arc<Self>) {
-        if !self.degraded.swap(false, Ordering::Relaxed) {
-            return;
+    /// Whether Redis answers after it had failed (once per outage).
+    fn recovered(&self) -> bool {
+        // A read first: the write is only paid on the way back from an outage.
+        if !self.degraded.load(Ordering::Relaxed) || !self.degraded.swap(false, Ordering::Relaxed) {
+            return false;
         }
         tracing::info!("Redis answers again: the limits are shared again");
+        self.reseed.store(true, Ordering::Relaxed);
+        true
+    }
+
+    /// Gives Redis back what it may have lost: the requests admitted here without it, and for each
+    /// key at least the day's count it last gave plus those.
+    async fn restore(&self) {
         let owed = std::mem::take(&mut *self.owed.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
-        let inner = Arc::clone(self);
-        tokio::spawn(async move {
-            for ((key, day), requests) in owed {
-                if let Err(error) = inner.add_to_day(key, day, requests, "add").await {
-                    tracing::warn!(%error, key, requests, "could not add the requests admitted without Redis");
-                }
+        let seen = self.seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
+        for (&(key, day), &requests) in &owed {
+            if let Err(error) = self.add_to_day(key, day, requests, "add").await {
+                tracing::warn!(%error, key, requests, "could not yet add the requests admitted without Redis");
+                // Kept for the next time Redis answers after failing.
+                let mut owed = self.owed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                *owed.entry((key, day)).or_default() += requests;
             }
-        });
+        }
+        for (key, (day, count)) in seen {
+            let since = owed.get(&(key, day)).copied().unwrap_or(0);
+            if let Err(error) = self.add_to_day(key, day, count.saturating_add(since), "at-least").await {
+                tracing::warn!(%error, key, "could not give Redis back the day's count");
+            }
+        }
     }
 
     async fn add_to_day(&self, key: i64, day: u64, requests: u32, mode: &str) -> redis::RedisResult<u32> {

@@ -35,6 +35,8 @@ const WRITE_LOCK: i64 = 0x7461_7077;
 
 /// How long a replica waits for a connection to PostgreSQL before it says the store is unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long sent data may go unacknowledged, or a connection idle unprobed, before it counts as dead.
+const DEAD_AFTER: Duration = Duration::from_secs(5);
 /// How long an operation waits for a free connection of the pool.
 const WAIT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Connections per process: the server's gate and upkeep, the dashboard's pages.
@@ -57,6 +59,12 @@ impl Postgres {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
+        // A database that vanishes without closing its connections (a network that drops packets)
+        // is noticed within seconds, not when TCP gives up a quarter of an hour later.
+        config
+            .tcp_user_timeout(DEAD_AFTER)
+            .keepalives_idle(DEAD_AFTER)
+            .keepalives_interval(Duration::from_secs(1));
         config.application_name("tapster");
         let manager =
             Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
