@@ -1,6 +1,6 @@
-//! [`Accounts`]: the one handle every caller uses, whatever stores the accounts. Each operation is
-//! a single transaction in the backend; time is always given, never read, so that expiries can be
-//! tested exactly.
+//! [`Accounts`]: the one handle every caller uses, whatever stores the accounts. Each operation that
+//! writes more than one row, or reads before it writes, is one transaction in the backend; time is
+//! always given, never read, so that expiries can be tested exactly.
 //!
 //! The seam is the [`Backend`] enum: SQLite in the data dir (one process, the default) or
 //! PostgreSQL (several replicas). Each backend has a function of the same name and arguments for

@@ -11,6 +11,7 @@ mod accounts;
 mod error;
 mod model;
 mod postgres;
+mod sql;
 mod sqlite;
 mod token;
 

@@ -305,6 +305,14 @@ pub enum KeyAction {
     Unsuspend,
 }
 
+/// At most this much of a browser's `User-Agent` is kept, to tell sessions apart.
+const USER_AGENT_CHARS: usize = 200;
+
+/// A browser's `User-Agent` as a session keeps it: without control characters, cut short.
+pub(crate) fn kept_user_agent(user_agent: &str) -> String {
+    user_agent.chars().filter(|c| !c.is_control()).take(USER_AGENT_CHARS).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,11 +49,6 @@ impl TestSchema {
         &self.url
     }
 
-    /// The schema's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
     /// The address of the server, as the URL names it (`host:port`, the port 5432 when it names none).
     pub fn server(&self) -> std::net::SocketAddr {
         let (_, host) = authority(&self.url);

@@ -130,7 +130,10 @@ impl Drop for RedisServer {
 fn ping(url: &str) -> Result<(), String> {
     let address = url.trim_start_matches("redis://").split('/').next().unwrap_or_default();
     let address = address.rsplit_once('@').map_or(address, |(_, host)| host);
-    let address = address.parse().map_err(|e| format!("{address}: {e}"))?;
+    let address = std::net::ToSocketAddrs::to_socket_addrs(address)
+        .map_err(|e| format!("{address}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{address} names no address"))?;
     let mut stream =
         TcpStream::connect_timeout(&address, Duration::from_secs(1)).map_err(|e| e.to_string())?;
     stream.set_read_timeout(Some(Duration::from_secs(1))).map_err(|e| e.to_string())?;

@@ -11,6 +11,7 @@ use crate::model::{
     AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyHash, KeyName, KeyRecord,
     MAX_ACTIVE_KEYS, REVOKED_SHOWN_SECS, Usage,
 };
+use crate::sql::{KEY_COLUMNS, SNAPSHOT_KEYS};
 use crate::token::hash_key;
 use crate::{Error, KeySelector, Result};
 
@@ -273,14 +274,7 @@ pub(crate) async fn snapshot(client: &mut Client) -> Result<AccessSnapshot> {
         .read_only(true)
         .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead);
     let tx = tx.start().await?;
-    let rows = tx
-        .query(
-            "SELECT k.id, k.prefix, k.sha256, k.per_minute, k.burst, k.per_day, k.expires_at,
-                    k.revoked_at IS NOT NULL, k.suspended, a.suspended, a.email IS NOT NULL
-             FROM keys k JOIN accounts a ON a.id = k.account_id",
-            &[],
-        )
-        .await?;
+    let rows = tx.query(SNAPSHOT_KEYS, &[]).await?;
     let mut keys = HashMap::with_capacity(rows.len());
     for row in &rows {
         let hash: &[u8] = row.get(2);
@@ -366,11 +360,6 @@ pub(crate) async fn account_usage(
         .map(|row| DailyUsage { key_id: row.get(0), day: row.get(1), requests: count(row.get(2)) })
         .collect())
 }
-
-const KEY_COLUMNS: &str =
-    "SELECT k.id, k.account_id, a.email, k.name, k.prefix, k.per_minute, k.burst, k.per_day,
-        k.created_at, k.last_used_at, k.expires_at, k.revoked_at, k.suspended
-    FROM keys k JOIN accounts a ON a.id = k.account_id";
 
 fn key_record(row: &Row) -> Result<KeyRecord> {
     Ok(KeyRecord {

@@ -7,12 +7,11 @@ use tokio_postgres::Client;
 
 use super::signin::live_account;
 use super::write_transaction;
-use crate::model::{AccountId, SESSION_IDLE_SECS, SESSION_TOUCH_SECS, SessionInfo, SessionRecord};
+use crate::model::{
+    AccountId, SESSION_IDLE_SECS, SESSION_TOUCH_SECS, SessionInfo, SessionRecord, kept_user_agent,
+};
 use crate::token::TokenHash;
 use crate::{Error, Result};
-
-/// At most this much of a browser's `User-Agent` is kept, to tell sessions apart.
-const USER_AGENT_CHARS: usize = 200;
 
 pub(crate) async fn create_session(
     client: &mut Client,
@@ -21,7 +20,7 @@ pub(crate) async fn create_session(
     user_agent: &str,
     now: Timestamp,
 ) -> Result<SessionInfo> {
-    let user_agent: String = user_agent.chars().filter(|c| !c.is_control()).take(USER_AGENT_CHARS).collect();
+    let user_agent = kept_user_agent(user_agent);
     let tx = write_transaction(client).await?;
     live_account(&tx, account).await?;
     let id: i64 = tx

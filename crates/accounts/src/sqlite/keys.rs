@@ -11,6 +11,7 @@ use crate::model::{
     AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyHash, KeyName, KeyRecord,
     MAX_ACTIVE_KEYS, REVOKED_SHOWN_SECS, Usage,
 };
+use crate::sql::{KEY_COLUMNS, SNAPSHOT_KEYS};
 use crate::token::hash_key;
 use crate::{Error, KeySelector, Result};
 
@@ -255,11 +256,7 @@ pub(crate) fn snapshot(conn: &mut Connection) -> Result<AccessSnapshot> {
     let tx = conn.transaction()?;
     let mut keys = HashMap::new();
     {
-        let mut stmt = tx.prepare(
-            "SELECT k.id, k.prefix, k.sha256, k.per_minute, k.burst, k.per_day, k.expires_at,
-                    k.revoked_at IS NOT NULL, k.suspended, a.suspended, a.email IS NOT NULL
-             FROM keys k JOIN accounts a ON a.id = k.account_id",
-        )?;
+        let mut stmt = tx.prepare(SNAPSHOT_KEYS)?;
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
             let hash: Vec<u8> = row.get(2)?;
@@ -336,11 +333,6 @@ pub(crate) fn account_usage(
         .collect::<Result<_, _>>()?;
     Ok(usage)
 }
-
-const KEY_COLUMNS: &str =
-    "SELECT k.id, k.account_id, a.email, k.name, k.prefix, k.per_minute, k.burst, k.per_day,
-        k.created_at, k.last_used_at, k.expires_at, k.revoked_at, k.suspended
-    FROM keys k JOIN accounts a ON a.id = k.account_id";
 
 fn key_record(row: &Row<'_>) -> rusqlite::Result<KeyRecord> {
     Ok(KeyRecord {

@@ -4,12 +4,11 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use tapster_domain::Timestamp;
 
-use crate::model::{AccountId, SESSION_IDLE_SECS, SESSION_TOUCH_SECS, SessionInfo, SessionRecord};
+use crate::model::{
+    AccountId, SESSION_IDLE_SECS, SESSION_TOUCH_SECS, SessionInfo, SessionRecord, kept_user_agent,
+};
 use crate::token::TokenHash;
 use crate::{Error, Result};
-
-/// At most this much of a browser's `User-Agent` is kept, to tell sessions apart.
-const USER_AGENT_CHARS: usize = 200;
 
 pub(crate) fn create_session(
     conn: &mut Connection,
@@ -18,7 +17,7 @@ pub(crate) fn create_session(
     user_agent: &str,
     now: Timestamp,
 ) -> Result<SessionInfo> {
-    let user_agent: String = user_agent.chars().filter(|c| !c.is_control()).take(USER_AGENT_CHARS).collect();
+    let user_agent = kept_user_agent(user_agent);
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     super::signin::live_account(&tx, account)?;
     tx.execute(
