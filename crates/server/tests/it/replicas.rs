@@ -21,6 +21,18 @@ fn replicas(schema: &TestSchema, dirs: &[tempfile::TempDir]) -> Vec<Serving> {
     dirs.iter().map(|dir| serve_with(dir.path(), &["--accounts-url", schema.url()])).collect()
 }
 
+/// The `Cookie` header of a browser signed in to a new account of `email` in the shared store, with a
+/// session made as the dashboard makes one; `seed` tells the session apart.
+fn signed_in(schema: &TestSchema, email: &str, seed: u8) -> String {
+    let session = Token::from_random([seed; 32]);
+    block(async {
+        let location = Location::Postgres(schema.url().to_owned());
+        let (accounts, account, now) = signed_up_in(&location, email).await;
+        accounts.create_session(account, session.hash(), "test", now).await.unwrap();
+    });
+    format!("tapster_session={}", session.expose())
+}
+
 /// Waits until every replica answers `key` on `/v1/versions` with `status`; how long that took.
 fn until_everywhere(replicas: &[Serving], key: &str, status: u16) -> Duration {
     let started = Instant::now();
@@ -77,13 +89,7 @@ fn replicas_share_keys_and_enforce_a_revocation_within_a_second() {
 
     // A browser session, made as the dashboard makes one (through whichever replica signed it in),
     // opens the dashboard on every replica.
-    let session = Token::from_random([9; 32]);
-    block(async {
-        let location = Location::Postgres(schema.url().to_owned());
-        let (accounts, account, now) = signed_up_in(&location, "marta@example.org").await;
-        accounts.create_session(account, session.hash(), "test", now).await.unwrap();
-    });
-    let cookie = format!("tapster_session={}", session.expose());
+    let cookie = signed_in(&schema, "marta@example.org", 9);
     for replica in &replicas {
         let page = get(replica.addr, "/account", &[("Cookie", &cookie)]);
         assert_eq!(page.status, 200, "the session does not open {}", replica.addr);
@@ -102,13 +108,7 @@ fn a_replica_keeps_serving_without_postgres_and_catches_up_after() {
     let dir = tempfile::TempDir::new().unwrap();
     let replica = serve_with(dir.path(), &["--accounts-url", &via_proxy]);
     let key = replica.first_key().to_owned();
-    let session = Token::from_random([11; 32]);
-    block(async {
-        let location = Location::Postgres(schema.url().to_owned());
-        let (accounts, account, now) = signed_up_in(&location, "pia@example.org").await;
-        accounts.create_session(account, session.hash(), "test", now).await.unwrap();
-    });
-    let cookie = format!("tapster_session={}", session.expose());
+    let cookie = signed_in(&schema, "pia@example.org", 11);
     assert_eq!(get(replica.addr, "/account", &[("Cookie", &cookie)]).status, 200);
 
     proxy.cut();
