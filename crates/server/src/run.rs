@@ -23,8 +23,8 @@ use crate::shared::Shared;
 
 /// How often expired sign-in links and idle sessions are forgotten.
 const PURGE_EVERY: Duration = Duration::from_secs(3600);
-/// How long one step of the upkeep may wait on the accounts store: past it, the store counts as out
-/// of reach and the upkeep goes on (a hung connection must not hold up the next reload).
+/// How long a look at the accounts store (a poll, a reload, a purge) may take: past it, the store
+/// counts as out of reach and the upkeep goes on (a hung connection must not hold up the next reload).
 const UPKEEP_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Everything a running server needs, opened and checked.
@@ -183,7 +183,9 @@ impl Service {
                     Ok(false) | Err(_) => {}
                 }
                 if flushed.elapsed() >= FLUSH_EVERY {
-                    report(within(UPKEEP_TIMEOUT, access.flush()).await, "recording usage");
+                    // Not cut short: a flush that fails keeps its counts for the next one, and one
+                    // dropped halfway would lose them. A dead connection fails it within seconds.
+                    report(access.flush().await, "recording usage");
                     flushed = Instant::now();
                 }
                 if purged.elapsed() >= PURGE_EVERY {
