@@ -302,3 +302,49 @@ fn a_restarted_redis_gets_the_days_counts_back() {
     }
     assert!(admitted <= 10, "{admitted} requests passed a day cap of 10 across a Redis restart");
 }
+
+/// Redis killed and restarted while four clients keep calling: every answer is a 200 or a 429,
+/// never a `5xx`, and the replica finds Redis again.
+#[test]
+fn redis_going_and_coming_under_load_costs_no_request() {
+    let Some(mut redis) = RedisServer::start() else { return };
+    let dir = tempfile::TempDir::new().unwrap();
+    let url = redis.url();
+    let replica = serve_with(dir.path(), &["--redis-url", &url, "--redis-timeout-ms", "1000"]);
+    let created = tapster(
+        &["keys", "create", "--account", "load@example.org", "--name", "load", "--per-minute", "100000"],
+        dir.path(),
+    );
+    let key = String::from_utf8_lossy(&created.stdout).lines().last().unwrap().to_owned();
+    until_everywhere(std::slice::from_ref(&replica), &key, 200);
+
+    let addr = replica.addr;
+    let clients: Vec<_> = (0..4)
+        .map(|_| {
+            let key = key.clone();
+            std::thread::spawn(move || {
+                let started = Instant::now();
+                let mut statuses = Vec::new();
+                while started.elapsed() < Duration::from_secs(3) {
+                    statuses.push(get_with_key(addr, "/v1/versions", &key).status);
+                }
+                statuses
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    redis.kill();
+    std::thread::sleep(Duration::from_millis(800));
+    redis.restart();
+    let statuses: Vec<u16> = clients.into_iter().flat_map(|client| client.join().unwrap()).collect();
+    assert!(statuses.len() > 100, "only {} requests in 3 s", statuses.len());
+    let unexpected: Vec<&u16> = statuses.iter().filter(|s| **s != 200 && **s != 429).collect();
+    assert!(unexpected.is_empty(), "{} answers were neither 200 nor 429: {unexpected:?}", unexpected.len());
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while get(addr, "/healthz", &[]).json()["status"] != "ok" {
+        let _ = get_with_key(addr, "/v1/versions", &key);
+        assert!(Instant::now() < deadline, "the replica never found Redis again");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
