@@ -24,13 +24,21 @@ fn replicas(schema: &TestSchema, dirs: &[tempfile::TempDir]) -> Vec<Serving> {
 /// The `Cookie` header of a browser signed in to a new account of `email` in the shared store, with a
 /// session made as the dashboard makes one; `seed` tells the session apart.
 fn signed_in(schema: &TestSchema, email: &str, seed: u8) -> String {
+    signed_in_with_key(schema, email, seed).0
+}
+
+/// [`signed_in`], and a key the account made (its id and the key).
+fn signed_in_with_key(schema: &TestSchema, email: &str, seed: u8) -> (String, i64, String) {
     let session = Token::from_random([seed; 32]);
-    block(async {
+    let key = tapster_domain::ApiKey::generate(|| seed.wrapping_mul(7).wrapping_add(3));
+    let id = block(async {
         let location = Location::Postgres(schema.url().to_owned());
         let (accounts, account, now) = signed_up_in(&location, email).await;
         accounts.create_session(account, session.hash(), "test", now).await.unwrap();
+        let name = tapster_accounts::KeyName::parse("made in the dashboard").unwrap();
+        accounts.create_key(account, &name, None, &key, now).await.unwrap().id
     });
-    format!("tapster_session={}", session.expose())
+    (format!("tapster_session={}", session.expose()), id, key.expose().to_owned())
 }
 
 /// Waits until every replica answers `key` on `/v1/versions` with `status`; how long that took.
@@ -347,4 +355,31 @@ fn redis_going_and_coming_under_load_costs_no_request() {
         assert!(Instant::now() < deadline, "the replica never found Redis again");
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// A key its owner revokes in the dashboard of one replica is refused by every replica within a
+/// second.
+#[test]
+fn a_key_revoked_in_one_replicas_dashboard_is_refused_by_all() {
+    let Some(schema) = TestSchema::create() else { return };
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::TempDir::new().unwrap()).collect();
+    let replicas = replicas(&schema, &dirs);
+    let (cookie, id, key) = signed_in_with_key(&schema, "owner@example.org", 21);
+    until_everywhere(&replicas, &key, 200);
+
+    // The form as the page's browser sends it: the form token in its cookie and its field.
+    let csrf = Token::from_random([22; 32]);
+    let addr = replicas[0].addr;
+    let body = format!("csrf={}", csrf.expose());
+    let raw = format!(
+        "POST /account/keys/{id}/revoke HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\n\
+         Cookie: {cookie}; tapster_csrf={}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        csrf.expose(),
+        body.len()
+    );
+    let revoked = tapster_test_support::http::exchange(addr, &raw, 1).remove(0);
+    assert_eq!((revoked.status, revoked.header("location")), (303, "/account"), "{}", revoked.text());
+    let took = until_everywhere(&replicas, &key, 401);
+    assert!(took < EVERYWHERE_WITHIN, "the revocation took {took:?} to reach every replica");
 }
