@@ -2,10 +2,12 @@
 //! (deadpool), the schema brought up to date under an advisory lock, and each operation the same
 //! transaction as the SQLite backend's, in PostgreSQL's SQL.
 //!
-//! Writers are serialized as SQLite serializes them: every write transaction that reads before it
-//! writes (the key cap, spending a link, signing in) first takes one transaction-scoped advisory
-//! lock, [`WRITE_LOCK`]. Writes are rare (a person in the dashboard, an operator, usage written back
-//! every few seconds), so one lock costs nothing and keeps every rule as simple as on SQLite.
+//! Writers are serialized as SQLite serializes them: every write that reads before it writes (the key
+//! cap, spending a link, signing in) or that moves the access version (keys, accounts, blocks) first
+//! takes one transaction-scoped advisory lock, [`WRITE_LOCK`], so no two of them interleave or wait
+//! on each other's rows. Such writes are rare (a person in the dashboard, an operator), so one lock
+//! costs nothing and keeps every rule as simple as on SQLite. Usage, written every few seconds by
+//! every replica, is an upsert that needs no lock; sessions and links touch rows of their own.
 
 mod account;
 mod keys;
