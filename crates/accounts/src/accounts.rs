@@ -113,11 +113,6 @@ impl Accounts {
         Ok(Self { backend, written: Arc::default() })
     }
 
-    /// Whether any key exists at all, revoked or not.
-    pub async fn has_keys(&self) -> Result<bool> {
-        on_backend!(self, has_keys())
-    }
-
     // ---- the operator
 
     /// Stores a key an administrator made for the account of `email`, creating the account (with

@@ -165,8 +165,8 @@ impl Service {
                 let changed = within(UPKEEP_TIMEOUT, watcher.next_change(RELOAD_EVERY)).await;
                 // Said once when the store goes out of reach and once when it is back, not on every
                 // poll; keys are judged by the last snapshot meanwhile, and reloaded whole after.
-                let was_away = access.accounts_trouble().is_some();
-                if access.accounts_answered(changed.as_ref().map(|_| ()).map_err(Clone::clone)) {
+                let turned = access.accounts_answered(changed.as_ref().map(|_| ()).map_err(Clone::clone));
+                if turned {
                     match &changed {
                         Err(e) => tracing::warn!(
                             error = %e,
@@ -177,7 +177,8 @@ impl Service {
                 }
                 match changed {
                     Ok(true) => report(within(UPKEEP_TIMEOUT, access.reload()).await, "reloading keys"),
-                    Ok(false) if was_away => {
+                    // Back after an outage: whatever changed meanwhile, the snapshot is reloaded.
+                    Ok(false) if turned => {
                         report(within(UPKEEP_TIMEOUT, access.reload()).await, "reloading keys")
                     }
                     Ok(false) | Err(_) => {}

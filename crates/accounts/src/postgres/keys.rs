@@ -15,10 +15,6 @@ use crate::sql::{KEY_COLUMNS, SNAPSHOT_KEYS};
 use crate::token::hash_key;
 use crate::{Error, KeySelector, Result};
 
-pub(crate) async fn has_keys(client: &mut Client) -> Result<bool> {
-    Ok(client.query_one("SELECT EXISTS (SELECT 1 FROM keys)", &[]).await?.get(0))
-}
-
 /// A key made by an administrator for the account of `email`, which is created (confirmed: the
 /// administrator vouches for the address) when there is none. No cap on the number of keys.
 pub(crate) async fn admin_create_key(

@@ -15,10 +15,6 @@ use crate::sql::{KEY_COLUMNS, SNAPSHOT_KEYS};
 use crate::token::hash_key;
 use crate::{Error, KeySelector, Result};
 
-pub(crate) fn has_keys(conn: &mut Connection) -> Result<bool> {
-    Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM keys)", [], |row| row.get(0))?)
-}
-
 /// A key made by an administrator for the account of `email`, which is created (confirmed: the
 /// administrator vouches for the address) when there is none. No cap on the number of keys.
 pub(crate) fn admin_create_key(
