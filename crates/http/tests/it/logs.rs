@@ -22,6 +22,10 @@ fn logged(path: &str, bearer: Option<&str>) -> String {
     let request = request.body(()).unwrap();
     let peer = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
     tracing::subscriber::with_default(subscriber, || {
+        // tracing caches whether a callsite is wanted once, process-wide: a request the shared
+        // server answered on another thread, with no subscriber, may have cached "never" for the
+        // request event. Asked again now, the callsite sees this thread's subscriber.
+        tracing::callsite::rebuild_interest_cache();
         tapster_test_support::ready(server().app.handle(&request, peer))
     });
     buffer.text()
