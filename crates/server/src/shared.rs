@@ -5,6 +5,11 @@
 //! one hash, `<prefix>:{<key id>}`. What is left of each limit is worked out here from what the
 //! script returns, by the same functions as the in-process limiter's.
 //!
+//! A key's requests that arrive while its script is running are judged together by the next run,
+//! as if they had reached Redis one after another at that instant: the same decisions as one run
+//! each, for one round trip. A busy key (a crawler, a bot) then costs Redis and this process one
+//! run per round trip instead of one per request; a request waits at most two runs.
+//!
 //! When Redis does not answer within its timeout (`--redis-timeout-ms`, 25 by default), the replica
 //! keeps serving: for [`OPEN_FOR`] it does not ask Redis at all (a circuit breaker), and limits each
 //! key in its own memory at a fair share of its limits (divided by the number of replicas,
@@ -15,6 +20,7 @@
 //! [`Limiter::wants_seed`]).
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -23,6 +29,7 @@ use anyhow::Context;
 use redis::Script;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tapster_domain::Limits;
+use tokio::sync::oneshot;
 
 use crate::limiter::{Checked, DAY, Decision, InProcess, Limiter, gcra, status, wait};
 
@@ -54,6 +61,9 @@ struct Inner {
     /// Until when Redis is not asked after it failed, in milliseconds since `started` (an atomic:
     /// every request reads it).
     open_until: AtomicU64,
+    /// The requests waiting for the next run of their key's script, by key. A key is here while a
+    /// run for it is in flight.
+    queued: Mutex<HashMap<i64, Vec<Queued>>>,
     /// Requests admitted locally while Redis was out of reach, by key and day.
     owed: Mutex<HashMap<(i64, u64), u32>>,
     /// The day's count Redis last gave for each key, by key: day and count.
@@ -63,10 +73,30 @@ struct Inner {
     reseed: AtomicBool,
 }
 
-/// What the limits script says of one request: whether it passed, Redis's time, and the key's
-/// arrival time and counts after it (times in nanoseconds since the epoch).
+/// A request waiting for the next run of its key's script: its own time (for the local fallback)
+/// and where its decision goes.
+struct Queued {
+    now: Duration,
+    decision: oneshot::Sender<Decision>,
+}
+
+/// Whoever holds this, when dropped, starts the run for the requests of `key` queued behind its own.
+struct HandOn {
+    inner: Arc<Inner>,
+    key: i64,
+    limits: Limits,
+}
+
+impl Drop for HandOn {
+    fn drop(&mut self) {
+        self.inner.hand_on(self.key, self.limits);
+    }
+}
+
+/// What the limits script says of some requests of one key: how many of them passed, Redis's time,
+/// and the key's arrival time and counts before them (in microseconds since the epoch).
 struct Counted {
-    passed: bool,
+    admitted: u32,
     now: u64,
     tat: u64,
     minute_count: u32,
@@ -107,6 +137,7 @@ impl Shared {
                 local: InProcess::default(),
                 started: Instant::now(),
                 open_until: AtomicU64::new(0),
+                queued: Mutex::default(),
                 owed: Mutex::default(),
                 seen: Mutex::default(),
                 degraded: AtomicBool::new(false),
@@ -126,8 +157,7 @@ impl Limiter for Shared {
         if self.inner.is_open() {
             return Checked::Now(self.inner.local_check(key, limits, now));
         }
-        let inner = Arc::clone(&self.inner);
-        Checked::Later(Box::pin(async move { inner.check(key, limits, now).await }))
+        Checked::Later(Box::pin(Arc::clone(&self.inner).check(key, limits, now)))
     }
 
     /// Raises Redis's count of `day` to what the accounts database recorded (after Redis lost its
@@ -145,11 +175,7 @@ impl Limiter for Shared {
     fn sweep(&self, now: Duration) {
         self.inner.local.sweep(now);
         let today = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX) / DAY;
-        self.inner
-            .seen
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .retain(|_, (day, _)| *day >= today);
+        lock(&self.inner.seen).retain(|_, (day, _)| *day >= today);
     }
 
     fn wants_seed(&self) -> bool {
@@ -171,52 +197,122 @@ impl Inner {
         format!("{}:{{{key}}}", self.prefix)
     }
 
-    /// Asks Redis; without an answer in time, trips the breaker and decides locally. The first
-    /// answer after Redis failed is not trusted: Redis may have restarted empty, so it is first given
-    /// back what it lost, and then asked again.
+    /// Decides one request of `key`: by a run of the script of its own when none is in flight for
+    /// the key, or else by the run that follows it, with every other request queued meanwhile.
     async fn check(self: Arc<Self>, key: i64, limits: Limits, now: Duration) -> Decision {
-        let answer = match self.ask(key, limits).await {
+        let queued = match lock(&self.queued).entry(key) {
+            Entry::Occupied(mut waiting) => {
+                let (decision, decided) = oneshot::channel();
+                waiting.get_mut().push(Queued { now, decision });
+                Some(decided)
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(Vec::new());
+                None
+            }
+        };
+        if let Some(decided) = queued {
+            // Only lost if the run's task was: then decided here, as without Redis.
+            return decided.await.unwrap_or_else(|_| self.local_check(key, limits, now));
+        }
+        // Whether this request's run ends or is dropped (its client went away), the requests queued
+        // behind it get theirs.
+        let _next = HandOn { inner: Arc::clone(&self), key, limits };
+        self.judge(key, limits, &[now]).await.pop().unwrap_or_else(|| self.local_check(key, limits, now))
+    }
+
+    /// Starts the run for the requests of `key` queued behind the one that ended, if there are any;
+    /// otherwise the key has no run in flight any more.
+    fn hand_on(self: &Arc<Self>, key: i64, limits: Limits) {
+        let waiting = {
+            let mut queued = lock(&self.queued);
+            match queued.get_mut(&key) {
+                Some(waiting) if !waiting.is_empty() => std::mem::take(waiting),
+                _ => {
+                    queued.remove(&key);
+                    return;
+                }
+            }
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            // The runtime is going away, and with it the requests.
+            lock(&self.queued).remove(&key);
+            return;
+        };
+        let inner = Arc::clone(self);
+        runtime.spawn(async move {
+            let _next = HandOn { inner: Arc::clone(&inner), key, limits };
+            let times: Vec<Duration> = waiting.iter().map(|queued| queued.now).collect();
+            let decisions = inner.judge(key, limits, &times).await;
+            for (queued, decision) in waiting.into_iter().zip(decisions) {
+                // A request whose client went away needs no answer.
+                let _ = queued.decision.send(decision);
+            }
+        });
+    }
+
+    /// Decides requests of `key` made at `times`, in that order, in one run of the script; without
+    /// an answer in time, trips the breaker and decides them locally. The first answer after Redis
+    /// failed is not trusted: Redis may have restarted empty, so it is first given back what it
+    /// lost, and then asked again.
+    async fn judge(&self, key: i64, limits: Limits, times: &[Duration]) -> Vec<Decision> {
+        let local = || times.iter().map(|&now| self.local_check(key, limits, now)).collect();
+        if self.is_open() {
+            return local();
+        }
+        let requests = u32::try_from(times.len()).unwrap_or(u32::MAX);
+        let answer = match self.ask(key, limits, requests).await {
             Ok(answer) if self.recovered() => {
                 self.restore().await;
-                self.ask(key, limits).await.unwrap_or(answer)
+                self.ask(key, limits, requests).await.unwrap_or(answer)
             }
             Ok(answer) => answer,
             Err(error) => {
                 self.failed(&error);
-                return self.local_check(key, limits, now);
+                return local();
             }
         };
-        let Counted { passed, now, tat, minute_count, day_count } = answer;
+        let Counted { admitted, now, tat, minute_count, day_count } = answer;
+        let interval = script_interval(limits);
+        let day = now * 1_000 / DAY;
         // Should Redis go away, this replica goes on from its share of the day so far; should it come
         // back empty, it is given the day back.
-        self.local.seed_day(key, now / DAY, day_count.div_ceil(self.replicas));
-        self.seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).insert(key, (now / DAY, day_count));
-        let status = status(limits, now, tat, minute_count, day_count);
-        if passed {
-            Decision::Allowed(status)
-        } else {
-            let wait = wait(limits, now, tat, minute_count, day_count).max(1);
-            Decision::Limited { status, retry_after: Duration::from_nanos(wait) }
-        }
+        let day_after = day_count.saturating_add(admitted);
+        self.local.seed_day(key, day, day_after.div_ceil(self.replicas));
+        lock(&self.seen).insert(key, (day, day_after));
+        // The key's state after the first `passed` requests, in nanoseconds as the limiter's functions take it.
+        let after = |passed: u32| {
+            let tat = tat.saturating_add(interval.saturating_mul(u64::from(passed)));
+            (tat.saturating_mul(1_000), minute_count.saturating_add(passed), day_count.saturating_add(passed))
+        };
+        let now = now.saturating_mul(1_000);
+        (0..requests)
+            .map(|request| {
+                if request < admitted {
+                    let (tat, minute_count, day_count) = after(request + 1);
+                    Decision::Allowed(status(limits, now, tat, minute_count, day_count))
+                } else {
+                    let (tat, minute_count, day_count) = after(admitted);
+                    let status = status(limits, now, tat, minute_count, day_count);
+                    let wait = wait(limits, now, tat, minute_count, day_count).max(1);
+                    Decision::Limited { status, retry_after: Duration::from_nanos(wait) }
+                }
+            })
+            .collect()
     }
 
-    /// One run of the limits script for `key`, within the timeout.
-    async fn ask(&self, key: i64, limits: Limits) -> Result<Counted, String> {
-        let (interval, _) = gcra(limits);
-        let interval_us = (interval / 1_000).max(1);
-        let tolerance_us = interval_us.saturating_mul(u64::from(limits.burst.max(1) - 1));
+    /// One run of the limits script for `requests` requests of `key`, within the timeout.
+    async fn ask(&self, key: i64, limits: Limits, requests: u32) -> Result<Counted, String> {
+        let interval = script_interval(limits);
+        let tolerance = interval.saturating_mul(u64::from(limits.burst.max(1) - 1));
         let mut invocation = self.limits.key(self.redis_key(key));
-        invocation.arg(interval_us).arg(tolerance_us).arg(limits.per_minute).arg(limits.per_day);
+        invocation.arg(interval).arg(tolerance).arg(limits.per_minute).arg(limits.per_day).arg(requests);
         let mut redis = self.redis.clone();
-        let answer = invocation.invoke_async::<(u8, u64, u64, u32, u32)>(&mut redis);
+        let answer = invocation.invoke_async::<(u32, u64, u64, u32, u32)>(&mut redis);
         match tokio::time::timeout(self.timeout, answer).await {
-            Ok(Ok((passed, now_us, tat_us, minute_count, day_count))) => Ok(Counted {
-                passed: passed == 1,
-                now: now_us.saturating_mul(1_000),
-                tat: tat_us.saturating_mul(1_000),
-                minute_count,
-                day_count,
-            }),
+            Ok(Ok((admitted, now, tat, minute_count, day_count))) => {
+                Ok(Counted { admitted: admitted.min(requests), now, tat, minute_count, day_count })
+            }
             Ok(Err(error)) => Err(error.to_string()),
             Err(_) => Err(format!("no answer within {} ms", self.timeout.as_millis())),
         }
@@ -234,12 +330,7 @@ impl Inner {
         let decision = self.local.check(key, fair, now);
         if let Decision::Allowed(_) = decision {
             let day = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX) / DAY;
-            *self
-                .owed
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .entry((key, day))
-                .or_default() += 1;
+            *lock(&self.owed).entry((key, day)).or_default() += 1;
         }
         decision
     }
@@ -279,13 +370,13 @@ impl Inner {
     /// Gives Redis back what it may have lost: the requests admitted here without it, and for each
     /// key at least the day's count it last gave plus those.
     async fn restore(&self) {
-        let owed = std::mem::take(&mut *self.owed.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
-        let seen = self.seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
+        let owed = std::mem::take(&mut *lock(&self.owed));
+        let seen = lock(&self.seen).clone();
         for (&(key, day), &requests) in &owed {
             if let Err(error) = self.add_to_day(key, day, requests, "add").await {
                 tracing::warn!(%error, key, requests, "could not yet add the requests admitted without Redis");
                 // Kept for the next time Redis answers after failing.
-                let mut owed = self.owed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                let mut owed = lock(&self.owed);
                 *owed.entry((key, day)).or_default() += requests;
             }
         }
@@ -302,4 +393,14 @@ impl Inner {
         invocation.arg(day).arg(requests).arg(mode);
         invocation.invoke_async(&mut self.redis.clone()).await
     }
+}
+
+/// The key's arrival interval as the script counts it: in microseconds, rounded down, at least one.
+fn script_interval(limits: Limits) -> u64 {
+    let (interval, _) = gcra(limits);
+    (interval / 1_000).max(1)
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

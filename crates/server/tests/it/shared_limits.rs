@@ -74,6 +74,82 @@ fn two_replicas_share_one_burst_and_one_day() {
 }
 
 #[test]
+fn requests_of_a_key_that_arrive_together_are_judged_in_one_run_as_one_at_a_time() {
+    let Some(server) = RedisServer::start() else { return };
+    runtime().block_on(async {
+        let limiter = Shared::new(&server.url(), "together", 1, PATIENT).unwrap();
+        let mut redis =
+            redis::Client::open(server.url()).unwrap().get_multiplexed_async_connection().await.unwrap();
+        // The script is loaded, and another key shows a run of its own.
+        assert!(passed(&decide(&limiter, KEY + 1, SMALL).await));
+        let runs_before = script_runs(&mut redis).await;
+
+        // Eight at once: the first runs alone, and the seven queued behind it share the next run.
+        let requests: Vec<_> = (0..8)
+            .map(|_| {
+                let limiter = limiter.clone();
+                tokio::spawn(async move { decide(&limiter, KEY, SMALL).await })
+            })
+            .collect();
+        let mut decisions = Vec::new();
+        for request in requests {
+            decisions.push(request.await.unwrap());
+        }
+        assert_eq!(script_runs(&mut redis).await - runs_before, 2, "one run, then one for the rest");
+
+        // Exactly what eight requests in a row get: the burst of three, in order, then refusals that
+        // used nothing.
+        for (n, decision) in decisions.iter().enumerate() {
+            match (n, decision) {
+                (0..=2, Decision::Allowed(status)) => {
+                    assert_eq!(status.burst.left, 2 - n as u32, "request {n}");
+                    assert_eq!(status.day.left, 4 - n as u32, "request {n}");
+                }
+                (3.., Decision::Limited { status, retry_after }) => {
+                    assert_eq!((status.burst.left, status.day.left), (0, 2), "request {n}");
+                    assert!(*retry_after <= Duration::from_secs(1), "request {n}: {retry_after:?}");
+                }
+                _ => panic!("request {n}: {decision:?}"),
+            }
+        }
+        // Refusals used nothing: the next second lets one more through.
+        tokio::time::sleep(Duration::from_millis(1_050)).await;
+        let Decision::Allowed(status) = decide(&limiter, KEY, SMALL).await else { panic!("a second later") };
+        assert_eq!(status.day.left, 1);
+    });
+}
+
+#[test]
+fn requests_queued_behind_one_whose_client_went_away_are_still_judged() {
+    let Some(redis) = TestRedis::create() else { return };
+    runtime().block_on(async {
+        let limiter = Shared::new(redis.url(), redis.prefix(), 1, PATIENT).unwrap();
+        let Checked::Later(mut first) = limiter.limit(KEY, SMALL, tapster_now()) else {
+            panic!("no Redis asked")
+        };
+        assert!(tokio::time::timeout(Duration::ZERO, &mut first).await.is_err(), "in flight");
+        let queued = tokio::spawn({
+            let limiter = limiter.clone();
+            async move { decide(&limiter, KEY, SMALL).await }
+        });
+        tokio::task::yield_now().await;
+        // The first request's client goes away while its run is in flight.
+        drop(first);
+        let decision =
+            tokio::time::timeout(PATIENT * 4, queued).await.expect("the queued request was forgotten");
+        assert!(passed(&decision.unwrap()));
+    });
+}
+
+/// How many times Redis ran a script by its digest.
+async fn script_runs(redis: &mut redis::aio::MultiplexedConnection) -> u64 {
+    let stats: String = redis::cmd("INFO").arg("commandstats").query_async(redis).await.unwrap();
+    let evalsha = stats.lines().find(|line| line.starts_with("cmdstat_evalsha:")).expect(&stats);
+    let calls = evalsha.split([':', ',']).find_map(|field| field.strip_prefix("calls="));
+    calls.and_then(|calls| calls.parse().ok()).expect(evalsha)
+}
+
+#[test]
 fn without_redis_each_replica_limits_alone_at_its_share_then_hands_back_what_it_admitted() {
     let Some(mut server) = RedisServer::start() else { return };
     runtime().block_on(async {
