@@ -240,8 +240,10 @@ impl Inner {
             return;
         };
         let inner = Arc::clone(self);
+        // Made here, not in the task, so that even a task dropped before it ever runs hands on.
+        let next = HandOn { inner: Arc::clone(self), key, limits };
         runtime.spawn(async move {
-            let _next = HandOn { inner: Arc::clone(&inner), key, limits };
+            let _next = next;
             let times: Vec<Duration> = waiting.iter().map(|queued| queued.now).collect();
             let decisions = inner.judge(key, limits, &times).await;
             for (queued, decision) in waiting.into_iter().zip(decisions) {
