@@ -107,7 +107,7 @@ fn valid_value(rule: Rule) -> BoxedStrategy<String> {
         Rule::Fields(known) => names(known, 300, false),
         Rule::Expand(known) => names(known, 60, false),
         Rule::Sort(known) => names(known, 60, true),
-        Rule::Text { min, max, .. } => proptest::collection::vec(any::<char>(), min..=max)
+        Rule::SearchText { min, max, .. } => proptest::collection::vec(any::<char>(), min..=max)
             .prop_map(|chars| chars.into_iter().collect())
             .boxed(),
     }

@@ -51,14 +51,16 @@ pub(crate) enum Rule {
     Sort(&'static [&'static str]),
     /// Comma-separated relation names, at most 60 characters.
     Expand(&'static [&'static str]),
-    /// Free text of `min` to `max` characters; a `required` one must be given.
-    Text { min: usize, max: usize, required: bool },
+    /// Text to search names for: `min` to `max` characters, of which some are not whitespace or
+    /// punctuation (which only separate words, and alone search for nothing); a `required` one must
+    /// be given.
+    SearchText { min: usize, max: usize, required: bool },
 }
 
 impl Rule {
     /// Whether a request must give the parameter.
     pub(crate) fn required(self) -> bool {
-        matches!(self, Rule::Text { required: true, .. })
+        matches!(self, Rule::SearchText { required: true, .. })
     }
 }
 
@@ -76,7 +78,8 @@ pub(crate) const VERSION: Param = Param {
 pub(crate) const LANG: Param = Param {
     name: "lang",
     rule: Rule::Lang,
-    description: "Language of the texts; missing translations fall back to English.",
+    description: "Language of the texts, in any letter case (`pt-br` is `pt-BR`); missing translations fall back \
+                  to English.",
 };
 pub(crate) const OFFSET: Param =
     Param { name: "offset", rule: Rule::Offset, description: "Records to skip, 0 to 10000." };
@@ -389,7 +392,7 @@ impl FromParam for bool {
 /// Free text; must be given.
 impl FromParam for String {
     fn reads(rule: Rule) -> bool {
-        matches!(rule, Rule::Text { .. })
+        matches!(rule, Rule::SearchText { .. })
     }
 
     fn given(value: &Value, _: &Param) -> Option<Self> {
@@ -630,10 +633,17 @@ fn check(rule: Rule, value: &str) -> Result<Value, String> {
             }
             Ok(Value::Sort(keys))
         }
-        Rule::Text { min, max, .. } => {
+        Rule::SearchText { min, max, .. } => {
             let length = value.chars().count();
             if length < min || length > max {
                 return Err(format!("must be {min} to {max} characters long"));
+            }
+            if tapster_search::fold(value).is_empty() {
+                return Err(
+                    "must hold a letter, a digit or a symbol: whitespace and punctuation only separate \
+                    words"
+                        .into(),
+                );
             }
             Ok(Value::Text(value.to_owned()))
         }
@@ -705,8 +715,11 @@ mod tests {
 
     #[test]
     fn required_text_must_be_given_within_its_length() {
-        const SEARCH: &[Param] =
-            &[Param { name: "q", rule: Rule::Text { min: 2, max: 64, required: true }, description: "" }];
+        const SEARCH: &[Param] = &[Param {
+            name: "q",
+            rule: Rule::SearchText { min: 2, max: 64, required: true },
+            description: "",
+        }];
         let refused = |raw: &str| match Query::parse(Some(raw), SEARCH) {
             Err(ApiError::Validation(errors)) => errors.into_iter().map(|e| e.detail).collect::<Vec<_>>(),
             other => panic!("{raw}: {other:?}"),
@@ -714,6 +727,10 @@ mod tests {
         assert_eq!(refused(""), ["is required"]);
         assert!(refused("q=a")[0].contains("2 to 64"));
         assert!(refused(&format!("q={}", "é".repeat(65)))[0].contains("2 to 64"));
+        for nothing in ["q=%20%20", "q=--", "q=%E3%80%80%E3%80%82", "q=%20.%20'"] {
+            assert!(refused(nothing)[0].contains("whitespace and punctuation"), "{nothing}");
+        }
+        assert!(Query::parse(Some("q=%E2%98%85%20"), SEARCH).is_ok(), "a symbol is searched");
         let q = Query::parse(Some(&format!("q={}", "é".repeat(64))), SEARCH).unwrap();
         assert_eq!(q.read::<String>(&SEARCH[0]).unwrap().chars().count(), 64);
     }

@@ -6,8 +6,8 @@ pub enum Error {
     TooLong { max: usize },
     #[error("must match the pattern {pattern}")]
     Pattern { pattern: &'static str },
-    /// Well-formed, but not a language the game ships; `suggestion` is the code that differs only
-    /// in letter case, when there is one.
+    /// Well-formed, but not a language the game ships; `suggestion` is the game's code for the same
+    /// language (the same primary subtag), when it has one.
     #[error("is not one of the game's languages{}", suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
     Unknown { suggestion: Option<&'static str> },
 }

@@ -85,8 +85,10 @@ impl Language {
     pub const MAX_LEN: usize = 16;
     pub const PATTERN: &'static str = "^[A-Za-z]{2,3}(-[A-Za-z]{2,4})?$";
 
-    /// Parses a language code. Codes are matched exactly as the game writes them (`pt-BR`, not
-    /// `pt-br`); a code that differs only in case is refused with the right spelling suggested.
+    /// Parses a language code. As BCP 47 says, letter case does not matter (`pt-br` is `pt-BR`); the
+    /// language's [`code`](Language::code) is its canonical spelling. A well-formed code the game does
+    /// not ship is refused, with the game's code for the same language suggested when it has one
+    /// (`pt` or `pt-PT`: `pt-BR`).
     pub fn parse(code: &str) -> Result<Self> {
         if code.len() > Self::MAX_LEN {
             return Err(Error::TooLong { max: Self::MAX_LEN });
@@ -94,10 +96,11 @@ impl Language {
         if !well_formed(code) {
             return Err(Error::Pattern { pattern: Self::PATTERN });
         }
-        if let Some(&language) = Self::ALL.iter().find(|l| l.code() == code) {
+        if let Some(&language) = Self::ALL.iter().find(|l| l.code().eq_ignore_ascii_case(code)) {
             return Ok(language);
         }
-        let suggestion = Self::ALL.iter().find(|l| l.code().eq_ignore_ascii_case(code)).map(|l| l.code());
+        let primary = |code: &str| code.split('-').next().unwrap_or_default().to_ascii_lowercase();
+        let suggestion = Self::ALL.iter().find(|l| primary(l.code()) == primary(code)).map(|l| l.code());
         Err(Error::Unknown { suggestion })
     }
 }
@@ -136,15 +139,21 @@ mod tests {
     }
 
     #[test]
-    fn codes_are_matched_exactly() {
+    fn codes_are_matched_whatever_their_case_and_unknown_ones_get_the_same_language_suggested() {
         let cases: &[(&str, Result<Language>)] = &[
             ("de", Ok(Language::German)),
             ("pt-BR", Ok(Language::BrazilianPortuguese)),
             ("zh-TW", Ok(Language::TraditionalChinese)),
-            ("pt-br", Err(Error::Unknown { suggestion: Some("pt-BR") })),
-            ("DE", Err(Error::Unknown { suggestion: Some("de") })),
+            ("pt-br", Ok(Language::BrazilianPortuguese)),
+            ("PT-BR", Ok(Language::BrazilianPortuguese)),
+            ("DE", Ok(Language::German)),
+            ("zh-tw", Ok(Language::TraditionalChinese)),
+            ("pt", Err(Error::Unknown { suggestion: Some("pt-BR") })),
+            ("pt-PT", Err(Error::Unknown { suggestion: Some("pt-BR") })),
+            ("zh", Err(Error::Unknown { suggestion: Some("zh-CN") })),
+            ("en-GB", Err(Error::Unknown { suggestion: Some("en") })),
+            ("NO", Err(Error::Unknown { suggestion: None })),
             ("xx", Err(Error::Unknown { suggestion: None })),
-            ("pt", Err(Error::Unknown { suggestion: None })),
             ("e", Err(Error::Pattern { pattern: Language::PATTERN })),
             ("en_US", Err(Error::Pattern { pattern: Language::PATTERN })),
             ("en-", Err(Error::Pattern { pattern: Language::PATTERN })),

@@ -181,7 +181,7 @@ fn query_parameter(param: &Param) -> Value {
             );
             json!({ "type": "string", "pattern": format!("^{}$", keys_once(names)), "maxLength": 60 })
         }
-        Rule::Text { min, max, .. } => json!({ "type": "string", "minLength": min, "maxLength": max }),
+        Rule::SearchText { min, max, .. } => json!({ "type": "string", "minLength": min, "maxLength": max }),
     };
     json!({ "name": param.name, "in": "query", "required": param.rule.required(), "description": description, "schema": schema })
 }

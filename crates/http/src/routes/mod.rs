@@ -155,7 +155,7 @@ mod tests {
             Rule::Bool => first("true"),
             Rule::Int { min, .. } => first(&min.to_string()),
             Rule::Ident { .. } => first("ale"),
-            Rule::Text { min, .. } => first(&"a".repeat(min)),
+            Rule::SearchText { min, .. } => first(&"a".repeat(min)),
         }
     }
 

@@ -18,10 +18,10 @@ query_params! {
     struct SearchParams {
         q: String = Param {
             name: "q",
-            rule: Rule::Text { min: 2, max: 64, required: true },
-            description: "Part of a name in `lang` or in English, 2 to 64 characters. Case, accents, character \
-                width, hiragana or katakana and punctuation do not matter; a word of 5 characters or more may \
-                have one typo.",
+            rule: Rule::SearchText { min: 2, max: 64, required: true },
+            description: "Part of a name in `lang` or in English, 2 to 64 characters, not only whitespace and \
+                punctuation. Case, accents, character width, hiragana or katakana and punctuation do not \
+                matter; a word of 5 characters or more may have one typo.",
         },
         kind: Option<HitType> = Param {
             name: "type",

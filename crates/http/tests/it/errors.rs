@@ -14,7 +14,9 @@ const CASES: &[(&str, u16, &str, Option<&str>)] = &[
     ("/v1/versions?lang=de", 422, "/errors/validation", Some("lang")),
     ("/v1/versions/latest?version=latest", 422, "/errors/validation", Some("version")),
     ("/v1/languages?lang=xx", 422, "/errors/validation", Some("lang")),
-    ("/v1/languages?lang=pt-br", 422, "/errors/validation", Some("lang")),
+    ("/v1/languages?lang=pt", 422, "/errors/validation", Some("lang")),
+    ("/v1/search?q=%20%20", 422, "/errors/validation", Some("q")),
+    ("/v1/search?q=%E2%80%94%3F!", 422, "/errors/validation", Some("q")),
     ("/v1/languages?lang=", 422, "/errors/validation", Some("lang")),
     ("/v1/languages?lang=abcdefgh-abcdefgh", 422, "/errors/validation", Some("lang")),
     ("/v1/languages?version=v1", 422, "/errors/validation", Some("version")),
@@ -57,7 +59,7 @@ fn bad_requests_are_refused_with_problem_json_naming_the_parameter() {
 
 #[test]
 fn details_say_what_to_do() {
-    let problem = get("/v1/languages?lang=pt-br").json();
+    let problem = get("/v1/languages?lang=pt-PT").json();
     assert!(problem["errors"][0]["detail"].as_str().unwrap().contains("did you mean `pt-BR`?"), "{problem}");
     let problem = get("/v1/versions/v9.9.9.9.9").json();
     assert!(problem["detail"].as_str().unwrap().contains("v1.0.1.0.0, v1.0.0.0.1"), "{problem}");

@@ -73,6 +73,17 @@ fn languages_are_named_in_the_requested_language_with_fallbacks_pointed_at() {
 }
 
 #[test]
+fn language_codes_are_read_whatever_their_case_and_answered_in_the_canonical_one() {
+    for code in ["DE", "De", "dE"] {
+        let body = get(&format!("/v1/languages?lang={code}")).json();
+        assert_eq!(body["meta"]["lang"], "de", "{code}");
+        assert_eq!(body["data"][0]["name"], "Englisch", "{code}");
+    }
+    let body = get("/v1/items?lang=JA&limit=1").json();
+    assert_eq!(body["meta"]["lang"], "ja");
+}
+
+#[test]
 fn languages_of_an_older_version() {
     let body = get("/v1/languages?version=v1.0.0.0.1&lang=ja").json();
     assert_eq!(body["meta"]["game_version"], "v1.0.0.0.1");
