@@ -108,7 +108,8 @@ fn valid_value(rule: Rule) -> BoxedStrategy<String> {
         Rule::Expand(known) => names(known, 60, false),
         Rule::Sort(known) => names(known, 60, true),
         Rule::SearchText { min, max, .. } => proptest::collection::vec(any::<char>(), min..=max)
-            .prop_map(|chars| chars.into_iter().collect())
+            .prop_map(|chars| chars.into_iter().collect::<String>())
+            .prop_filter("something to search", |text| !tapster_search::fold(text).is_empty())
             .boxed(),
     }
 }

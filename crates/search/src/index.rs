@@ -1,19 +1,35 @@
 //! The name index of one game version: per language, every folded name in one contiguous string, with a
-//! bigram posting list that narrows a query to the few names that can hold it before any string is compared.
+//! bigram posting list that narrows a query to the few names that can hold it before any string is
+//! compared, and the distinct words of the names, through which typos are found.
 //!
-//! A query matches a name when its folded form is part of the folded name ([`crate::fold`]). Matches rank,
-//! best first, by [`Tier`] (the whole name, its start, the start of one of its words, anywhere in it, then
-//! with one typo), then shorter names first, then by document number, which the caller assigns in the order
-//! ties should break in. A document appears once in the answer, with its best match over every list
-//! searched.
+//! A query is words ([`crate::fold`] splits it at spaces and punctuation). A name matches when each
+//! word of the query is found in one of its words, in any order: as the whole word, its start, or
+//! inside it (how Chinese, Japanese and Thai names, written without spaces, are searched), or, in a
+//! query word long enough, with typos ([`crate::typo`]). A query word that is a stop word of the
+//! list's language ([`crate::stop_words`]) may be found nowhere.
 //!
-//! Typos are tried only when exact matching found fewer hits than asked for, and only on names that share
-//! enough bigrams with the query to be one edit away from holding it (see [`MIN_TYPO_WORD_CHARS`](crate::MIN_TYPO_WORD_CHARS)).
+//! Matches rank, best first, by:
+//! 1. the number of query words found exactly, as a whole word of the name (the last query word also as
+//!    the start of one: it is the word being typed), most first;
+//! 2. the typos, fewest first;
+//! 3. how far the words are from being in the query's order and next to each other (stop words left
+//!    out), nearest first;
+//! 4. [`Tier`]: the whole name, its start, the start of one of its words, anywhere in it, then the words
+//!    found apart;
+//! 5. shorter names; 6. the list (the caller puts the requested language before English); 7. the
+//!    document number, which the caller assigns in the order ties should break in.
+//!
+//! A document appears once in the answer, with its best match over every list searched. Typos are
+//! tried only when matching without them found fewer hits than asked for that no hit with a typo
+//! could pass (those with all words but one found exactly).
+
+use std::cmp::Reverse;
 
 use crate::fold;
-use crate::typo::{Typo, within_one_edit};
+use crate::typo::{budget, distance};
 
-/// How well a name matched a query; the order is the ranking, best first.
+/// How the query sits in the name, as one piece or as words apart; the order is the ranking, best
+/// first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Tier {
     /// The folded query is the whole folded name.
@@ -22,11 +38,12 @@ pub enum Tier {
     Prefix,
     /// One of the name's words (after the first) starts with the query.
     WordPrefix,
-    /// The query is somewhere inside the name, including inside a word (how Chinese, Japanese and Thai
-    /// names, written without spaces, are searched).
+    /// The query is somewhere inside the name, including inside a word.
     Substring,
-    /// The name holds the query with one edit, in a query word of at least
-    /// [`MIN_TYPO_WORD_CHARS`](crate::MIN_TYPO_WORD_CHARS) characters.
+    /// Each word of the query is in the name, but not all in one piece as the query has them (in
+    /// another order, or with other words between).
+    Words,
+    /// Some word of the query is in the name only with typos.
     Typo,
 }
 
@@ -39,12 +56,19 @@ pub struct Hit {
     pub tier: Tier,
     /// Length of the matched folded name, in characters.
     pub chars: u32,
+    /// Typos over all the query's words.
+    pub typos: u32,
+    /// Query words found as a whole word of the name without a typo (the last also as the start of
+    /// one: the word being typed).
+    exact_words: u32,
+    /// Pairs of successive query words that are not next to each other, in order, in the name.
+    apart: u32,
 }
 
 impl Hit {
-    /// Best first: tier, shorter name, document, then the earlier list.
-    fn rank(&self) -> (Tier, u32, u32, usize) {
-        (self.tier, self.chars, self.doc, self.list)
+    /// Best first, in the order the module documentation gives.
+    fn rank(&self) -> (Reverse<u32>, u32, u32, Tier, u32, usize, u32) {
+        (Reverse(self.exact_words), self.typos, self.apart, self.tier, self.chars, self.list, self.doc)
     }
 }
 
@@ -52,6 +76,7 @@ impl Hit {
 #[derive(Debug, Default)]
 pub struct IndexBuilder {
     lists: Vec<Vec<(u32, String)>>,
+    stop_words: Vec<Vec<String>>,
 }
 
 impl IndexBuilder {
@@ -62,14 +87,30 @@ impl IndexBuilder {
         if folded.is_empty() {
             return;
         }
-        if self.lists.len() <= list {
-            self.lists.resize_with(list + 1, Vec::new);
-        }
+        self.grow(list);
         self.lists[list].push((doc, folded));
     }
 
+    /// Sets the stop words of list `list`'s language (see [`crate::stop_words`]).
+    pub fn stop_words(&mut self, list: usize, words: &[&str]) {
+        self.grow(list);
+        let mut folded: Vec<String> = words.iter().map(|w| fold(w)).filter(|w| !w.is_empty()).collect();
+        folded.sort_unstable();
+        folded.dedup();
+        self.stop_words[list] = folded;
+    }
+
+    fn grow(&mut self, list: usize) {
+        if self.lists.len() <= list {
+            self.lists.resize_with(list + 1, Vec::new);
+            self.stop_words.resize_with(list + 1, Vec::new);
+        }
+    }
+
     pub fn build(self) -> Index {
-        Index { lists: self.lists.into_iter().map(NameList::new).collect() }
+        let lists =
+            self.lists.into_iter().zip(self.stop_words).map(|(names, stop)| NameList::new(names, stop));
+        Index { lists: lists.collect() }
     }
 }
 
@@ -85,12 +126,19 @@ struct NameList {
     /// The folded names, each followed by `\n` (which folded text never holds).
     text: String,
     names: Vec<Name>,
-    /// Distinct bigrams of the names, sorted, with where each one's postings start in `postings`
-    /// (`gram_starts` has one more element: the end of the last).
-    grams: Vec<u64>,
-    gram_starts: Vec<u32>,
-    /// For each bigram, the positions in `names` of the names holding it, ascending.
-    postings: Vec<u32>,
+    /// Which names hold each bigram.
+    grams: Grams,
+    /// The distinct words of the names, each followed by `\n`, sorted.
+    words_text: String,
+    words: Vec<Word>,
+    /// Which words hold each bigram.
+    word_grams: Grams,
+    /// For each word (`word_name_starts` has one more element: the end of the last), the positions in
+    /// `names` of the names holding it, ascending.
+    word_name_starts: Vec<u32>,
+    word_names: Vec<u32>,
+    /// The language's stop words, folded, sorted.
+    stop_words: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -99,6 +147,68 @@ struct Name {
     end: u32,
     doc: u32,
     chars: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Word {
+    start: u32,
+    end: u32,
+    chars: u32,
+}
+
+/// Bigram postings over numbered strings: for each bigram, the strings holding it.
+#[derive(Debug, Default)]
+struct Grams {
+    /// Distinct bigrams, sorted, with where each one's postings start in `postings` (`starts` has one
+    /// more element: the end of the last).
+    keys: Vec<u64>,
+    starts: Vec<u32>,
+    /// For each bigram, the numbers of the strings holding it, ascending.
+    postings: Vec<u32>,
+}
+
+impl Grams {
+    /// From (bigram, string number) pairs, each string's bigrams distinct.
+    fn new(mut pairs: Vec<(u64, u32)>) -> Self {
+        pairs.sort_unstable();
+        let mut grams = Grams::default();
+        for (g, number) in pairs {
+            if grams.keys.last() != Some(&g) {
+                grams.keys.push(g);
+                grams.starts.push(grams.postings.len() as u32);
+            }
+            grams.postings.push(number);
+        }
+        grams.starts.push(grams.postings.len() as u32);
+        grams
+    }
+
+    fn get(&self, g: u64) -> &[u32] {
+        match self.keys.binary_search(&g) {
+            Ok(i) => &self.postings[self.starts[i] as usize..self.starts[i + 1] as usize],
+            Err(_) => &[],
+        }
+    }
+
+    /// The strings holding every one of `grams` (not empty), ascending.
+    fn holding_all(&self, grams: &[u64]) -> Vec<u32> {
+        let mut lists: Vec<&[u32]> = grams.iter().map(|&g| self.get(g)).collect();
+        lists.sort_unstable_by_key(|l| l.len());
+        let mut found = lists[0].to_vec();
+        for other in &lists[1..] {
+            if found.len() <= 4 {
+                break; // Cheaper to compare the few left than to keep intersecting.
+            }
+            found.retain(|c| other.binary_search(c).is_ok());
+        }
+        found
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.keys.capacity() * size_of::<u64>()
+            + self.starts.capacity() * size_of::<u32>()
+            + self.postings.capacity() * size_of::<u32>()
+    }
 }
 
 /// Two characters as one sortable key.
@@ -114,15 +224,45 @@ fn grams_of(chars: &[char]) -> Vec<u64> {
     grams
 }
 
+/// How one query word was found in a name: its typos, how it sits in the name's word (0: the whole
+/// word, 1: its start, 2: inside it, 3: with typos), the word's position (stop words left out) and
+/// its place among the name's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Found {
+    typos: u32,
+    how: u8,
+    position: u32,
+    at: usize,
+}
+
+/// Buffers [`NameList::evaluate`] fills anew for each name.
+#[derive(Debug, Default)]
+struct Scratch<'a> {
+    /// The name's words, each with its position and whether a query word matched it.
+    words: Vec<(&'a str, u32, Use)>,
+    chars: Vec<char>,
+}
+
+/// Whether a name's word already matched a query word. A word found whole or with typos is that query
+/// word's own; parts of one word (`小麦` and `啤酒` in `小麦啤酒`) may be found by several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Use {
+    Free,
+    Shared,
+    Own,
+}
+
 impl NameList {
-    fn new(mut entries: Vec<(u32, String)>) -> Self {
+    fn new(mut entries: Vec<(u32, String)>, stop_words: Vec<String>) -> Self {
         entries.sort_by_key(|(doc, _)| *doc);
         let mut list = NameList {
             text: String::with_capacity(entries.iter().map(|(_, n)| n.len() + 1).sum()),
+            stop_words,
             ..NameList::default()
         };
         let mut pairs: Vec<(u64, u32)> = Vec::new();
         let mut chars = Vec::new();
+        let mut word_uses: Vec<(&str, u32)> = Vec::new();
         for (position, (doc, folded)) in entries.iter().enumerate() {
             let start = list.text.len() as u32;
             list.text.push_str(folded);
@@ -132,17 +272,34 @@ impl NameList {
             chars.extend(folded.chars());
             list.names.push(Name { start, end, doc: *doc, chars: chars.len() as u32 });
             pairs.extend(grams_of(&chars).into_iter().map(|g| (g, position as u32)));
+            word_uses.extend(folded.split(' ').map(|word| (word, position as u32)));
         }
-        pairs.sort_unstable();
-        for (g, position) in pairs {
-            if list.grams.last() != Some(&g) {
-                list.grams.push(g);
-                list.gram_starts.push(list.postings.len() as u32);
+        list.grams = Grams::new(pairs);
+
+        word_uses.sort_unstable();
+        word_uses.dedup();
+        let mut word_pairs = Vec::new();
+        let mut last_word = None;
+        for (word, position) in word_uses {
+            if last_word != Some(word) {
+                last_word = Some(word);
+                let start = list.words_text.len() as u32;
+                list.words_text.push_str(word);
+                let end = list.words_text.len() as u32;
+                list.words_text.push('\n');
+                chars.clear();
+                chars.extend(word.chars());
+                let number = list.words.len() as u32;
+                word_pairs.extend(grams_of(&chars).into_iter().map(|g| (g, number)));
+                list.words.push(Word { start, end, chars: chars.len() as u32 });
+                list.word_name_starts.push(list.word_names.len() as u32);
             }
-            list.postings.push(position);
+            list.word_names.push(position);
         }
-        list.gram_starts.push(list.postings.len() as u32);
+        list.word_name_starts.push(list.word_names.len() as u32);
+        list.word_grams = Grams::new(word_pairs);
         list.text.shrink_to_fit();
+        list.words_text.shrink_to_fit();
         list
     }
 
@@ -151,83 +308,208 @@ impl NameList {
         (name, &self.text[name.start as usize..name.end as usize])
     }
 
-    /// The names holding bigram `g`.
-    fn postings(&self, g: u64) -> &[u32] {
-        match self.grams.binary_search(&g) {
-            Ok(i) => &self.postings[self.gram_starts[i] as usize..self.gram_starts[i + 1] as usize],
-            Err(_) => &[],
-        }
+    fn is_stop_word(&self, word: &str) -> bool {
+        self.stop_words.binary_search_by(|stop| stop.as_str().cmp(word)).is_ok()
     }
 
-    /// Calls `found` with each name that holds `query` exactly, and how.
-    fn exact(&self, query: &Prepared, mut found: impl FnMut(&Name, Tier)) {
-        let check = |position: u32| {
-            let (name, text) = self.name(position);
-            if let Some(tier) = tier(text, &query.folded) {
-                found(name, tier);
-            }
-        };
-        if query.grams.is_empty() {
-            // A one-character query has no bigram: look at every name.
-            (0..self.names.len() as u32).for_each(check);
-            return;
-        }
-        let mut lists: Vec<&[u32]> = query.grams.iter().map(|&g| self.postings(g)).collect();
-        lists.sort_unstable_by_key(|l| l.len());
-        let mut candidates: Vec<u32> = lists[0].to_vec();
-        for other in &lists[1..] {
-            if candidates.len() <= 4 {
-                break; // Cheaper to compare the few left than to keep intersecting.
-            }
-            candidates.retain(|c| other.binary_search(c).is_ok());
-        }
-        candidates.into_iter().for_each(check);
+    /// Which of the query's words must be found in a name of this list: all but its stop words, or
+    /// all of them when it has nothing else.
+    fn required(&self, query: &Prepared) -> Vec<bool> {
+        let required: Vec<bool> = query.words.iter().map(|w| !self.is_stop_word(&w.text)).collect();
+        if required.contains(&true) { required } else { vec![true; query.words.len()] }
     }
 
-    /// Calls `found` with each name that holds `query` with one edit, skipping names `skip` says.
-    fn typos(
+    /// The names that may hold every required word, without typos (`typos: false`) or with them;
+    /// `None` for every name (when no required word has a bigram to look up).
+    fn candidates(&self, query: &Prepared, required: &[bool], typos: bool) -> Option<Vec<u32>> {
+        let mut found: Option<Vec<u32>> = None;
+        for (word, _) in query.words.iter().zip(required).filter(|(_, required)| **required) {
+            let mut holding =
+                if word.grams.is_empty() { None } else { Some(self.grams.holding_all(&word.grams)) };
+            if typos && word.budget > 0 {
+                let mut near = self.names_of_words_near(word);
+                if let Some(holding) = holding.take() {
+                    near.extend(holding);
+                    near.sort_unstable();
+                    near.dedup();
+                }
+                holding = Some(near);
+            }
+            let Some(holding) = holding else { continue };
+            found = Some(match found {
+                None => holding,
+                Some(mut found) => {
+                    found.retain(|c| holding.binary_search(c).is_ok());
+                    found
+                }
+            });
+        }
+        // Words of one character each (`a b`, a Thai tone and a letter) are not worth every name in
+        // any order: such a query is looked for as it is written.
+        if found.is_none() && !query.grams.is_empty() && !typos {
+            found = Some(self.grams.holding_all(&query.grams));
+        }
+        found
+    }
+
+    /// The names holding a word within `word`'s typo budget of it, ascending.
+    fn names_of_words_near(&self, word: &QueryWord) -> Vec<u32> {
+        // Each typo takes away at most three bigram occurrences (a swap of neighbours), so a word near
+        // it shares all the word's distinct bigrams but three per typo.
+        let needed = word.grams.len().saturating_sub(3 * word.budget as usize);
+        let mut counts = vec![0u8; self.words.len()];
+        for &g in &word.grams {
+            for &number in self.word_grams.get(g) {
+                counts[number as usize] = counts[number as usize].saturating_add(1);
+            }
+        }
+        let mut names = Vec::new();
+        let mut chars = Vec::new();
+        for (number, (entry, &count)) in self.words.iter().zip(&counts).enumerate() {
+            if usize::from(count) < needed
+                || (entry.chars as usize).abs_diff(word.chars.len()) > word.budget as usize
+            {
+                continue;
+            }
+            chars.clear();
+            chars.extend(self.words_text[entry.start as usize..entry.end as usize].chars());
+            if distance(&word.chars, &chars, word.budget).is_some() {
+                let start = self.word_name_starts[number] as usize;
+                let end = self.word_name_starts[number + 1] as usize;
+                names.extend_from_slice(&self.word_names[start..end]);
+            }
+        }
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// How the name at `position` matches the query, if it does; with typos only if `typos`.
+    /// `scratch` is room for the name's words, kept from one name to the next.
+    fn evaluate<'a>(
+        &'a self,
+        position: u32,
+        list: usize,
+        query: &Prepared,
+        required: &[bool],
+        typos: bool,
+        scratch: &mut Scratch<'a>,
+    ) -> Option<Hit> {
+        let (name, text) = self.name(position);
+        // Without typos, every required word is in the name as it is: most names that are not a match
+        // end here.
+        if !typos
+            && query.words.iter().zip(required).any(|(word, &required)| required && !holds(text, &word.text))
+        {
+            return None;
+        }
+        // Each word with its position among the words that are not stop words (a stop word shares the
+        // position of the word after it, so that words around it are next to each other).
+        let mut next = 0;
+        let words = &mut scratch.words;
+        words.clear();
+        words.extend(text.split(' ').map(|word| {
+            let position = next;
+            if !self.is_stop_word(word) {
+                next += 1;
+            }
+            (word, position, Use::Free)
+        }));
+        let chars = &mut scratch.chars;
+        let mut exact_words = 0;
+        let mut total_typos = 0;
+        let mut apart = 0;
+        let mut previous: Option<u32> = None;
+        let last = query.words.len() - 1;
+        for (i, (word, &required)) in query.words.iter().zip(required).enumerate() {
+            let mut best: Option<Found> = None;
+            for (at, &(name_word, position, used)) in words.iter().enumerate() {
+                let found = if name_word == word.text && used == Use::Free {
+                    Found { typos: 0, how: 0, position, at }
+                } else if used == Use::Own {
+                    continue;
+                } else if name_word.starts_with(&word.text) {
+                    Found { typos: 0, how: 1, position, at }
+                } else if holds(name_word, &word.text) {
+                    Found { typos: 0, how: 2, position, at }
+                } else if typos && word.budget > 0 && used == Use::Free {
+                    chars.clear();
+                    chars.extend(name_word.chars());
+                    match distance(&word.chars, chars, word.budget) {
+                        Some(typos) => Found { typos, how: 3, position, at },
+                        None => continue,
+                    }
+                } else {
+                    continue;
+                };
+                // Among equally good places, the one right after the previous word.
+                let follows = |f: &Found| previous.is_some_and(|p| f.position == p + 1);
+                let better = match best {
+                    None => true,
+                    Some(b) => (found.typos, found.how, !follows(&found)) < (b.typos, b.how, !follows(&b)),
+                };
+                if better {
+                    best = Some(found);
+                }
+            }
+            match best {
+                Some(found) => {
+                    words[found.at].2 = if found.how == 0 || found.how == 3 { Use::Own } else { Use::Shared };
+                    // The whole word, or the start of one for the word being typed.
+                    if found.typos == 0 && (found.how == 0 || (found.how == 1 && i == last)) {
+                        exact_words += 1;
+                    }
+                    total_typos += found.typos;
+                    if required {
+                        if previous.is_some_and(|p| found.position != p + 1) {
+                            apart += 1;
+                        }
+                        previous = Some(found.position);
+                    }
+                }
+                None if required => return None,
+                None => {}
+            }
+        }
+        let tier =
+            if total_typos > 0 { Tier::Typo } else { tier(text, &query.folded).unwrap_or(Tier::Words) };
+        Some(Hit { doc: name.doc, list, tier, chars: name.chars, typos: total_typos, exact_words, apart })
+    }
+
+    /// Adds to `hits` the names of this list that match the query, without typos or with them.
+    fn search(
         &self,
         query: &Prepared,
-        typo: &Typo,
-        skip: impl Fn(&Name) -> bool,
-        mut found: impl FnMut(&Name),
+        list: usize,
+        typos: bool,
+        keep: impl Fn(u32) -> bool,
+        hits: &mut Vec<Hit>,
     ) {
-        // Count-filter lemma: one edit destroys at most two of the query's bigrams, so a name holding
-        // the query with one edit holds all but two of its distinct bigrams, and at least one (a query
-        // of five characters or more keeps two of its four bigram occurrences at least).
-        let needed = query.grams.len().saturating_sub(2).max(1);
-        let min_chars = query.chars.len().saturating_sub(1) as u32;
-        let mut buffer = Vec::new();
-        let mut check = |position: u32| {
-            let (name, text) = self.name(position);
-            if name.chars < min_chars || skip(name) {
-                return;
-            }
-            buffer.clear();
-            buffer.extend(text.chars());
-            if within_one_edit(typo, &buffer) {
-                found(name);
+        let required = self.required(query);
+        let mut scratch = Scratch::default();
+        let check = |position: u32| {
+            if keep(self.names[position as usize].doc)
+                && let Some(hit) = self.evaluate(position, list, query, &required, typos, &mut scratch)
+                && (!typos || hit.typos > 0)
+            {
+                hits.push(hit);
             }
         };
-        let mut counts = vec![0u8; self.names.len()];
-        for &g in &query.grams {
-            for &position in self.postings(g) {
-                counts[position as usize] = counts[position as usize].saturating_add(1);
-            }
-        }
-        for (position, &count) in counts.iter().enumerate() {
-            if usize::from(count) >= needed {
-                check(position as u32);
-            }
+        match self.candidates(query, &required, typos) {
+            Some(candidates) => candidates.into_iter().for_each(check),
+            None => (0..self.names.len() as u32).for_each(check),
         }
     }
 
     fn heap_bytes(&self) -> usize {
         self.text.capacity()
             + self.names.capacity() * size_of::<Name>()
-            + self.grams.capacity() * size_of::<u64>()
-            + self.gram_starts.capacity() * size_of::<u32>()
-            + self.postings.capacity() * size_of::<u32>()
+            + self.grams.heap_bytes()
+            + self.words_text.capacity()
+            + self.words.capacity() * size_of::<Word>()
+            + self.word_grams.heap_bytes()
+            + (self.word_name_starts.capacity() + self.word_names.capacity()) * size_of::<u32>()
+            + self.stop_words.iter().map(String::capacity).sum::<usize>()
     }
 }
 
@@ -256,12 +538,50 @@ fn tier(name: &str, query: &str) -> Option<Tier> {
     found
 }
 
-/// A query folded once, with what every list needs of it.
+/// Whether `word` holds `part`: for the short strings of names, a plain scan beats `str::contains`,
+/// which prepares a searcher first.
+fn holds(word: &str, part: &str) -> bool {
+    word.len() >= part.len() && word.as_bytes().windows(part.len()).any(|w| w == part.as_bytes())
+}
+
+/// A query folded once and cut into words, with what every list needs of it.
 #[derive(Debug)]
 struct Prepared {
     folded: String,
+    /// The bigrams of the whole folded query, spaces included.
+    grams: Vec<u64>,
+    words: Vec<QueryWord>,
+}
+
+#[derive(Debug)]
+struct QueryWord {
+    text: String,
     chars: Vec<char>,
     grams: Vec<u64>,
+    /// How many typos it may have.
+    budget: u32,
+}
+
+impl Prepared {
+    /// `None` when the query folds to nothing.
+    fn new(query: &str) -> Option<Self> {
+        let folded = fold(query);
+        let words = folded
+            .split(' ')
+            .filter(|w| !w.is_empty())
+            .map(|text| {
+                let chars: Vec<char> = text.chars().collect();
+                QueryWord {
+                    text: text.to_owned(),
+                    grams: grams_of(&chars),
+                    budget: budget(chars.len()),
+                    chars,
+                }
+            })
+            .collect::<Vec<_>>();
+        let grams = grams_of(&folded.chars().collect::<Vec<_>>());
+        (!words.is_empty()).then_some(Prepared { folded, grams, words })
+    }
 }
 
 impl Index {
@@ -273,43 +593,28 @@ impl Index {
     /// `keep` says which documents may be answered (the others are skipped before ranking). A list
     /// number the index does not have holds no names.
     pub fn search(&self, query: &str, lists: &[usize], keep: impl Fn(u32) -> bool, limit: usize) -> Vec<Hit> {
-        let folded = fold(query);
-        if folded.is_empty() || limit == 0 {
+        let Some(query) = Prepared::new(query) else { return Vec::new() };
+        if limit == 0 {
             return Vec::new();
         }
-        let chars: Vec<char> = folded.chars().collect();
-        let query = Prepared { grams: grams_of(&chars), chars, folded };
         let searched: Vec<(usize, &NameList)> =
             lists.iter().enumerate().filter_map(|(i, &l)| self.lists.get(l).map(|list| (i, list))).collect();
 
         let mut hits = Vec::new();
         for &(position, list) in &searched {
-            list.exact(&query, |name, tier| {
-                if keep(name.doc) {
-                    hits.push(Hit { doc: name.doc, list: position, tier, chars: name.chars });
-                }
-            });
+            list.search(&query, position, false, &keep, &mut hits);
         }
         best_per_doc(&mut hits);
 
-        if hits.len() < limit
-            && let Some(typo) = Typo::new(&query.chars)
-        {
-            let mut found: Vec<u32> = hits.iter().map(|h| h.doc).collect();
-            found.sort_unstable();
-            let mut typos = Vec::new();
+        // A hit with a typo has at most all words but one found exactly, and more typos than any hit
+        // without: it can only pass hits without typos that have fewer words found exactly.
+        let unbeatable = hits.iter().filter(|h| h.exact_words as usize + 1 >= query.words.len()).count();
+        if unbeatable < limit && query.words.iter().any(|w| w.budget > 0) {
+            // A document found without typos may still rank better with them (more words exact).
             for &(position, list) in &searched {
-                list.typos(
-                    &query,
-                    &typo,
-                    |name| found.binary_search(&name.doc).is_ok() || !keep(name.doc),
-                    |name| {
-                        typos.push(Hit { doc: name.doc, list: position, tier: Tier::Typo, chars: name.chars })
-                    },
-                );
+                list.search(&query, position, true, &keep, &mut hits);
             }
-            best_per_doc(&mut typos);
-            hits.extend(typos);
+            best_per_doc(&mut hits);
         }
 
         if hits.len() > limit {

@@ -1,64 +1,125 @@
-//! One typo: whether a name holds a query with one edit (a character inserted, deleted or replaced),
-//! where the edit falls in a query word long enough for a typo to be a typo rather than another word.
+//! Typos: how far a query word may be from a name word and still match it, and how far it is.
 //!
-//! A transposition (`bakrey` for `bakery`) is two edits, not one: Levenshtein, not Damerau. A query word of
-//! fewer than [`MIN_TYPO_WORD_CHARS`] characters never tolerates an edit, so `bred` does not find `bread`.
+//! Distance is Damerau's (optimal string alignment): a character inserted, deleted or replaced, or two
+//! neighbours swapped (`pael` for `pale`), is one typo. Each query word has its own budget, by its
+//! length in characters: none up to three (`rye` is not `rey`: short words are other words), one from
+//! four, two from [`TWO_TYPOS_FROM_CHARS`].
 
-/// The shortest query word, in characters, that tolerates one edit.
-pub const MIN_TYPO_WORD_CHARS: usize = 5;
+/// The shortest query word, in characters, that may have a typo.
+pub const MIN_TYPO_WORD_CHARS: usize = 4;
+/// The shortest query word, in characters, that may have two typos.
+pub const TWO_TYPOS_FROM_CHARS: usize = 8;
 
-/// A folded query prepared for typo matching: its characters, and which of them lie in a word long enough
-/// to tolerate an edit.
-#[derive(Debug)]
-pub(crate) struct Typo {
-    chars: Vec<char>,
-    long: Vec<bool>,
+/// How many typos a query word of `chars` characters may have.
+pub(crate) fn budget(chars: usize) -> u32 {
+    match chars {
+        0..MIN_TYPO_WORD_CHARS => 0,
+        MIN_TYPO_WORD_CHARS..TWO_TYPOS_FROM_CHARS => 1,
+        _ => 2,
+    }
 }
 
-impl Typo {
-    /// `None` when no word of the folded `query` tolerates an edit.
-    pub(crate) fn new(query: &[char]) -> Option<Typo> {
-        let mut long = vec![false; query.len()];
-        let mut start = 0;
-        for (i, c) in query.iter().chain([&' ']).enumerate() {
-            if *c == ' ' {
-                if i - start >= MIN_TYPO_WORD_CHARS {
-                    long[start..i].fill(true);
-                }
-                start = i + 1;
+/// The Damerau distance between `a` and `b` if it is at most `most`; `None` when it is more.
+pub(crate) fn distance(a: &[char], b: &[char], most: u32) -> Option<u32> {
+    if a.len().abs_diff(b.len()) > most as usize {
+        return None;
+    }
+    match most {
+        0 => (a == b).then_some(0),
+        1 => within_one(a, b),
+        _ => table(a, b, most as usize),
+    }
+}
+
+/// [`distance`] for a budget of one, without the table: past the common start, what is left must
+/// be the same but for one letter replaced, added or left out, or two neighbours swapped.
+fn within_one(a: &[char], b: &[char]) -> Option<u32> {
+    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    if same == a.len() && same == b.len() {
+        return Some(0);
+    }
+    let (a, b) = (&a[same..], &b[same..]);
+    let one = match a.len().cmp(&b.len()) {
+        std::cmp::Ordering::Equal => {
+            a[1..] == b[1..] || (a.len() >= 2 && a[0] == b[1] && a[1] == b[0] && a[2..] == b[2..])
+        }
+        std::cmp::Ordering::Less => a == &b[1..],
+        std::cmp::Ordering::Greater => &a[1..] == b,
+    };
+    one.then_some(1)
+}
+
+/// The edit table, for budgets over one.
+fn table(a: &[char], b: &[char], most: usize) -> Option<u32> {
+    // Three rows of the edit table: two back (for swaps), the last, and the one being filled.
+    let width = b.len() + 1;
+    let mut rows = vec![0usize; 3 * width];
+    for (j, cell) in rows[width..2 * width].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        let (older, rest) = rows.split_at_mut(width);
+        let (last, current) = rest.split_at_mut(width);
+        current[0] = i;
+        let mut least = current[0];
+        for j in 1..=b.len() {
+            let replace = last[j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            let mut cell = replace.min(last[j] + 1).min(current[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                cell = cell.min(older[j - 2] + 1);
             }
+            current[j] = cell;
+            least = least.min(cell);
         }
-        long.contains(&true).then(|| Typo { chars: query.to_vec(), long })
+        if least > most {
+            return None;
+        }
+        rows.rotate_left(width);
     }
+    let found = rows[width + b.len()];
+    (found <= most).then_some(found as u32)
 }
 
-/// Whether some part of `name` is the query with at most one edit, in one of its long words.
-///
-/// For each place the query could start in the name, the query is compared up to the first difference
-/// (at query position `i`); the only edits worth trying are there, since one elsewhere would leave the
-/// difference in place (and trying them in a run of one repeated letter gives the same answer).
-pub(crate) fn within_one_edit(typo: &Typo, name: &[char]) -> bool {
-    let q = typo.chars.as_slice();
-    let m = q.len();
-    for s in 0..name.len() {
-        let rest = &name[s..];
-        let i = q.iter().zip(rest).take_while(|(a, b)| a == b).count();
-        if i == m {
-            return true;
-        }
-        // Replaced: q[i] is another letter in the name.
-        if typo.long[i] && rest.len() >= m && rest[i + 1..m] == q[i + 1..] {
-            return true;
-        }
-        // Extra in the query: q[i] is not in the name.
-        if typo.long[i] && rest.len() + 1 >= m && rest[i..m - 1] == q[i + 1..] {
-            return true;
-        }
-        // Missing from the query: the name has a letter before q[i] (inside the query, not at its ends,
-        // where the query is simply part of the name).
-        if i > 0 && (typo.long[i - 1] || typo.long[i]) && rest.len() > m && rest[i + 1..m + 1] == q[i..] {
-            return true;
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chars(s: &str) -> Vec<char> {
+        s.chars().collect()
     }
-    false
+
+    #[test]
+    fn a_swap_of_neighbours_is_one_typo_like_any_other_edit() {
+        let cases = [
+            ("pale", "pale", Some(0)),
+            ("pael", "pale", Some(1)),
+            ("pal", "pale", Some(1)),
+            ("paale", "pale", Some(1)),
+            ("bale", "pale", Some(1)),
+            ("plae", "pale", Some(1)),
+            ("epal", "pale", Some(2)),
+            ("bakrey", "bakery", Some(1)),
+            ("brihgtleaf", "brightleaf", Some(1)),
+            ("brihgtlaef", "brightleaf", Some(2)),
+            ("ぶらいとりふ", "ぶらいとりーふ", Some(1)),
+            ("", "ab", Some(2)),
+        ];
+        for (a, b, expected) in cases {
+            let expected = expected.filter(|&d| d <= 2);
+            assert_eq!(distance(&chars(a), &chars(b), 2), expected, "{a} / {b}");
+            assert_eq!(distance(&chars(b), &chars(a), 2), expected, "{b} / {a}");
+        }
+        assert_eq!(distance(&chars("bakrey"), &chars("bakery"), 0), None);
+        for (a, b, _) in cases {
+            let (a, b) = (chars(a), chars(b));
+            assert_eq!(within_one(&a, &b), table(&a, &b, 1), "{a:?} / {b:?}");
+        }
+        assert_eq!(distance(&chars("abcdef"), &chars("ghijkl"), 2), None);
+    }
+
+    #[test]
+    fn the_budget_grows_with_the_word() {
+        let budgets: Vec<u32> = (1..=9).map(budget).collect();
+        assert_eq!(budgets, [0, 0, 0, 1, 1, 1, 1, 2, 2]);
+    }
 }

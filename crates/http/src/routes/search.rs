@@ -19,9 +19,11 @@ query_params! {
         q: String = Param {
             name: "q",
             rule: Rule::SearchText { min: 2, max: 64, required: true },
-            description: "Part of a name in `lang` or in English, 2 to 64 characters, not only whitespace and \
-                punctuation. Case, accents, character width, hiragana or katakana and punctuation do not \
-                matter; a word of 5 characters or more may have one typo.",
+            description: "Words of a name in `lang` or in English, in any order, 2 to 64 characters, not only \
+                whitespace and punctuation. Each word is found as a whole word of the name, its start or \
+                part of it; the last one may be a word being typed. Case, accents, character width, \
+                hiragana or katakana and punctuation do not matter; a word of 4 to 7 characters may have one \
+                typo, of 8 or more two; stop words (`de`, `the`, `l'`) may be missing from the name.",
         },
         kind: Option<HitType> = Param {
             name: "type",
@@ -41,9 +43,10 @@ query_params! {
 pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
     path: "/v1/search",
     key: None,
-    summary: "Items and recipes by name, best matches first: the whole name, its start, the start of a \
-        word, anywhere in it, then with one typo; then shorter names, then by id. Unlisted items and \
-        replaced recipes are not searched.",
+    summary: "Items and recipes by the words of their name, best matches first: most words found whole, \
+        fewest typos, words closest and in order, then the whole name, its start, the start of a word, \
+        anywhere in it, words apart; then shorter names, the requested language before English, and \
+        id. Unlisted items and replaced recipes are not searched.",
     example: Some("/v1/search?q=ale&limit=3"),
     handler: &Handle(search),
     data: schema::<Vec<SearchResult>>,

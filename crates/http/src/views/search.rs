@@ -35,7 +35,9 @@ impl HitType {
     }
 }
 
-/// How the query matched, best first; hits are ranked by this, then shorter names, then id.
+/// How the query sits in the name, best first. Hits are ranked by the query words found as whole
+/// words (the last also as the start of one), then typos, then how close the words are and in the
+/// query's order, then by this, then shorter names, the requested language before English, and id.
 #[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum MatchHow {
@@ -47,8 +49,12 @@ pub(crate) enum MatchHow {
     WordPrefix,
     /// The query is somewhere inside the name.
     Substring,
-    /// The name holds the query with one typo (one letter inserted, left out or replaced, in a query word
-    /// of five characters or more).
+    /// Each word of the query is in the name, but not in one piece as the query has them (in another
+    /// order, or with other words between).
+    Words,
+    /// Some word of the query is in the name only with typos: one in a word of 4 to 7 characters, two
+    /// from 8 (a letter inserted, left out or replaced, or two neighbours swapped); words of 1 to 3
+    /// characters never have one.
     Typo,
 }
 
@@ -94,6 +100,7 @@ impl SearchResult {
             MatchTier::Prefix => MatchHow::Prefix,
             MatchTier::WordPrefix => MatchHow::WordPrefix,
             MatchTier::Substring => MatchHow::Substring,
+            MatchTier::Words => MatchHow::Words,
             MatchTier::Typo => MatchHow::Typo,
         };
         Self {

@@ -52,7 +52,8 @@ fn every_parameter_bound_is_enforced() {
 #[test]
 fn hits_rank_by_how_they_match_then_length_then_id() {
     // Prefix matches (`Pale Malt`, `Pale Wort`: 9 characters, items before recipes of the same name by
-    // id), then word prefixes (`Golden Pale Ale`); recipe 102 is replaced by 103 and left out.
+    // id), then word prefixes (`Golden Pale Ale`), and last `Ale Yeast`, one typo away (`pale` has four
+    // letters); recipe 102 is replaced by 103 and left out.
     let body = get("/v1/search?q=PÂLE").json();
     assert_eq!(
         hits(&body),
@@ -62,7 +63,8 @@ fn hits_rank_by_how_they_match_then_length_then_id() {
             hit("recipe", 100),
             hit("recipe", 101),
             hit("item", 20),
-            hit("recipe", 103)
+            hit("recipe", 103),
+            hit("item", 15)
         ]
     );
     let first = &data(&body)[0];
@@ -77,8 +79,9 @@ fn hits_rank_by_how_they_match_then_length_then_id() {
     let cases: &[Case] = &[
         ("q=barley", &[("item", 10), ("item", 30)], "whole"),
         ("q=wort", &[("item", 16), ("recipe", 101)], "word_prefix"),
-        ("q=arle", &[("item", 10), ("item", 30)], "substring"),
-        ("q=pale&type=item", &[("item", 11), ("item", 16), ("item", 20)], "prefix"),
+        // Inside `Barley`, then one typo from `ale`.
+        ("q=arle", &[("item", 10), ("item", 30), ("item", 15), ("item", 20), ("recipe", 103)], "substring"),
+        ("q=pale&type=item", &[("item", 11), ("item", 16), ("item", 20), ("item", 15)], "prefix"),
         ("q=pale&type=recipe", &[("recipe", 100), ("recipe", 101), ("recipe", 103)], "prefix"),
         ("q=pale&limit=2", &[("item", 11), ("item", 16)], "prefix"),
     ];
@@ -91,16 +94,17 @@ fn hits_rank_by_how_they_match_then_length_then_id() {
 }
 
 #[test]
-fn long_words_forgive_one_typo_below_every_exact_match() {
+fn words_forgive_typos_by_their_length_below_every_exact_match() {
     let cases: &[(&str, &[(&str, i64)])] = &[
         ("barly", &[("item", 10), ("item", 30)]),   // a letter left out
         ("barlley", &[("item", 10), ("item", 30)]), // a letter doubled
         ("bsrley", &[("item", 10), ("item", 30)]),  // a letter replaced
-        ("balrey", &[]),                            // a transposition is two edits
-        ("wrot", &[]),                              // four letters: no typo
-        ("bsr", &[]),
-        ("golden pael ale", &[]), // the typo is in a four-letter word
-        ("goldn pale ale", &[("item", 20), ("recipe", 103)]),
+        ("balrey", &[("item", 10), ("item", 30)]),  // two neighbours swapped
+        ("wrot", &[("item", 16), ("recipe", 101)]), // four letters: one typo
+        ("bsr", &[]),                               // three: none
+        ("golden pael ale", &[("item", 20), ("recipe", 103)]),
+        ("goldn pael ale", &[("item", 20), ("recipe", 103)]), // one typo in each of two words
+        ("goldn pale ael", &[]),                              // `ael` has three letters
     ];
     for (q, expected) in cases {
         let body = get(&format!("/v1/search?q={}", q.replace(' ', "+"))).json();

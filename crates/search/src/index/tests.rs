@@ -69,8 +69,8 @@ fn ranks_whole_then_prefix_then_word_prefix_then_substring_then_typo() {
     let names = ["Dark Ale", "Pale Ale", "Ale Cask", "Ale", "Stale Bread", "Alex"];
     assert_eq!(found(&names, "ale"), ["Ale", "Alex", "Ale Cask", "Dark Ale", "Pale Ale", "Stale Bread"]);
     let names = ["Wheat Beer", "Buckwheat", "Wheat", "Wheats", "Whaet"];
-    // `wheat` whole, prefix, word prefix, substring; `whaet` is a transposition (two edits): not found.
-    assert_eq!(found(&names, "wheat"), ["Wheat", "Wheats", "Wheat Beer", "Buckwheat"]);
+    // `wheat` whole, prefix, word prefix, substring, and last `whaet`, a swap of neighbours: one typo.
+    assert_eq!(found(&names, "wheat"), ["Wheat", "Wheats", "Wheat Beer", "Buckwheat", "Whaet"]);
     let names = ["Bakery Bun", "Bread", "Baker", "Bakers Dozen"];
     // `bakr` is too short to forgive; `bakery` finds `Bakery Bun` exactly, `Baker`/`Bakers` with one edit.
     assert_eq!(found(&names, "bakery"), ["Bakery Bun", "Baker", "Bakers Dozen"]);
@@ -85,33 +85,38 @@ fn ties_break_by_shorter_name_then_document() {
 }
 
 #[test]
-fn words_of_five_letters_or_more_forgive_exactly_one_edit() {
+fn each_query_word_has_its_own_typo_budget_by_its_length() {
     let cases: &[(&str, &str, bool)] = &[
-        // Five letters or more: one insertion, deletion or substitution.
-        ("Bakery", "bakry", true),   // a letter left out
-        ("Bakery", "bakeery", true), // a letter doubled
-        ("Bakery", "bakary", true),  // a letter replaced
-        ("Sourdough Bread", "sourdugh", true),
-        ("Sourdough Bread", "sourdough braed", false), // `braed` is a transposition: two edits
-        ("Bakery", "bakrey", false),                   // transposition: two edits
-        ("Bakery", "bkary", false),                    // two edits
-        ("Wheat Beer", "whaet beer", false),
+        // Four to seven letters: one letter inserted, left out, replaced, or two neighbours swapped.
+        ("Bakery", "bakry", true),
+        ("Bakery", "bakeery", true),
+        ("Bakery", "bakary", true),
+        ("Bakery", "bakrey", true),
+        ("Bakery", "bkary", false), // two typos in five letters
+        ("Bread", "bred", true),
+        ("Bread", "brad", true),
+        ("Mead", "maed", true),
+        ("Sourdough Bread", "sourdough braed", true),
+        ("Sourdough Bread", "sourdugh braed", true), // one in each word
+        ("Sourdough Bread", "sordugh", false),       // two typos in seven letters
+        ("Wheat Beer", "whaet beer", true),
         ("Honey Ale", "honeey ale", true),
-        ("Honey Ale", "honeyale", true), // the space left out is the one edit, in an eight-letter word
-        ("Honey Ale", "honey ael", false), // the edit is in `ael`, a short word
+        ("Honey Ale", "honey ael", false), // three letters never have a typo
+        ("Rye Ale", "rey ale", false),
         ("Pumpkin Soup", "pumpkn soup", true),
-        ("Pumpkin Soup", "pumpkin sop", false), // `sop` too short to forgive
-        ("Brightleaf Hops", "brihgtleaf", false),
-        ("Brightleaf Hops", "brigtleaf", true),
-        // Four letters or fewer never forgive.
-        ("Bread", "bred", false),
-        ("Bread", "brad", false),
-        ("Mead", "maed", false),
-        ("Mead", "meed", false),
+        ("Pumpkin Soup", "pumpkin sop", false),
+        // Eight letters or more: two typos.
+        ("Brightleaf Hops", "brihgtleaf", true),
+        ("Brightleaf Hops", "brihgtlaef", true),
+        ("Brightleaf Hops", "bihgtlaef", false), // three
+        ("Sourdough Bread", "suordogh", true),
+        // Words are matched one by one: a space left out is not a typo.
+        ("Honey Ale", "honeyale", false),
         // Kana and CJK count characters.
         ("ブライトリーフ", "ぶらいとりふ", true),
         ("ブライトリーフ", "ぶらいと", true),
-        ("蜂蜜啤酒", "蜂x啤酒", false), // four characters
+        ("蜂蜜啤酒", "蜂x啤酒", true),
+        ("蜂蜜啤酒", "蜂x啤", false),
     ];
     for &(name, query, expected) in cases {
         let hits = index(&[name]).search(query, &[0], |_| true, 10);
@@ -154,6 +159,51 @@ fn each_document_comes_once_with_its_best_match_over_the_lists() {
     assert_eq!(index.search("honey", &[0, 1], |doc| doc != 3, 10).len(), 1);
     assert!(index.search("honey", &[7], |_| true, 10).is_empty());
     assert!(index.search("honey", &[1], |_| true, 0).is_empty());
+}
+
+#[test]
+fn words_are_found_in_any_order_and_rank_by_whole_words_then_closeness() {
+    let names = ["Stewed Rabbit", "Rabbit Stew", "Rabbit and Carrot Stew", "Pale Ale", "Ale"];
+    // Both words whole beats `stew` only starting `Stewed`; among those, next to each other first.
+    assert_eq!(found(&names, "stew rabbit"), ["Rabbit Stew", "Rabbit and Carrot Stew", "Stewed Rabbit"]);
+    // Last, `stew` may be a word still being typed: `Stewed` then counts as whole, and the shorter
+    // name comes first.
+    assert_eq!(found(&names, "rabbit stew"), ["Rabbit Stew", "Stewed Rabbit", "Rabbit and Carrot Stew"]);
+    let hits = index(&names).search("ale pale", &[0], |_| true, 10);
+    assert_eq!((hits[0].doc, hits[0].tier), (3, Tier::Words));
+    // The last word is the one being typed: its start counts as whole.
+    assert_eq!(found(&names, "pale a"), ["Pale Ale"]);
+    // Every word must be found.
+    assert!(found(&names, "rabbit soup").is_empty());
+}
+
+#[test]
+fn stop_words_may_be_missing_and_do_not_keep_words_apart() {
+    let mut builder = Index::builder();
+    builder.stop_words(0, crate::stop_words("fr"));
+    for (doc, name) in ["Soupe à l'oignon", "Oignons au vinaigre", "Soupe de poisson"].iter().enumerate() {
+        builder.add(0, doc as u32, name);
+    }
+    let index = builder.build();
+    let first = |query: &str| index.search(query, &[0], |_| true, 10).first().map(|hit| hit.doc);
+    assert_eq!(first("oignon soupe"), Some(0));
+    assert_eq!(first("soupe de l'oignon"), Some(0), "`de` is nowhere in the name, and may not be");
+    assert_eq!(first("soupe a oignon"), Some(0));
+    // `à l'` between them keeps no words apart: `soupe oignon` is as close as it gets.
+    let hit = index.search("soupe oignon", &[0], |_| true, 10)[0];
+    assert_eq!((hit.doc, hit.tier), (0, Tier::Words));
+    assert_eq!(hit.rank().2, 0, "{hit:?}");
+    // A query of stop words only must find them.
+    assert_eq!(first("de"), Some(2));
+}
+
+#[test]
+fn an_equal_match_in_an_earlier_list_ranks_first() {
+    let mut builder = Index::builder();
+    builder.add(0, 5, "Brown Ale");
+    builder.add(1, 2, "Brown Ale");
+    let hits = builder.build().search("brown ale", &[0, 1], |_| true, 10);
+    assert_eq!(hits.iter().map(|h| (h.doc, h.list)).collect::<Vec<_>>(), [(5, 0), (2, 1)]);
 }
 
 #[test]

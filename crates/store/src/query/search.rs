@@ -32,6 +32,9 @@ impl NameIndex {
         }
         records.sort_by_key(|&(id, kind, ..)| (id, kind != RecordType::Item));
         let mut builder = tapster_search::Index::builder();
+        for &language in Language::ALL {
+            builder.stop_words(language.index(), tapster_search::stop_words(language.code()));
+        }
         let mut docs = Vec::with_capacity(records.len());
         for (doc, &(_, kind, position, key)) in records.iter().enumerate() {
             for &language in Language::ALL {
@@ -63,8 +66,9 @@ pub struct SearchHit<'a> {
 
 impl Catalog {
     /// The best `limit` items and recipes (only those of `kind` when it is given) whose name in `lang`
-    /// or in English holds `query`, ignoring case, accents, width and kana script; best first, each
-    /// record once. Unlisted items and replaced recipes are never found.
+    /// or in English holds the words of `query`, in any order, ignoring case, accents, width and kana
+    /// script, with the typos and stop words `tapster_search` allows; best first, each record once.
+    /// Unlisted items and replaced recipes are never found.
     pub fn search(
         &self,
         query: &str,
