@@ -8,7 +8,8 @@
 //! A key's requests that arrive while its script is running are judged together by the next run,
 //! as if they had reached Redis one after another at that instant: the same decisions as one run
 //! each, for one round trip. A busy key (a crawler, a bot) then costs Redis and this process one
-//! run per round trip instead of one per request; a request waits at most two runs.
+//! run per round trip instead of one per request; a request waits at most two runs, each within the
+//! timeout, but for the first run after Redis failed, which first gives Redis back what it lost.
 //!
 //! When Redis does not answer within its timeout (`--redis-timeout-ms`, 25 by default), the replica
 //! keeps serving: for [`OPEN_FOR`] it does not ask Redis at all (a circuit breaker), and limits each
@@ -73,10 +74,11 @@ struct Inner {
     reseed: AtomicBool,
 }
 
-/// A request waiting for the next run of its key's script: its own time (for the local fallback)
-/// and where its decision goes.
+/// A request waiting for the next run of its key's script: its own time (for the local fallback), the
+/// key's limits as it was admitted with them, and where its decision goes.
 struct Queued {
     now: Duration,
+    limits: Limits,
     decision: oneshot::Sender<Decision>,
 }
 
@@ -84,12 +86,11 @@ struct Queued {
 struct HandOn {
     inner: Arc<Inner>,
     key: i64,
-    limits: Limits,
 }
 
 impl Drop for HandOn {
     fn drop(&mut self) {
-        self.inner.hand_on(self.key, self.limits);
+        self.inner.hand_on(self.key);
     }
 }
 
@@ -203,7 +204,7 @@ impl Inner {
         let queued = match lock(&self.queued).entry(key) {
             Entry::Occupied(mut waiting) => {
                 let (decision, decided) = oneshot::channel();
-                waiting.get_mut().push(Queued { now, decision });
+                waiting.get_mut().push(Queued { now, limits, decision });
                 Some(decided)
             }
             Entry::Vacant(slot) => {
@@ -217,18 +218,20 @@ impl Inner {
         }
         // Whether this request's run ends or is dropped (its client went away), the requests queued
         // behind it get theirs.
-        let _next = HandOn { inner: Arc::clone(&self), key, limits };
+        let _next = HandOn { inner: Arc::clone(&self), key };
         self.judge(key, limits, &[now]).await.pop().unwrap_or_else(|| self.local_check(key, limits, now))
     }
 
     /// Starts the run for the requests of `key` queued behind the one that ended, if there are any;
     /// otherwise the key has no run in flight any more.
-    fn hand_on(self: &Arc<Self>, key: i64, limits: Limits) {
-        let waiting = {
+    fn hand_on(self: &Arc<Self>, key: i64) {
+        // With the latest request's limits: a key's limits changed while it was busy apply from its
+        // next run.
+        let (waiting, limits) = {
             let mut queued = lock(&self.queued);
-            match queued.get_mut(&key) {
-                Some(waiting) if !waiting.is_empty() => std::mem::take(waiting),
-                _ => {
+            match queued.get_mut(&key).and_then(|waiting| Some((waiting.last()?.limits, waiting))) {
+                Some((limits, waiting)) => (std::mem::take(waiting), limits),
+                None => {
                     queued.remove(&key);
                     return;
                 }
@@ -241,7 +244,7 @@ impl Inner {
         };
         let inner = Arc::clone(self);
         // Made here, not in the task, so that even a task dropped before it ever runs hands on.
-        let next = HandOn { inner: Arc::clone(self), key, limits };
+        let next = HandOn { inner: Arc::clone(self), key };
         runtime.spawn(async move {
             let _next = next;
             let times: Vec<Duration> = waiting.iter().map(|queued| queued.now).collect();
