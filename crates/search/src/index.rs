@@ -224,15 +224,23 @@ fn grams_of(chars: &[char]) -> Vec<u64> {
     grams
 }
 
-/// How one query word was found in a name: its typos, how it sits in the name's word (0: the whole
-/// word, 1: its start, 2: inside it, 3: with typos), the word's position (stop words left out) and
-/// its place among the name's words.
+/// How one query word was found in a name: its typos, how it sits in the name's word, the word's
+/// position (stop words left out) and its place among the name's words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Found {
     typos: u32,
-    how: u8,
+    how: Sits,
     position: u32,
     at: usize,
+}
+
+/// How a query word sits in a name's word, best first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Sits {
+    Whole,
+    Start,
+    Inside,
+    WithTypos,
 }
 
 /// Buffers [`NameList::evaluate`] fills anew for each name.
@@ -346,7 +354,7 @@ impl NameList {
         }
         // Words of one character each (`a b`, a Thai tone and a letter) are not worth every name in
         // any order: such a query is looked for as it is written.
-        if found.is_none() && !query.grams.is_empty() && !typos {
+        if found.is_none() && !query.grams.is_empty() && !typos && required.iter().all(|r| *r) {
             found = Some(self.grams.holding_all(&query.grams));
         }
         found
@@ -420,23 +428,26 @@ impl NameList {
         let mut total_typos = 0;
         let mut apart = 0;
         let mut previous: Option<u32> = None;
+        // Query words take name words in the query's order, each the best it can still have: a word
+        // found whole or with typos is that query word's own (so `ale ale` needs two), parts of one
+        // word may serve several. A later query word does not take back a word an earlier one holds.
         let last = query.words.len() - 1;
         for (i, (word, &required)) in query.words.iter().zip(required).enumerate() {
             let mut best: Option<Found> = None;
             for (at, &(name_word, position, used)) in words.iter().enumerate() {
                 let found = if name_word == word.text && used == Use::Free {
-                    Found { typos: 0, how: 0, position, at }
+                    Found { typos: 0, how: Sits::Whole, position, at }
                 } else if used == Use::Own {
                     continue;
                 } else if name_word.starts_with(&word.text) {
-                    Found { typos: 0, how: 1, position, at }
+                    Found { typos: 0, how: Sits::Start, position, at }
                 } else if holds(name_word, &word.text) {
-                    Found { typos: 0, how: 2, position, at }
-                } else if typos && word.budget > 0 && used == Use::Free {
+                    Found { typos: 0, how: Sits::Inside, position, at }
+                } else if typos && required && word.budget > 0 && used == Use::Free {
                     chars.clear();
                     chars.extend(name_word.chars());
                     match distance(&word.chars, chars, word.budget) {
-                        Some(typos) => Found { typos, how: 3, position, at },
+                        Some(typos) => Found { typos, how: Sits::WithTypos, position, at },
                         None => continue,
                     }
                 } else {
@@ -454,9 +465,12 @@ impl NameList {
             }
             match best {
                 Some(found) => {
-                    words[found.at].2 = if found.how == 0 || found.how == 3 { Use::Own } else { Use::Shared };
+                    words[found.at].2 = match found.how {
+                        Sits::Whole | Sits::WithTypos => Use::Own,
+                        Sits::Start | Sits::Inside => Use::Shared,
+                    };
                     // The whole word, or the start of one for the word being typed.
-                    if found.typos == 0 && (found.how == 0 || (found.how == 1 && i == last)) {
+                    if found.how == Sits::Whole || (found.how == Sits::Start && i == last) {
                         exact_words += 1;
                     }
                     total_typos += found.typos;
@@ -486,6 +500,11 @@ impl NameList {
         hits: &mut Vec<Hit>,
     ) {
         let required = self.required(query);
+        // Only the words that must be found may have typos: a stop word may be missing anyway.
+        let may_have_typos = |(word, required): (&QueryWord, &bool)| *required && word.budget > 0;
+        if typos && !query.words.iter().zip(&required).any(may_have_typos) {
+            return;
+        }
         let mut scratch = Scratch::default();
         let check = |position: u32| {
             if keep(self.names[position as usize].doc)
@@ -509,6 +528,7 @@ impl NameList {
             + self.words.capacity() * size_of::<Word>()
             + self.word_grams.heap_bytes()
             + (self.word_name_starts.capacity() + self.word_names.capacity()) * size_of::<u32>()
+            + self.stop_words.capacity() * size_of::<String>()
             + self.stop_words.iter().map(String::capacity).sum::<usize>()
     }
 }
@@ -571,12 +591,7 @@ impl Prepared {
             .filter(|w| !w.is_empty())
             .map(|text| {
                 let chars: Vec<char> = text.chars().collect();
-                QueryWord {
-                    text: text.to_owned(),
-                    grams: grams_of(&chars),
-                    budget: budget(chars.len()),
-                    chars,
-                }
+                QueryWord { text: text.to_owned(), grams: grams_of(&chars), budget: budget(&chars), chars }
             })
             .collect::<Vec<_>>();
         let grams = grams_of(&folded.chars().collect::<Vec<_>>());

@@ -4,8 +4,8 @@
 //! words are said to be next to each other. Folded, as [`crate::fold`] leaves them: `l'oignon` folds
 //! to `l oignon`, so an elision is a one-letter word.
 
-/// The stop words of the language with this code (as `/v1/languages` spells it), folded; none for a
-/// language whose names do not use them (German compounds, Chinese, Japanese...).
+/// The stop words of the language with this code (as the game spells it: `pt-BR`), folded; none for
+/// a language whose names do not use them (Chinese, Japanese, Korean...).
 pub fn stop_words(lang: &str) -> &'static [&'static str] {
     match lang {
         "en" => &["a", "an", "and", "for", "in", "of", "on", "the", "with"],

@@ -3,20 +3,29 @@
 //! Distance is Damerau's (optimal string alignment): a character inserted, deleted or replaced, or two
 //! neighbours swapped (`pael` for `pale`), is one typo. Each query word has its own budget, by its
 //! length in characters: none up to three (`rye` is not `rey`: short words are other words), one from
-//! four, two from [`TWO_TYPOS_FROM_CHARS`].
+//! four, two from [`TWO_TYPOS_FROM_CHARS`]; none in a word written with Chinese characters, where one
+//! character replaced is another food, not a slip of the finger.
 
 /// The shortest query word, in characters, that may have a typo.
 pub const MIN_TYPO_WORD_CHARS: usize = 4;
 /// The shortest query word, in characters, that may have two typos.
 pub const TWO_TYPOS_FROM_CHARS: usize = 8;
 
-/// How many typos a query word of `chars` characters may have.
-pub(crate) fn budget(chars: usize) -> u32 {
-    match chars {
+/// How many typos a query word may have.
+pub(crate) fn budget(word: &[char]) -> u32 {
+    if word.iter().any(|&c| is_han(c)) {
+        return 0;
+    }
+    match word.len() {
         0..MIN_TYPO_WORD_CHARS => 0,
         MIN_TYPO_WORD_CHARS..TWO_TYPOS_FROM_CHARS => 1,
         _ => 2,
     }
+}
+
+/// Whether `c` is a Chinese character (CJK unified and compatibility ideographs, all planes).
+fn is_han(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{3134F}')
 }
 
 /// The Damerau distance between `a` and `b` if it is at most `most`; `None` when it is more.
@@ -118,8 +127,11 @@ mod tests {
     }
 
     #[test]
-    fn the_budget_grows_with_the_word() {
-        let budgets: Vec<u32> = (1..=9).map(budget).collect();
+    fn the_budget_grows_with_the_word_but_chinese_has_none() {
+        let budgets: Vec<u32> = (1..=9).map(|n| budget(&vec!['a'; n])).collect();
         assert_eq!(budgets, [0, 0, 0, 1, 1, 1, 1, 2, 2]);
+        assert_eq!(budget(&chars("ぶらいとりふ")), 1);
+        assert_eq!(budget(&chars("蜂蜜啤酒")), 0);
+        assert_eq!(budget(&chars("エンマー小麦")), 0);
     }
 }

@@ -145,6 +145,16 @@ fn languages_present(dir: &Path) -> Result<Vec<Language>> {
             path: path.clone(),
             message: format!("`{code}` {e}; the game's languages are {}", codes()),
         })?;
+        // Files are read by the canonical spelling: a table spelled otherwise would not be found.
+        if language.code() != code {
+            return Err(Error::Source {
+                path: path.clone(),
+                message: format!(
+                    "a table is named by its code as the game spells it: `{}.json`",
+                    language.code()
+                ),
+            });
+        }
         languages.push(language);
     }
     languages.sort();

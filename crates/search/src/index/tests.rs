@@ -115,8 +115,10 @@ fn each_query_word_has_its_own_typo_budget_by_its_length() {
         // Kana and CJK count characters.
         ("ブライトリーフ", "ぶらいとりふ", true),
         ("ブライトリーフ", "ぶらいと", true),
-        ("蜂蜜啤酒", "蜂x啤酒", true),
-        ("蜂蜜啤酒", "蜂x啤", false),
+        ("ブライトリーフ", "ぶらいとりーぷ", true),
+        // One Chinese character for another is another word.
+        ("蜂蜜啤酒", "蜂x啤酒", false),
+        ("蜂蜜啤酒", "蜂蜜啤", true),
     ];
     for &(name, query, expected) in cases {
         let hits = index(&[name]).search(query, &[0], |_| true, 10);

@@ -207,6 +207,11 @@ const CASES: &[Case] = &[
         expected: &["localization/xx.json", "`xx` is not one of the game's languages"],
     },
     Case {
+        name: "table of a language spelled in another case",
+        break_it: |v| fs::rename(v.join("localization/ja.json"), v.join("localization/JA.json")).unwrap(),
+        expected: &["localization/JA.json", "named by its code as the game spells it: `ja.json`"],
+    },
+    Case {
         name: "later build released earlier",
         break_it: |v| edit_json(&v.join("manifest.json"), |m| m["released"] = json!("2025-12-01")),
         expected: &["v1.0.1.0.0 (build 110) is released on 2025-12-01", "before v1.0.0.0.1"],
