@@ -1,6 +1,7 @@
 //! The name index of one game version: per language, every folded name in one contiguous string, with a
 //! bigram posting list that narrows a query to the few names that can hold it before any string is
-//! compared, and the distinct words of the names, through which typos are found.
+//! compared, and the distinct words of the names, through which typos are found (by their forms with
+//! one character left out for one typo, by shared bigrams for two).
 //!
 //! A query is words ([`crate::fold`] splits it at spaces and punctuation). A name matches when each
 //! word of the query is found in one of its words, in any order: as the whole word, its start, or
@@ -133,6 +134,10 @@ struct NameList {
     words: Vec<Word>,
     /// Which words hold each bigram.
     word_grams: Grams,
+    /// Each word of 3 to 8 characters, and each of its forms with one character left out, by a hash
+    /// of that text, sorted: a word one typo from a query word of 4 to 7 characters shares one of
+    /// these texts with it (see `words_one_typo_from`).
+    one_out: Vec<(u32, u32)>,
     /// For each word (`word_name_starts` has one more element: the end of the last), the positions in
     /// `names` of the names holding it, ascending.
     word_name_starts: Vec<u32>,
@@ -147,6 +152,8 @@ struct Name {
     end: u32,
     doc: u32,
     chars: u32,
+    /// Which of the name's first 32 words are stop words of the list's language (bit `i`: word `i`).
+    stop: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -209,6 +216,23 @@ impl Grams {
             + self.starts.capacity() * size_of::<u32>()
             + self.postings.capacity() * size_of::<u32>()
     }
+}
+
+/// The lengths of the words indexed by their forms with one character left out: those one typo from a
+/// query word of 4 to 7 characters (the budget of one).
+const ONE_OUT_CHARS: std::ops::RangeInclusive<usize> = 3..=8;
+
+/// Calls `found` with the hash of `chars` and of each text made by leaving one of its characters out.
+fn one_out_texts(chars: &[char], mut found: impl FnMut(u32)) {
+    found(hash(chars.iter().copied()));
+    for out in 0..chars.len() {
+        found(hash(chars.iter().enumerate().filter(|&(i, _)| i != out).map(|(_, &c)| c)));
+    }
+}
+
+/// FNV-1a over the characters: a short text's hash, for the forms with one character left out.
+fn hash(chars: impl Iterator<Item = char>) -> u32 {
+    chars.fold(0x811c_9dc5, |hash, c| (hash ^ u32::from(c)).wrapping_mul(0x0100_0193))
 }
 
 /// Two characters as one sortable key.
@@ -278,7 +302,13 @@ impl NameList {
             list.text.push('\n');
             chars.clear();
             chars.extend(folded.chars());
-            list.names.push(Name { start, end, doc: *doc, chars: chars.len() as u32 });
+            let stop = folded
+                .split(' ')
+                .take(32)
+                .enumerate()
+                .filter(|(_, word)| list.is_stop_word(word))
+                .fold(0, |stop, (i, _)| stop | 1 << i);
+            list.names.push(Name { start, end, doc: *doc, chars: chars.len() as u32, stop });
             pairs.extend(grams_of(&chars).into_iter().map(|g| (g, position as u32)));
             word_uses.extend(folded.split(' ').map(|word| (word, position as u32)));
         }
@@ -299,6 +329,9 @@ impl NameList {
                 chars.extend(word.chars());
                 let number = list.words.len() as u32;
                 word_pairs.extend(grams_of(&chars).into_iter().map(|g| (g, number)));
+                if ONE_OUT_CHARS.contains(&chars.len()) {
+                    one_out_texts(&chars, |hash| list.one_out.push((hash, number)));
+                }
                 list.words.push(Word { start, end, chars: chars.len() as u32 });
                 list.word_name_starts.push(list.word_names.len() as u32);
             }
@@ -306,6 +339,8 @@ impl NameList {
         }
         list.word_name_starts.push(list.word_names.len() as u32);
         list.word_grams = Grams::new(word_pairs);
+        list.one_out.sort_unstable();
+        list.one_out.dedup();
         list.text.shrink_to_fit();
         list.words_text.shrink_to_fit();
         list
@@ -362,8 +397,61 @@ impl NameList {
 
     /// The names holding a word within `word`'s typo budget of it, ascending.
     fn names_of_words_near(&self, word: &QueryWord) -> Vec<u32> {
-        // Each typo takes away at most three bigram occurrences (a swap of neighbours), so a word near
-        // it shares all the word's distinct bigrams but three per typo.
+        let mut names: Vec<u32> = self
+            .words_near(word)
+            .into_iter()
+            .flat_map(|(number, _)| self.names_holding(number).iter().copied())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// The words within `word`'s typo budget of it, with their typos.
+    fn words_near(&self, word: &QueryWord) -> Vec<(u32, u32)> {
+        let candidates =
+            if word.budget == 1 { self.words_one_typo_from(word) } else { self.words_sharing_grams(word) };
+        let mut chars = Vec::new();
+        candidates
+            .into_iter()
+            .filter_map(|number| {
+                let entry = self.words[number as usize];
+                chars.clear();
+                chars.extend(self.words_text[entry.start as usize..entry.end as usize].chars());
+                distance(&word.chars, &chars, word.budget).map(|typos| (number, typos))
+            })
+            .collect()
+    }
+
+    /// The positions in `names` of the names holding word `number`, ascending.
+    fn names_holding(&self, number: u32) -> &[u32] {
+        let start = self.word_name_starts[number as usize] as usize;
+        let end = self.word_name_starts[number as usize + 1] as usize;
+        &self.word_names[start..end]
+    }
+
+    /// The words that may be one typo from `word` (of 4 to 7 characters): those sharing with it a text
+    /// of itself or itself with one character left out. A letter replaced leaves both with the same
+    /// text once it is left out of each; one added or left out, the longer less it is the shorter;
+    /// two swapped, either of them left out of one and the other of the other. Hashes may collide:
+    /// the caller checks the distance.
+    fn words_one_typo_from(&self, word: &QueryWord) -> Vec<u32> {
+        let mut found = Vec::new();
+        one_out_texts(&word.chars, |hash| {
+            let start = self.one_out.partition_point(|&(h, _)| h < hash);
+            found.extend(
+                self.one_out[start..].iter().take_while(|&&(h, _)| h == hash).map(|&(_, number)| number),
+            );
+        });
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+
+    /// The words that may be within `word`'s budget of it, by the bigrams they share: each typo takes
+    /// away at most three bigram occurrences (a swap of neighbours), so such a word shares all the
+    /// word's distinct bigrams but three per typo, and its length is within the budget.
+    fn words_sharing_grams(&self, word: &QueryWord) -> Vec<u32> {
         let needed = word.grams.len().saturating_sub(3 * word.budget as usize);
         let mut counts = vec![0u8; self.words.len()];
         for &g in &word.grams {
@@ -371,25 +459,13 @@ impl NameList {
                 counts[number as usize] = counts[number as usize].saturating_add(1);
             }
         }
-        let mut names = Vec::new();
-        let mut chars = Vec::new();
-        for (number, (entry, &count)) in self.words.iter().zip(&counts).enumerate() {
-            if usize::from(count) < needed
-                || (entry.chars as usize).abs_diff(word.chars.len()) > word.budget as usize
-            {
-                continue;
-            }
-            chars.clear();
-            chars.extend(self.words_text[entry.start as usize..entry.end as usize].chars());
-            if distance(&word.chars, &chars, word.budget).is_some() {
-                let start = self.word_name_starts[number] as usize;
-                let end = self.word_name_starts[number + 1] as usize;
-                names.extend_from_slice(&self.word_names[start..end]);
-            }
-        }
-        names.sort_unstable();
-        names.dedup();
-        names
+        (0..self.words.len() as u32)
+            .filter(|&number| {
+                usize::from(counts[number as usize]) >= needed
+                    && (self.words[number as usize].chars as usize).abs_diff(word.chars.len())
+                        <= word.budget as usize
+            })
+            .collect()
     }
 
     /// How the name at `position` matches the query, if it does; with typos only if `typos`.
@@ -404,11 +480,26 @@ impl NameList {
         scratch: &mut Scratch<'a>,
     ) -> Option<Hit> {
         let (name, text) = self.name(position);
+        // One word without typos is one piece: found whole when it starts a word of the name (as a word
+        // being typed), and the name need not be cut into words.
+        if !typos && let [_] = query.words.as_slice() {
+            let tier = tier(text, &query.folded)?;
+            let exact_words = u32::from(tier != Tier::Substring);
+            return Some(Hit {
+                doc: name.doc,
+                list,
+                tier,
+                chars: name.chars,
+                typos: 0,
+                exact_words,
+                apart: 0,
+            });
+        }
         // Without typos, every required word is in the name as it is: most names that are not a match
-        // end here.
-        if !typos
-            && query.words.iter().zip(required).any(|(word, &required)| required && !holds(text, &word.text))
-        {
+        // end here. With typos, such a name was judged without them, and a typo would not do better.
+        let held =
+            query.words.iter().zip(required).all(|(word, &required)| !required || holds(text, &word.text));
+        if typos == held {
             return None;
         }
         // Each word with its position among the words that are not stop words (a stop word shares the
@@ -416,9 +507,9 @@ impl NameList {
         let mut next = 0;
         let words = &mut scratch.words;
         words.clear();
-        words.extend(text.split(' ').map(|word| {
+        words.extend(text.split(' ').enumerate().map(|(i, word)| {
             let position = next;
-            if !self.is_stop_word(word) {
+            if i >= 32 || name.stop & 1 << i == 0 {
                 next += 1;
             }
             (word, position, Use::Free)
@@ -505,6 +596,36 @@ impl NameList {
         if typos && !query.words.iter().zip(&required).any(may_have_typos) {
             return;
         }
+        if typos && let [word] = query.words.as_slice() {
+            // One word with typos: the names holding a word near it, each with its fewest typos (a
+            // name holding the word itself was found without typos).
+            let mut found: Vec<(u32, u32)> = self
+                .words_near(word)
+                .into_iter()
+                .filter(|&(_, typos)| typos > 0)
+                .flat_map(|(number, typos)| {
+                    self.names_holding(number).iter().map(move |&position| (position, typos))
+                })
+                .collect();
+            found.sort_unstable();
+            found.dedup_by_key(|(position, _)| *position);
+            for (position, typos) in found {
+                let name = &self.names[position as usize];
+                if keep(name.doc) {
+                    let tier = Tier::Typo;
+                    hits.push(Hit {
+                        doc: name.doc,
+                        list,
+                        tier,
+                        chars: name.chars,
+                        typos,
+                        exact_words: 0,
+                        apart: 0,
+                    });
+                }
+            }
+            return;
+        }
         let mut scratch = Scratch::default();
         let check = |position: u32| {
             if keep(self.names[position as usize].doc)
@@ -527,6 +648,7 @@ impl NameList {
             + self.words_text.capacity()
             + self.words.capacity() * size_of::<Word>()
             + self.word_grams.heap_bytes()
+            + self.one_out.capacity() * size_of::<(u32, u32)>()
             + (self.word_name_starts.capacity() + self.word_names.capacity()) * size_of::<u32>()
             + self.stop_words.capacity() * size_of::<String>()
             + self.stop_words.iter().map(String::capacity).sum::<usize>()

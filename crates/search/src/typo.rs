@@ -62,7 +62,15 @@ fn within_one(a: &[char], b: &[char]) -> Option<u32> {
 fn table(a: &[char], b: &[char], most: usize) -> Option<u32> {
     // Three rows of the edit table: two back (for swaps), the last, and the one being filled.
     let width = b.len() + 1;
-    let mut rows = vec![0usize; 3 * width];
+    // On the stack for the words of names; a longer one takes the heap.
+    let mut stack = [0usize; 3 * 33];
+    let mut heap = Vec::new();
+    let rows: &mut [usize] = if 3 * width <= stack.len() {
+        &mut stack[..3 * width]
+    } else {
+        heap.resize(3 * width, 0);
+        &mut heap
+    };
     for (j, cell) in rows[width..2 * width].iter_mut().enumerate() {
         *cell = j;
     }
