@@ -218,6 +218,15 @@ impl Grams {
     }
 }
 
+/// Appends `line` and a `\n` to `text`; where `line` starts and ends in it.
+fn push_line(text: &mut String, line: &str) -> (u32, u32) {
+    let start = text.len() as u32;
+    text.push_str(line);
+    let end = text.len() as u32;
+    text.push('\n');
+    (start, end)
+}
+
 /// The lengths of the words indexed by their forms with one character left out: those one typo from a
 /// query word of 4 to 7 characters (the budget of one).
 const ONE_OUT_CHARS: std::ops::RangeInclusive<usize> = 3..=8;
@@ -296,10 +305,7 @@ impl NameList {
         let mut chars = Vec::new();
         let mut word_uses: Vec<(&str, u32)> = Vec::new();
         for (position, (doc, folded)) in entries.iter().enumerate() {
-            let start = list.text.len() as u32;
-            list.text.push_str(folded);
-            let end = list.text.len() as u32;
-            list.text.push('\n');
+            let (start, end) = push_line(&mut list.text, folded);
             chars.clear();
             chars.extend(folded.chars());
             let stop = folded
@@ -321,10 +327,7 @@ impl NameList {
         for (word, position) in word_uses {
             if last_word != Some(word) {
                 last_word = Some(word);
-                let start = list.words_text.len() as u32;
-                list.words_text.push_str(word);
-                let end = list.words_text.len() as u32;
-                list.words_text.push('\n');
+                let (start, end) = push_line(&mut list.words_text, word);
                 chars.clear();
                 chars.extend(word.chars());
                 let number = list.words.len() as u32;
