@@ -41,8 +41,8 @@ pub enum Tier {
     WordPrefix,
     /// The query is somewhere inside the name, including inside a word.
     Substring,
-    /// Each word of the query is in the name, but not all in one piece as the query has them (in
-    /// another order, or with other words between).
+    /// The words of the query are in the name, but not all in one piece as the query has them (in
+    /// another order, with other words between, or without a stop word the query has).
     Words,
     /// Some word of the query is in the name only with typos.
     Typo,

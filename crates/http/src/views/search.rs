@@ -49,8 +49,8 @@ pub(crate) enum MatchHow {
     WordPrefix,
     /// The query is somewhere inside the name.
     Substring,
-    /// Each word of the query is in the name, but not in one piece as the query has them (in another
-    /// order, or with other words between).
+    /// The words of the query are in the name, but not in one piece as the query has them (in another
+    /// order, with other words between, or without a stop word the query has).
     Words,
     /// Some word of the query is in the name only with typos: one in a word of 4 to 7 characters, two
     /// from 8 (a letter inserted, left out or replaced, or two neighbours swapped); words of 1 to 3
