@@ -361,8 +361,11 @@ impl NameList {
     /// Which of the query's words must be found in a name of this list: all but its stop words, or
     /// all of them when it has nothing else.
     fn required(&self, query: &Prepared) -> Vec<bool> {
-        let required: Vec<bool> = query.words.iter().map(|w| !self.is_stop_word(&w.text)).collect();
-        if required.contains(&true) { required } else { vec![true; query.words.len()] }
+        let mut required: Vec<bool> = query.words.iter().map(|w| !self.is_stop_word(&w.text)).collect();
+        if !required.contains(&true) {
+            required.fill(true);
+        }
+        required
     }
 
     /// The names that may hold every required word, without typos (`typos: false`) or with them;
@@ -392,8 +395,11 @@ impl NameList {
         }
         // Words of one character each (`a b`, a Thai tone and a letter) are not worth every name in
         // any order: such a query is looked for as it is written.
-        if found.is_none() && !query.grams.is_empty() && !typos && required.iter().all(|r| *r) {
-            found = Some(self.grams.holding_all(&query.grams));
+        if found.is_none() && !typos && required.iter().all(|r| *r) {
+            let grams = grams_of(&query.folded.chars().collect::<Vec<_>>());
+            if !grams.is_empty() {
+                found = Some(self.grams.holding_all(&grams));
+            }
         }
         found
     }
@@ -669,16 +675,18 @@ fn tier(name: &str, query: &str) -> Option<Tier> {
     if name.starts_with(query) {
         return Some(Tier::Prefix);
     }
-    let mut from = name.chars().next().map_or(1, char::len_utf8);
+    // Each occurrence after the start, overlapping ones included, until one starts a word. A plain scan
+    // of the bytes: for names this short it beats preparing a searcher, and the bytes of a whole
+    // character sequence can only match where a character starts.
+    let (name, query) = (name.as_bytes(), query.as_bytes());
     let mut found = None;
-    // Each occurrence, overlapping ones included, until one starts a word.
-    while let Some(at) = name.get(from..).and_then(|rest| rest.find(query)) {
-        let at = from + at;
-        if name.as_bytes()[at - 1] == b' ' {
-            return Some(Tier::WordPrefix);
+    for at in 1..=name.len() - query.len() {
+        if name[at] == query[0] && name[at..].starts_with(query) {
+            if name[at - 1] == b' ' {
+                return Some(Tier::WordPrefix);
+            }
+            found = Some(Tier::Substring);
         }
-        found = Some(Tier::Substring);
-        from = at + name[at..].chars().next().map_or(1, char::len_utf8);
     }
     found
 }
@@ -693,8 +701,6 @@ fn holds(word: &str, part: &str) -> bool {
 #[derive(Debug)]
 struct Prepared {
     folded: String,
-    /// The bigrams of the whole folded query, spaces included.
-    grams: Vec<u64>,
     words: Vec<QueryWord>,
 }
 
@@ -719,8 +725,7 @@ impl Prepared {
                 QueryWord { text: text.to_owned(), grams: grams_of(&chars), budget: budget(&chars), chars }
             })
             .collect::<Vec<_>>();
-        let grams = grams_of(&folded.chars().collect::<Vec<_>>());
-        (!words.is_empty()).then_some(Prepared { folded, grams, words })
+        (!words.is_empty()).then_some(Prepared { folded, words })
     }
 }
 

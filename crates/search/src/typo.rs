@@ -58,11 +58,13 @@ fn within_one(a: &[char], b: &[char]) -> Option<u32> {
     one.then_some(1)
 }
 
-/// The edit table, for budgets over one.
+/// The edit table, for budgets over one; only the band of cells within `most` of the diagonal is
+/// worked out, the others stand at `most + 1` (more than the budget: never part of an answer).
 fn table(a: &[char], b: &[char], most: usize) -> Option<u32> {
-    // Three rows of the edit table: two back (for swaps), the last, and the one being filled.
+    let over = most + 1;
+    // Three rows of the edit table: two back (for swaps), the last, and the one being filled. On the
+    // stack for the words of names; a longer one takes the heap.
     let width = b.len() + 1;
-    // On the stack for the words of names; a longer one takes the heap.
     let mut stack = [0usize; 3 * 33];
     let mut heap = Vec::new();
     let rows: &mut [usize] = if 3 * width <= stack.len() {
@@ -71,22 +73,24 @@ fn table(a: &[char], b: &[char], most: usize) -> Option<u32> {
         heap.resize(3 * width, 0);
         &mut heap
     };
+    rows.fill(over);
     for (j, cell) in rows[width..2 * width].iter_mut().enumerate() {
-        *cell = j;
+        *cell = j.min(over);
     }
     for i in 1..=a.len() {
         let (older, rest) = rows.split_at_mut(width);
         let (last, current) = rest.split_at_mut(width);
-        current[0] = i;
+        current.fill(over);
+        current[0] = i.min(over);
         let mut least = current[0];
-        for j in 1..=b.len() {
+        for j in i.saturating_sub(most).max(1)..=(i + most).min(b.len()) {
             let replace = last[j - 1] + usize::from(a[i - 1] != b[j - 1]);
             let mut cell = replace.min(last[j] + 1).min(current[j - 1] + 1);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 cell = cell.min(older[j - 2] + 1);
             }
-            current[j] = cell;
-            least = least.min(cell);
+            current[j] = cell.min(over);
+            least = least.min(current[j]);
         }
         if least > most {
             return None;
@@ -103,6 +107,27 @@ mod tests {
 
     fn chars(s: &str) -> Vec<char> {
         s.chars().collect()
+    }
+
+    /// The optimal string alignment distance by the whole table, as the textbook has it.
+    fn whole_table(a: &[char], b: &[char]) -> Option<u32> {
+        let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+        for (i, row) in d.iter_mut().enumerate() {
+            row[0] = i;
+        }
+        for (j, cell) in d[0].iter_mut().enumerate() {
+            *cell = j;
+        }
+        for i in 1..=a.len() {
+            for j in 1..=b.len() {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        Some(d[a.len()][b.len()] as u32)
     }
 
     #[test]
@@ -130,6 +155,15 @@ mod tests {
         for (a, b, _) in cases {
             let (a, b) = (chars(a), chars(b));
             assert_eq!(within_one(&a, &b), table(&a, &b, 1), "{a:?} / {b:?}");
+        }
+        // The band gives what the whole table gives, on every pair of some short words.
+        let words =
+            ["", "a", "ab", "ba", "abc", "acb", "bca", "abcd", "abdc", "badc", "xbcdx", "abcdef", "fedcba"];
+        for a in words {
+            for b in words {
+                let (a, b) = (chars(a), chars(b));
+                assert_eq!(table(&a, &b, 2), whole_table(&a, &b).filter(|&d| d <= 2), "{a:?} / {b:?}");
+            }
         }
         assert_eq!(distance(&chars("abcdef"), &chars("ghijkl"), 2), None);
     }
