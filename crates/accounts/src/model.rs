@@ -313,6 +313,37 @@ pub(crate) fn kept_user_agent(user_agent: &str) -> String {
     user_agent.chars().filter(|c| !c.is_control()).take(USER_AGENT_CHARS).collect()
 }
 
+/// A mailed link as stored (its address, the account that asked for it, when it expires, when it
+/// was spent), checked at `now` for a browser signed in as `signed_in`: the address it confirms, or
+/// why it cannot be spent. A link that confirms an address for an account is spent only where that
+/// account is signed in.
+pub(crate) fn spendable_token(
+    email: &str,
+    account: Option<AccountId>,
+    expires_at: i64,
+    spent_at: Option<i64>,
+    signed_in: Option<AccountId>,
+    now: Timestamp,
+) -> Result<Email> {
+    if spent_at.is_some() {
+        return Err(Error::TokenSpent);
+    }
+    if expires_at <= now.0 {
+        return Err(Error::TokenExpired);
+    }
+    let email = Email::parse(email).map_err(|_| Error::TokenUnknown)?;
+    if account.is_some_and(|asking| signed_in != Some(asking)) {
+        return Err(Error::TokenForAnotherAccount);
+    }
+    Ok(email)
+}
+
+/// Whether a session last used at `last_seen` is alive at `now`, and if it is, whether this use
+/// is worth noting (it has not been noted for [`SESSION_TOUCH_SECS`]): `None` for a dead session.
+pub(crate) fn session_use(last_seen: i64, now: Timestamp) -> Option<bool> {
+    (last_seen > now.0 - SESSION_IDLE_SECS).then_some(last_seen <= now.0 - SESSION_TOUCH_SECS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

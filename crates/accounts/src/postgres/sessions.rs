@@ -7,9 +7,7 @@ use tokio_postgres::Client;
 
 use super::signin::live_account;
 use super::write_transaction;
-use crate::model::{
-    AccountId, SESSION_IDLE_SECS, SESSION_TOUCH_SECS, SessionInfo, SessionRecord, kept_user_agent,
-};
+use crate::model::{AccountId, SESSION_IDLE_SECS, SessionInfo, SessionRecord, kept_user_agent, session_use};
 use crate::token::TokenHash;
 use crate::{Error, Result};
 
@@ -50,10 +48,7 @@ pub(crate) async fn session(
         .await?;
     let Some(row) = found else { return Ok(None) };
     let (id, account, last_seen): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
-    if last_seen <= now.0 - SESSION_IDLE_SECS {
-        return Ok(None);
-    }
-    let renewed = last_seen <= now.0 - SESSION_TOUCH_SECS;
+    let Some(renewed) = session_use(last_seen, now) else { return Ok(None) };
     if renewed {
         client.execute("UPDATE sessions SET last_seen_at = $2 WHERE id = $1", &[&id, &now.0]).await?;
     }

@@ -7,6 +7,7 @@ use tokio_postgres::{Client, GenericClient};
 use super::write_transaction;
 use crate::model::{
     AccountId, Issued, MAIL_WINDOW_SECS, MAILS_PER_WINDOW, PendingLink, Profile, SignIn, TOKEN_LIFETIME_SECS,
+    spendable_token,
 };
 use crate::token::TokenHash;
 use crate::{Error, Result};
@@ -61,22 +62,12 @@ pub(crate) async fn spend_email_token(
         )
         .await?;
     let Some(row) = found else { return Err(Error::TokenUnknown) };
-    let (email, account, expires_at, spent_at): (String, Option<i64>, i64, Option<i64>) =
-        (row.get(0), row.get(1), row.get(2), row.get(3));
-    if spent_at.is_some() {
-        return Err(Error::TokenSpent);
-    }
-    if expires_at <= now.0 {
-        return Err(Error::TokenExpired);
-    }
-    let email = Email::parse(&email).map_err(|_| Error::TokenUnknown)?;
-    if account.is_some_and(|asking| signed_in != Some(AccountId(asking))) {
-        return Err(Error::TokenForAnotherAccount);
-    }
+    let account = row.get::<_, Option<i64>>(1).map(AccountId);
+    let email = spendable_token(row.get(0), account, row.get(2), row.get(3), signed_in, now)?;
     tx.execute("UPDATE email_tokens SET spent_at = $2 WHERE sha256 = $1", &[&token.0.as_slice(), &now.0])
         .await?;
     let holder = account_with_email(&tx, &email).await?;
-    let signed_in = match (account.map(AccountId), holder) {
+    let signed_in = match (account, holder) {
         // An account asked to confirm an address that another has confirmed meanwhile.
         (Some(asking), Some(holder)) if asking != holder => return Err(Error::AddressTaken(email)),
         (Some(asking), _) => {

@@ -4,9 +4,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use tapster_domain::Timestamp;
 
-use crate::model::{
-    AccountId, SESSION_IDLE_SECS, SESSION_TOUCH_SECS, SessionInfo, SessionRecord, kept_user_agent,
-};
+use crate::model::{AccountId, SESSION_IDLE_SECS, SessionInfo, SessionRecord, kept_user_agent, session_use};
 use crate::token::TokenHash;
 use crate::{Error, Result};
 
@@ -44,10 +42,7 @@ pub(crate) fn session(
         )
         .optional()?;
     let Some((id, account, last_seen)) = found else { return Ok(None) };
-    if last_seen <= now.0 - SESSION_IDLE_SECS {
-        return Ok(None);
-    }
-    let renewed = last_seen <= now.0 - SESSION_TOUCH_SECS;
+    let Some(renewed) = session_use(last_seen, now) else { return Ok(None) };
     if renewed {
         conn.execute("UPDATE sessions SET last_seen_at = ?2 WHERE id = ?1", params![id, now.0])?;
     }

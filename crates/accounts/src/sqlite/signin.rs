@@ -10,6 +10,7 @@ use tapster_domain::{Email, Timestamp};
 
 use crate::model::{
     AccountId, Issued, MAIL_WINDOW_SECS, MAILS_PER_WINDOW, PendingLink, Profile, SignIn, TOKEN_LIFETIME_SECS,
+    spendable_token,
 };
 use crate::token::TokenHash;
 use crate::{Error, Result};
@@ -70,22 +71,14 @@ pub(crate) fn spend_email_token(
         )
         .optional()?;
     let Some((email, account, expires_at, spent_at)) = found else { return Err(Error::TokenUnknown) };
-    if spent_at.is_some() {
-        return Err(Error::TokenSpent);
-    }
-    if expires_at <= now.0 {
-        return Err(Error::TokenExpired);
-    }
-    let email = Email::parse(&email).map_err(|_| Error::TokenUnknown)?;
-    if account.is_some_and(|asking| signed_in != Some(AccountId(asking))) {
-        return Err(Error::TokenForAnotherAccount);
-    }
+    let account = account.map(AccountId);
+    let email = spendable_token(&email, account, expires_at, spent_at, signed_in, now)?;
     tx.execute(
         "UPDATE email_tokens SET spent_at = ?2 WHERE sha256 = ?1",
         params![token.0.as_slice(), now.0],
     )?;
     let holder = account_with_email(&tx, &email)?;
-    let signed_in = match (account.map(AccountId), holder) {
+    let signed_in = match (account, holder) {
         // An account asked to confirm an address that another has confirmed meanwhile.
         (Some(asking), Some(holder)) if asking != holder => return Err(Error::AddressTaken(email)),
         (Some(asking), _) => {
