@@ -18,20 +18,10 @@ use tapster_search::fold;
 #[path = "../tests/bundled/mod.rs"]
 mod bundled;
 
-use bundled::{Corpus, VERSION, build, corpus};
+use bundled::{Corpus, Lcg, VERSION, build, corpus};
 
 const ROUNDS: usize = 30;
 const LIMIT: usize = 20;
-
-/// A small deterministic generator, so that every run asks the same queries.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) as usize) % n.max(1)
-    }
-}
 
 /// A query, the list of its language, and what kind of query it is.
 struct Query {

@@ -9,7 +9,7 @@ mod bundled;
 
 use std::sync::OnceLock;
 
-use bundled::{Corpus, build, corpus};
+use bundled::{Corpus, Lcg, build, corpus};
 use tapster_search::{Hit, Index, fold};
 
 struct Bundled {
@@ -172,16 +172,6 @@ fn every_name_finds_itself_first() {
         };
         let lost: Vec<&str> = names(code).into_iter().filter(|name| !first_folds_the_same(name)).collect();
         assert!(lost.is_empty(), "{code}: {lost:?}");
-    }
-}
-
-/// A small deterministic generator, so that every run makes the same changes.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) as usize) % n.max(1)
     }
 }
 

@@ -1,5 +1,6 @@
 //! The names of the bundled game version, read straight from the fixture files, and the name index
-//! the store builds of them: the corpus of the search benchmark and of the relevance tests.
+//! the store builds of them: the corpus of the search benchmark and of the relevance tests, and the
+//! generator both draw their queries from.
 
 use std::path::Path;
 
@@ -78,4 +79,15 @@ pub(crate) fn build(corpus: &Corpus) -> Index {
         }
     }
     builder.build()
+}
+
+/// A small deterministic generator, so that every run asks the same queries and makes the same
+/// changes to names.
+pub(crate) struct Lcg(pub(crate) u64);
+
+impl Lcg {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
 }
