@@ -27,7 +27,7 @@
 use std::cmp::Reverse;
 
 use crate::fold;
-use crate::typo::{budget, distance};
+use crate::typo::{budget, distance, letters, letters_allow};
 
 /// How the query sits in the name, as one piece or as words apart; the order is the ranking, best
 /// first.
@@ -134,10 +134,10 @@ struct NameList {
     words: Vec<Word>,
     /// Which words hold each bigram.
     word_grams: Grams,
-    /// Each word of 3 to 8 characters, and each of its forms with one character left out, by a hash
-    /// of that text, sorted: a word one typo from a query word of 4 to 7 characters shares one of
-    /// these texts with it (see `words_one_typo_from`).
-    one_out: Vec<(u32, u32)>,
+    /// Each word of 3 to 8 characters under a hash of itself and of each of its forms with one
+    /// character left out: a word one typo from a query word of 4 to 7 characters shares one of these
+    /// texts with it (see `words_one_typo_from`).
+    one_out: ByHash,
     /// For each word (`word_name_starts` has one more element: the end of the last), the positions in
     /// `names` of the names holding it, ascending.
     word_name_starts: Vec<u32>,
@@ -161,14 +161,17 @@ struct Word {
     start: u32,
     end: u32,
     chars: u32,
+    /// Its [`letters`].
+    letters: u64,
 }
 
 /// Bigram postings over numbered strings: for each bigram, the strings holding it.
 #[derive(Debug, Default)]
 struct Grams {
-    /// Distinct bigrams, sorted, with where each one's postings start in `postings` (`starts` has one
-    /// more element: the end of the last).
+    /// Distinct bigrams, sorted by their hash ([`gram_hash`]), found through `directory`, with where
+    /// each one's postings start in `postings` (`starts` has one more element: the end of the last).
     keys: Vec<u64>,
+    directory: Directory,
     starts: Vec<u32>,
     /// For each bigram, the numbers of the strings holding it, ascending.
     postings: Vec<u32>,
@@ -177,7 +180,7 @@ struct Grams {
 impl Grams {
     /// From (bigram, string number) pairs, each string's bigrams distinct.
     fn new(mut pairs: Vec<(u64, u32)>) -> Self {
-        pairs.sort_unstable();
+        pairs.sort_unstable_by_key(|&(g, number)| (gram_hash(g), g, number));
         let mut grams = Grams::default();
         for (g, number) in pairs {
             if grams.keys.last() != Some(&g) {
@@ -187,13 +190,14 @@ impl Grams {
             grams.postings.push(number);
         }
         grams.starts.push(grams.postings.len() as u32);
+        grams.directory = Directory::new(grams.keys.iter().map(|&g| gram_hash(g)));
         grams
     }
 
     fn get(&self, g: u64) -> &[u32] {
-        match self.keys.binary_search(&g) {
-            Ok(i) => &self.postings[self.starts[i] as usize..self.starts[i + 1] as usize],
-            Err(_) => &[],
+        match self.directory.range(gram_hash(g)).find(|&i| self.keys[i] == g) {
+            Some(i) => &self.postings[self.starts[i] as usize..self.starts[i + 1] as usize],
+            None => &[],
         }
     }
 
@@ -206,16 +210,107 @@ impl Grams {
             if found.len() <= 4 {
                 break; // Cheaper to compare the few left than to keep intersecting.
             }
-            found.retain(|c| other.binary_search(c).is_ok());
+            retain_in(&mut found, other);
         }
         found
     }
 
     fn heap_bytes(&self) -> usize {
         self.keys.capacity() * size_of::<u64>()
+            + self.directory.heap_bytes()
             + self.starts.capacity() * size_of::<u32>()
             + self.postings.capacity() * size_of::<u32>()
     }
+}
+
+/// Where each hash starts in a list sorted by 32-bit hashes, by the hash's top bits: a lookup reads
+/// two neighbouring entries here and then the few items of the list between them, where a binary
+/// search over the whole list would read twenty places in memory. About two items per entry.
+#[derive(Debug, Default)]
+struct Directory {
+    /// For each value of a hash's top `32 - shift` bits, where its items start (one more element:
+    /// the end of the last); empty for an empty list.
+    starts: Vec<u32>,
+    shift: u32,
+}
+
+impl Directory {
+    /// Over the hashes of a list's items, ascending.
+    fn new(hashes: impl ExactSizeIterator<Item = u32>) -> Self {
+        let len = hashes.len();
+        if len == 0 {
+            return Directory::default();
+        }
+        let bits = (len / 2).max(2).ilog2().min(24);
+        let shift = 32 - bits;
+        let mut starts = Vec::with_capacity((1 << bits) + 1);
+        for (at, hash) in hashes.enumerate() {
+            // Every bucket up to this hash's starts here or earlier.
+            let bucket = (hash >> shift) as usize;
+            while starts.len() <= bucket {
+                starts.push(at as u32);
+            }
+        }
+        starts.resize((1 << bits) + 1, len as u32);
+        Directory { starts, shift }
+    }
+
+    /// The positions in the list of the items whose hash shares `hash`'s top bits.
+    fn range(&self, hash: u32) -> std::ops::Range<usize> {
+        let bucket = (hash >> self.shift) as usize;
+        match self.starts.get(bucket..bucket + 2) {
+            Some(&[start, end]) => start as usize..end as usize,
+            _ => 0..0,
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.starts.capacity() * size_of::<u32>()
+    }
+}
+
+/// Numbers under 32-bit hashes: the (hash, number) pairs sorted, with a [`Directory`].
+#[derive(Debug, Default)]
+struct ByHash {
+    pairs: Vec<(u32, u32)>,
+    directory: Directory,
+}
+
+impl ByHash {
+    fn new(mut pairs: Vec<(u32, u32)>) -> Self {
+        pairs.sort_unstable();
+        pairs.dedup();
+        let directory = Directory::new(pairs.iter().map(|&(hash, _)| hash));
+        ByHash { pairs, directory }
+    }
+
+    /// The numbers under `hash`.
+    fn get(&self, hash: u32) -> impl Iterator<Item = u32> {
+        let pairs = &self.pairs[self.directory.range(hash)];
+        pairs.iter().filter(move |&&(h, _)| h == hash).map(|&(_, number)| number)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.pairs.capacity() * size_of::<(u32, u32)>() + self.directory.heap_bytes()
+    }
+}
+
+/// Keeps in `found` only what `other` also holds, both ascending. Each value is looked for from where
+/// the last one was, galloping ahead then halving back: a posting list of a frequent bigram is long,
+/// and the values kept are spread over it.
+fn retain_in(found: &mut Vec<u32>, other: &[u32]) {
+    let mut rest = other;
+    found.retain(|&value| {
+        let mut step = 1;
+        while step < rest.len() && rest[step - 1] < value {
+            step *= 2;
+        }
+        let start = step / 2;
+        let end = step.min(rest.len());
+        let at = start + rest[start..end].partition_point(|&v| v < value);
+        rest = &rest[at..];
+        rest.first() == Some(&value)
+    });
 }
 
 /// Appends `line` and a `\n` to `text`; where `line` starts and ends in it.
@@ -244,9 +339,14 @@ fn hash(chars: impl Iterator<Item = char>) -> u32 {
     chars.fold(0x811c_9dc5, |hash, c| (hash ^ u32::from(c)).wrapping_mul(0x0100_0193))
 }
 
-/// Two characters as one sortable key.
+/// Two characters as one key.
 fn gram(a: char, b: char) -> u64 {
     (u64::from(u32::from(a)) << 32) | u64::from(u32::from(b))
+}
+
+/// A bigram's hash, whose top bits are spread evenly (Fibonacci hashing).
+fn gram_hash(g: u64) -> u32 {
+    (g.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as u32
 }
 
 /// The distinct bigrams of `chars`, sorted.
@@ -323,6 +423,7 @@ impl NameList {
         word_uses.sort_unstable();
         word_uses.dedup();
         let mut word_pairs = Vec::new();
+        let mut one_out = Vec::new();
         let mut last_word = None;
         for (word, position) in word_uses {
             if last_word != Some(word) {
@@ -333,17 +434,16 @@ impl NameList {
                 let number = list.words.len() as u32;
                 word_pairs.extend(grams_of(&chars).into_iter().map(|g| (g, number)));
                 if ONE_OUT_CHARS.contains(&chars.len()) {
-                    one_out_texts(&chars, |hash| list.one_out.push((hash, number)));
+                    one_out_texts(&chars, |hash| one_out.push((hash, number)));
                 }
-                list.words.push(Word { start, end, chars: chars.len() as u32 });
+                list.words.push(Word { start, end, chars: chars.len() as u32, letters: letters(&chars) });
                 list.word_name_starts.push(list.word_names.len() as u32);
             }
             list.word_names.push(position);
         }
         list.word_name_starts.push(list.word_names.len() as u32);
         list.word_grams = Grams::new(word_pairs);
-        list.one_out.sort_unstable();
-        list.one_out.dedup();
+        list.one_out = ByHash::new(one_out);
         list.text.shrink_to_fit();
         list.words_text.shrink_to_fit();
         list
@@ -358,44 +458,57 @@ impl NameList {
         self.stop_words.binary_search_by(|stop| stop.as_str().cmp(word)).is_ok()
     }
 
-    /// Which of the query's words must be found in a name of this list: all but its stop words, or
-    /// all of them when it has nothing else.
-    fn required(&self, query: &Prepared) -> Vec<bool> {
-        let mut required: Vec<bool> = query.words.iter().map(|w| !self.is_stop_word(&w.text)).collect();
+    /// What this list needs of the query, for both passes.
+    fn for_query(&self, query: &Prepared) -> ForList {
+        // A query of one word is required whatever it is.
+        let mut required: Vec<bool> = match query.words.as_slice() {
+            [_] => vec![true],
+            words => words.iter().map(|w| !self.is_stop_word(&w.text)).collect(),
+        };
         if !required.contains(&true) {
             required.fill(true);
         }
-        required
+        let holding = query
+            .words
+            .iter()
+            .zip(&required)
+            .map(|(word, &required)| {
+                (required && !word.grams.is_empty()).then(|| self.grams.holding_all(&word.grams))
+            })
+            .collect();
+        ForList { required, holding }
     }
 
     /// The names that may hold every required word, without typos (`typos: false`) or with them;
     /// `None` for every name (when no required word has a bigram to look up).
-    fn candidates(&self, query: &Prepared, required: &[bool], typos: bool) -> Option<Vec<u32>> {
+    fn candidates(&self, query: &Prepared, for_list: &ForList, typos: bool) -> Option<Vec<u32>> {
         let mut found: Option<Vec<u32>> = None;
-        for (word, _) in query.words.iter().zip(required).filter(|(_, required)| **required) {
-            let mut holding =
-                if word.grams.is_empty() { None } else { Some(self.grams.holding_all(&word.grams)) };
-            if typos && word.budget > 0 {
-                let mut near = self.names_of_words_near(word);
-                if let Some(holding) = holding.take() {
-                    near.extend(holding);
+        let mut near;
+        for (i, word) in query.words.iter().enumerate().filter(|&(i, _)| for_list.required[i]) {
+            let holding = for_list.holding[i].as_deref();
+            let holding = if typos && word.budget > 0 {
+                near = self.names_of_words_near(word);
+                if let Some(holding) = holding {
+                    near.extend_from_slice(holding);
                     near.sort_unstable();
                     near.dedup();
                 }
-                holding = Some(near);
-            }
-            let Some(holding) = holding else { continue };
+                &near
+            } else {
+                let Some(holding) = holding else { continue };
+                holding
+            };
             found = Some(match found {
-                None => holding,
+                None => holding.to_vec(),
                 Some(mut found) => {
-                    found.retain(|c| holding.binary_search(c).is_ok());
+                    retain_in(&mut found, holding);
                     found
                 }
             });
         }
         // Words of one character each (`a b`, a Thai tone and a letter) are not worth every name in
         // any order: such a query is looked for as it is written.
-        if found.is_none() && !typos && required.iter().all(|r| *r) {
+        if found.is_none() && !typos && for_list.required.iter().all(|r| *r) {
             let grams = grams_of(&query.folded.chars().collect::<Vec<_>>());
             if !grams.is_empty() {
                 found = Some(self.grams.holding_all(&grams));
@@ -446,12 +559,7 @@ impl NameList {
     /// the caller checks the distance.
     fn words_one_typo_from(&self, word: &QueryWord) -> Vec<u32> {
         let mut found = Vec::new();
-        one_out_texts(&word.chars, |hash| {
-            let start = self.one_out.partition_point(|&(h, _)| h < hash);
-            found.extend(
-                self.one_out[start..].iter().take_while(|&&(h, _)| h == hash).map(|&(_, number)| number),
-            );
-        });
+        one_out_texts(&word.chars, |hash| found.extend(self.one_out.get(hash)));
         found.sort_unstable();
         found.dedup();
         found
@@ -459,22 +567,33 @@ impl NameList {
 
     /// The words that may be within `word`'s budget of it, by the bigrams they share: each typo takes
     /// away at most three bigram occurrences (a swap of neighbours), so such a word shares all the
-    /// word's distinct bigrams but three per typo, and its length is within the budget.
+    /// word's distinct bigrams but three per typo; and its length and its letters are within the
+    /// budget.
     fn words_sharing_grams(&self, word: &QueryWord) -> Vec<u32> {
+        let near = |number: u32| {
+            let entry = &self.words[number as usize];
+            (entry.chars as usize).abs_diff(word.chars.len()) <= word.budget as usize
+                && letters_allow(entry.letters, word.letters, word.budget)
+        };
         let needed = word.grams.len().saturating_sub(3 * word.budget as usize);
+        if needed == 0 {
+            return (0..self.words.len() as u32).filter(|&number| near(number)).collect();
+        }
+        // Each word is taken when its count reaches `needed`, so the words sharing fewer bigrams are
+        // never looked at.
         let mut counts = vec![0u8; self.words.len()];
+        let mut found = Vec::new();
         for &g in &word.grams {
             for &number in self.word_grams.get(g) {
-                counts[number as usize] = counts[number as usize].saturating_add(1);
+                let count = &mut counts[number as usize];
+                *count = count.saturating_add(1);
+                if usize::from(*count) == needed && near(number) {
+                    found.push(number);
+                }
             }
         }
-        (0..self.words.len() as u32)
-            .filter(|&number| {
-                usize::from(counts[number as usize]) >= needed
-                    && (self.words[number as usize].chars as usize).abs_diff(word.chars.len())
-                        <= word.budget as usize
-            })
-            .collect()
+        found.sort_unstable();
+        found
     }
 
     /// How the name at `position` matches the query, if it does; with typos only if `typos`.
@@ -539,7 +658,7 @@ impl NameList {
                     Found { typos: 0, how: Sits::Whole, position, at }
                 } else if used == Use::Own {
                     continue;
-                } else if name_word.starts_with(&word.text) {
+                } else if begins(name_word.as_bytes(), word.text.as_bytes()) {
                     Found { typos: 0, how: Sits::Start, position, at }
                 } else if holds(name_word, &word.text) {
                     Found { typos: 0, how: Sits::Inside, position, at }
@@ -594,15 +713,16 @@ impl NameList {
     fn search(
         &self,
         query: &Prepared,
+        for_list: &ForList,
         list: usize,
         typos: bool,
         keep: impl Fn(u32) -> bool,
         hits: &mut Vec<Hit>,
     ) {
-        let required = self.required(query);
+        let required = &for_list.required;
         // Only the words that must be found may have typos: a stop word may be missing anyway.
         let may_have_typos = |(word, required): (&QueryWord, &bool)| *required && word.budget > 0;
-        if typos && !query.words.iter().zip(&required).any(may_have_typos) {
+        if typos && !query.words.iter().zip(required).any(may_have_typos) {
             return;
         }
         if typos && let [word] = query.words.as_slice() {
@@ -638,13 +758,13 @@ impl NameList {
         let mut scratch = Scratch::default();
         let check = |position: u32| {
             if keep(self.names[position as usize].doc)
-                && let Some(hit) = self.evaluate(position, list, query, &required, typos, &mut scratch)
+                && let Some(hit) = self.evaluate(position, list, query, required, typos, &mut scratch)
                 && (!typos || hit.typos > 0)
             {
                 hits.push(hit);
             }
         };
-        match self.candidates(query, &required, typos) {
+        match self.candidates(query, for_list, typos) {
             Some(candidates) => candidates.into_iter().for_each(check),
             None => (0..self.names.len() as u32).for_each(check),
         }
@@ -657,7 +777,7 @@ impl NameList {
             + self.words_text.capacity()
             + self.words.capacity() * size_of::<Word>()
             + self.word_grams.heap_bytes()
-            + self.one_out.capacity() * size_of::<(u32, u32)>()
+            + self.one_out.heap_bytes()
             + (self.word_name_starts.capacity() + self.word_names.capacity()) * size_of::<u32>()
             + self.stop_words.capacity() * size_of::<String>()
             + self.stop_words.iter().map(String::capacity).sum::<usize>()
@@ -681,7 +801,7 @@ fn tier(name: &str, query: &str) -> Option<Tier> {
     let (name, query) = (name.as_bytes(), query.as_bytes());
     let mut found = None;
     for at in 1..=name.len() - query.len() {
-        if name[at] == query[0] && name[at..].starts_with(query) {
+        if begins(&name[at..], query) {
             if name[at - 1] == b' ' {
                 return Some(Tier::WordPrefix);
             }
@@ -694,7 +814,24 @@ fn tier(name: &str, query: &str) -> Option<Tier> {
 /// Whether `word` holds `part`: for the short strings of names, a plain scan beats `str::contains`,
 /// which prepares a searcher first.
 fn holds(word: &str, part: &str) -> bool {
-    word.len() >= part.len() && word.as_bytes().windows(part.len()).any(|w| w == part.as_bytes())
+    let (word, part) = (word.as_bytes(), part.as_bytes());
+    word.len() >= part.len() && (0..=word.len() - part.len()).any(|at| begins(&word[at..], part))
+}
+
+/// Whether `text` starts with `part`, byte by byte: most tries fail at the first byte, and for the
+/// few bytes of a word a loop beats calling `memcmp`.
+fn begins(text: &[u8], part: &[u8]) -> bool {
+    text.len() >= part.len() && text.iter().zip(part).all(|(a, b)| a == b)
+}
+
+/// What one list needs of a query, worked out once for the pass without typos and the one with.
+#[derive(Debug)]
+struct ForList {
+    /// Which query words must be found in a name of the list: all but the list language's stop
+    /// words, or all of them when the query has nothing else.
+    required: Vec<bool>,
+    /// For each required query word with bigrams, the names holding them all, ascending.
+    holding: Vec<Option<Vec<u32>>>,
 }
 
 /// A query folded once and cut into words, with what every list needs of it.
@@ -711,6 +848,8 @@ struct QueryWord {
     grams: Vec<u64>,
     /// How many typos it may have.
     budget: u32,
+    /// Its [`letters`].
+    letters: u64,
 }
 
 impl Prepared {
@@ -722,7 +861,13 @@ impl Prepared {
             .filter(|w| !w.is_empty())
             .map(|text| {
                 let chars: Vec<char> = text.chars().collect();
-                QueryWord { text: text.to_owned(), grams: grams_of(&chars), budget: budget(&chars), chars }
+                QueryWord {
+                    text: text.to_owned(),
+                    grams: grams_of(&chars),
+                    budget: budget(&chars),
+                    letters: letters(&chars),
+                    chars,
+                }
             })
             .collect::<Vec<_>>();
         (!words.is_empty()).then_some(Prepared { folded, words })
@@ -742,12 +887,15 @@ impl Index {
         if limit == 0 {
             return Vec::new();
         }
-        let searched: Vec<(usize, &NameList)> =
-            lists.iter().enumerate().filter_map(|(i, &l)| self.lists.get(l).map(|list| (i, list))).collect();
+        let searched: Vec<(usize, &NameList, ForList)> = lists
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &l)| self.lists.get(l).map(|list| (i, list, list.for_query(&query))))
+            .collect();
 
         let mut hits = Vec::new();
-        for &(position, list) in &searched {
-            list.search(&query, position, false, &keep, &mut hits);
+        for (position, list, for_list) in &searched {
+            list.search(&query, for_list, *position, false, &keep, &mut hits);
         }
         best_per_doc(&mut hits);
 
@@ -756,8 +904,8 @@ impl Index {
         let unbeatable = hits.iter().filter(|h| h.exact_words as usize + 1 >= query.words.len()).count();
         if unbeatable < limit && query.words.iter().any(|w| w.budget > 0) {
             // A document found without typos may still rank better with them (more words exact).
-            for &(position, list) in &searched {
-                list.search(&query, position, true, &keep, &mut hits);
+            for (position, list, for_list) in &searched {
+                list.search(&query, for_list, *position, true, &keep, &mut hits);
             }
             best_per_doc(&mut hits);
         }

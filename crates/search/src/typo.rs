@@ -36,8 +36,24 @@ pub(crate) fn distance(a: &[char], b: &[char], most: u32) -> Option<u32> {
     match most {
         0 => (a == b).then_some(0),
         1 => within_one(a, b),
+        // Most words that reach the table are far from each other, and their letters say so sooner.
+        _ if !letters_allow(letters(a), letters(b), most) => None,
         _ => table(a, b, most as usize),
     }
+}
+
+/// Which letters `word` has, each as one of 64 bits (letters whose code points are 64 apart share
+/// one). An edit changes at most two bits: a letter replaced may leave the word and another come
+/// in; one added or left out changes one; two swapped, none. So words `d` edits apart differ in at
+/// most `2d` bits (see [`letters_allow`]).
+pub(crate) fn letters(word: &[char]) -> u64 {
+    word.iter().fold(0, |letters, &c| letters | 1 << (u32::from(c) % 64))
+}
+
+/// Whether words with these [`letters`] may be `most` typos apart: a test far cheaper than the
+/// distance, which turns away most words that only share a bigram or two.
+pub(crate) fn letters_allow(a: u64, b: u64, most: u32) -> bool {
+    (a ^ b).count_ones() <= 2 * most
 }
 
 /// [`distance`] for a budget of one, without the table: past the common start, what is left must
@@ -166,6 +182,25 @@ mod tests {
             }
         }
         assert_eq!(distance(&chars("abcdef"), &chars("ghijkl"), 2), None);
+        // Letters the other word lacks do not turn away words within the budget.
+        assert_eq!(distance(&chars("abcdefgh"), &chars("abxdefyh"), 2), Some(2));
+        assert_eq!(distance(&chars("abcdefgh"), &chars("abcdefghyz"), 2), Some(2));
+        assert_eq!(distance(&chars("abcdefgh"), &chars("abcdefghxyz"), 3), Some(3));
+        assert_eq!(distance(&chars("abcdefgh"), &chars("abxdefyz"), 2), None);
+    }
+
+    proptest::proptest! {
+        /// What `distance` answers (with its shortcuts: the letters, the band, the budget of one)
+        /// is what the whole table says, for words of letters that share bits (`a` and `!`).
+        #[test]
+        fn every_shortcut_answers_as_the_whole_table(
+            a in "[ab!cx]{0,10}",
+            b in "[ab!cx]{0,10}",
+            most in 0u32..4,
+        ) {
+            let (a, b) = (chars(&a), chars(&b));
+            proptest::prop_assert_eq!(distance(&a, &b, most), whole_table(&a, &b).filter(|&d| d <= most));
+        }
     }
 
     #[test]

@@ -275,3 +275,28 @@ proptest! {
         prop_assert!(!index(&[&name]).search(&query, &[0], |_| true, 10).is_empty(), "{query:?} in {name:?}");
     }
 }
+
+proptest! {
+    #[test]
+    fn intersecting_posting_lists_keeps_exactly_the_shared_values(
+        found in proptest::collection::btree_set(0u32..300, 0..60),
+        other in proptest::collection::btree_set(0u32..300, 0..200),
+    ) {
+        let expected: Vec<u32> = found.intersection(&other).copied().collect();
+        let mut found: Vec<u32> = found.into_iter().collect();
+        retain_in(&mut found, &other.into_iter().collect::<Vec<_>>());
+        prop_assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn the_directory_finds_every_hash_it_holds(hashes in proptest::collection::vec(any::<u32>(), 0..500), probe: u32) {
+        let pairs: Vec<(u32, u32)> = hashes.iter().enumerate().map(|(i, &h)| (h, i as u32)).collect();
+        let by_hash = ByHash::new(pairs.clone());
+        for probe in hashes.iter().copied().chain([probe, 0, u32::MAX]) {
+            let mut found: Vec<u32> = by_hash.get(probe).collect();
+            found.sort_unstable();
+            let expected: Vec<u32> = pairs.iter().filter(|&&(h, _)| h == probe).map(|&(_, i)| i).collect();
+            prop_assert_eq!(found, expected);
+        }
+    }
+}
