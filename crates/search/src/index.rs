@@ -156,13 +156,21 @@ struct Name {
     stop: u32,
 }
 
+/// 16 bytes: there is one per distinct word of each language.
 #[derive(Debug, Clone, Copy)]
 struct Word {
-    start: u32,
-    end: u32,
-    chars: u32,
     /// Its [`letters`].
     letters: u64,
+    start: u32,
+    /// Its length in bytes (a word of a name is far shorter than 64 KiB) and in characters.
+    len: u16,
+    chars: u16,
+}
+
+impl Word {
+    fn range(&self) -> std::ops::Range<usize> {
+        self.start as usize..self.start as usize + usize::from(self.len)
+    }
 }
 
 /// Bigram postings over numbered strings: for each bigram, the strings holding it.
@@ -190,6 +198,9 @@ impl Grams {
             grams.postings.push(number);
         }
         grams.starts.push(grams.postings.len() as u32);
+        grams.keys.shrink_to_fit();
+        grams.starts.shrink_to_fit();
+        grams.postings.shrink_to_fit();
         grams.directory = Directory::new(grams.keys.iter().map(|&g| gram_hash(g)));
         grams
     }
@@ -280,6 +291,7 @@ impl ByHash {
     fn new(mut pairs: Vec<(u32, u32)>) -> Self {
         pairs.sort_unstable();
         pairs.dedup();
+        pairs.shrink_to_fit();
         let directory = Directory::new(pairs.iter().map(|&(hash, _)| hash));
         ByHash { pairs, directory }
     }
@@ -436,7 +448,12 @@ impl NameList {
                 if ONE_OUT_CHARS.contains(&chars.len()) {
                     one_out_texts(&chars, |hash| one_out.push((hash, number)));
                 }
-                list.words.push(Word { start, end, chars: chars.len() as u32, letters: letters(&chars) });
+                list.words.push(Word {
+                    letters: letters(&chars),
+                    start,
+                    len: u16::try_from(end - start).unwrap_or(u16::MAX),
+                    chars: u16::try_from(chars.len()).unwrap_or(u16::MAX),
+                });
                 list.word_name_starts.push(list.word_names.len() as u32);
             }
             list.word_names.push(position);
@@ -444,8 +461,13 @@ impl NameList {
         list.word_name_starts.push(list.word_names.len() as u32);
         list.word_grams = Grams::new(word_pairs);
         list.one_out = ByHash::new(one_out);
+        // Built by pushing, the lists have room to spare; an index lives as long as its version.
         list.text.shrink_to_fit();
+        list.names.shrink_to_fit();
         list.words_text.shrink_to_fit();
+        list.words.shrink_to_fit();
+        list.word_name_starts.shrink_to_fit();
+        list.word_names.shrink_to_fit();
         list
     }
 
@@ -539,7 +561,7 @@ impl NameList {
             .filter_map(|number| {
                 let entry = self.words[number as usize];
                 chars.clear();
-                chars.extend(self.words_text[entry.start as usize..entry.end as usize].chars());
+                chars.extend(self.words_text[entry.range()].chars());
                 distance(&word.chars, &chars, word.budget).map(|typos| (number, typos))
             })
             .collect()
@@ -572,7 +594,7 @@ impl NameList {
     fn words_sharing_grams(&self, word: &QueryWord) -> Vec<u32> {
         let near = |number: u32| {
             let entry = &self.words[number as usize];
-            (entry.chars as usize).abs_diff(word.chars.len()) <= word.budget as usize
+            usize::from(entry.chars).abs_diff(word.chars.len()) <= word.budget as usize
                 && letters_allow(entry.letters, word.letters, word.budget)
         };
         let needed = word.grams.len().saturating_sub(3 * word.budget as usize);
