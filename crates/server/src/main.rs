@@ -625,9 +625,6 @@ fn serve(
     tikv_jemalloc_ctl::background_thread::write(true)
         .map_err(|e| anyhow::anyhow!("starting the allocator's background threads: {e}"))?;
     let scheme = if config.tls.is_some() { "https" } else { "http" };
-    if let Err(tapster_store::Error::NoData(_)) = tapster_store::Store::open(data_dir) {
-        tracing::info!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
-    }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     runtime.block_on(async {

@@ -91,6 +91,7 @@ pub async fn open_service_with_clock(
 ) -> anyhow::Result<Service> {
     let store = match Store::open(data_dir) {
         Err(tapster_store::Error::NoData(_)) => {
+            tracing::info!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
             tapster_store::import(data_dir, fixtures)
                 .with_context(|| format!("importing the bundled dataset {}", fixtures.display()))?;
             Store::open(data_dir)

@@ -2,8 +2,8 @@
 //! its texts in every language, and what was derived across versions (when each record first
 //! appeared, what changed). Built once when the store opens; requests only read it.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::OnceLock;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
 
 use tapster_domain::{
     ChangeKind, CraftingStation, Crop, GameData, GameVersion, IngredientGroup, Item, Recipe, RecordId,
@@ -61,8 +61,10 @@ pub struct Catalog {
     pub vocabulary: crate::Vocabulary,
     /// The value of every item under each ingredient choice, computed at load.
     pub prices: tapster_pricing::PriceBook,
-    /// The names of items and recipes in every language, indexed for search at load.
-    pub(crate) search: crate::query::NameIndex,
+    /// The names of items and recipes in every language, indexed for search: at load for the latest
+    /// version, at its first search for an older one (most are never searched; each index costs
+    /// megabytes and tens of milliseconds).
+    search: OnceLock<crate::query::NameIndex>,
     /// Per language, the place of every text (by text row) in name order, case and accents not
     /// counting, English where the language lacks it; equal names share a place. Made the first time
     /// a list is sorted by name in that language, so that sorting compares numbers, not strings.
@@ -106,12 +108,30 @@ impl Index {
 #[derive(Debug, Default)]
 pub(crate) struct Texts {
     keys: HashMap<Box<str>, u32>,
-    /// One column per language (indexed by [`Language::index`]), one row per key.
-    tables: Vec<Vec<Option<Box<str>>>>,
+    /// One column per language (indexed by [`Language::index`]), one row per key. The texts are
+    /// shared through a [`TextPool`]: with every other version (a patch changes few texts) and
+    /// within the version (descriptions repeat).
+    tables: Vec<Vec<Option<Arc<str>>>>,
+}
+
+/// The texts read so far, each held once, while a store's versions are read.
+#[derive(Debug, Default)]
+pub(crate) struct TextPool(HashSet<Arc<str>>);
+
+impl TextPool {
+    /// `text`, shared with an equal text read before.
+    pub(crate) fn share(&mut self, text: &str) -> Arc<str> {
+        if let Some(shared) = self.0.get(text) {
+            return Arc::clone(shared);
+        }
+        let text: Arc<str> = text.into();
+        self.0.insert(Arc::clone(&text));
+        text
+    }
 }
 
 impl Texts {
-    pub(crate) fn insert(&mut self, key: &str, language: Language, text: &str) {
+    pub(crate) fn insert(&mut self, key: &str, language: Language, text: Arc<str>) {
         if self.tables.is_empty() {
             self.tables = vec![Vec::new(); Language::ALL.len()];
         }
@@ -121,7 +141,7 @@ impl Texts {
         if table.len() <= row {
             table.resize(row + 1, None);
         }
-        table[row] = Some(text.into());
+        table[row] = Some(text);
     }
 
     pub(crate) fn get(&self, key: &str, language: Language) -> Option<&str> {
@@ -146,7 +166,7 @@ impl Catalog {
             vocabulary: crate::Vocabulary::new(&data),
             name_ranks: Language::ALL.iter().map(|_| OnceLock::new()).collect(),
             prices: tapster_pricing::PriceBook::new(&data),
-            search: crate::query::NameIndex::new(&data, |key, language| texts.get(key, language)),
+            search: OnceLock::new(),
             info,
             data,
             texts,
@@ -154,6 +174,13 @@ impl Catalog {
             introduced: HashMap::new(),
             changes: HashMap::new(),
         }
+    }
+
+    /// The name index of this version, built the first time it is needed.
+    pub(crate) fn name_index(&self) -> &crate::query::NameIndex {
+        self.search.get_or_init(|| {
+            crate::query::NameIndex::new(&self.data, |key, language| self.texts.get(key, language))
+        })
     }
 
     /// Where the text `key` comes in name order in `lang`, as a person expects it: case and accents

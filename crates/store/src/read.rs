@@ -16,7 +16,7 @@ use tapster_domain::{
 };
 use tapster_i18n::Language;
 
-use crate::catalog::{Catalog, Change, Coverage, Texts};
+use crate::catalog::{Catalog, Change, Coverage, TextPool, Texts};
 use crate::{Error, GAME_DB, Result, schema};
 
 /// An opened game-data store: every published version, newest first.
@@ -128,6 +128,8 @@ impl Store {
                 })
                 .collect();
         }
+        // Most searches are of the latest version: its index is ready before the first one.
+        catalogs[0].name_index();
         Ok(Self { path, stamp, versions: catalogs.into_iter().map(Arc::new).collect() })
     }
 
@@ -200,6 +202,7 @@ fn load(conn: &Connection) -> Result<Vec<Catalog>> {
         Error::Conflict(format!("the stored {what} {value:?} {e}; import the game data again"))
     };
     let mut catalogs = Vec::with_capacity(rows.len());
+    let mut pool = TextPool::default();
     for (index, (id, name, build_id, released)) in rows.iter().enumerate() {
         let name = GameVersion::parse(name).map_err(|e| corrupt("version name", name, e))?;
         let released = ReleaseDate::parse(released).map_err(|e| corrupt("release date", released, e))?;
@@ -210,7 +213,7 @@ fn load(conn: &Connection) -> Result<Vec<Catalog>> {
             released,
         };
         let data = records(conn, *id, manifest)?;
-        let (texts, coverage) = texts(conn, *id)?;
+        let (texts, coverage) = texts(conn, *id, &mut pool)?;
         let previous = rows.get(index + 1);
         let changes = changes(conn, *id, &rows)?;
         let previous_name = previous.map(|(_, n, ..)| n.clone());
@@ -274,15 +277,16 @@ fn records(conn: &Connection, version_id: i64, manifest: Manifest) -> Result<Gam
     Ok(data)
 }
 
-fn texts(conn: &Connection, version_id: i64) -> Result<(Texts, Coverage)> {
+fn texts(conn: &Connection, version_id: i64, pool: &mut TextPool) -> Result<(Texts, Coverage)> {
     let mut texts = Texts::default();
     let mut stmt = conn.prepare("SELECT lang, key, text FROM texts WHERE version_id = ?1")?;
     let mut rows = stmt.query([version_id])?;
     while let Some(row) = rows.next()? {
-        let lang: String = row.get(0)?;
-        let Ok(language) = Language::parse(&lang) else { continue };
-        let (key, text): (String, String) = (row.get(1)?, row.get(2)?);
-        texts.insert(&key, language, &text);
+        // Borrowed from the row: most texts are already in the pool, and need no copy.
+        let text_at = |i| row.get_ref(i)?.as_str().map_err(rusqlite::Error::from);
+        let Ok(language) = Language::parse(text_at(0)?) else { continue };
+        let (key, text) = (text_at(1)?, text_at(2)?);
+        texts.insert(key, language, pool.share(text));
     }
     let mut stmt = conn.prepare("SELECT lang, translated, total FROM languages WHERE version_id = ?1")?;
     let coverage = stmt

@@ -1,5 +1,5 @@
-//! Name search over a version, in every language: the index built once when the version is loaded, and
-//! `Catalog::search`, which answers name searches from it.
+//! Name search over a version, in every language: the index built once per version (see
+//! `Catalog::name_index`), and `Catalog::search`, which answers name searches from it.
 //!
 //! Only what a player can meet is searchable: unlisted items (internal, cut or debug) and recipes that a
 //! newer recipe replaces are left out of the index.
@@ -76,7 +76,7 @@ impl Catalog {
         lang: Language,
         limit: u32,
     ) -> Vec<SearchHit<'_>> {
-        let index = &self.search;
+        let index = self.name_index();
         let lists: &[usize] = &[lang.index(), Language::SOURCE.index()];
         let lists = if lang == Language::SOURCE { &lists[..1] } else { lists };
         let keep = |doc: u32| kind.is_none_or(|k| index.docs[doc as usize].0 == k);

@@ -3,6 +3,7 @@
 mod broken;
 mod bundled;
 mod import;
+mod memory;
 mod reopen;
 
 use std::path::{Path, PathBuf};
