@@ -197,9 +197,12 @@ def cmd_uris(base: str, key: str, out: str, fixtures: str) -> None:
         langs = [l["code"] for l in json.loads(get(base, key, f"/v1/languages?version={v}")[2])["data"]]
         per_version.append((v, ok, langs))
     urls = [f"{base}/v1/versions/{v}" for v, _, _ in per_version]  # these take no version or lang
+    # SWEEP_SEARCHES=n adds n name searches per version and language (bench/versions: so that every
+    # version's name index is built)
+    searches = ["ale", "stew", "bread", "wine"][: int(os.environ.get("SWEEP_SEARCHES", "0"))]
     for v, ok, langs in per_version:
         for lang in langs:
-            for p in ok:
+            for p in ok + [f"/v1/search?q={s}" for s in searches]:
                 sep = "&" if "?" in p else "?"
                 urls.append(f"{base}{p}{sep}version={v}&lang={lang}")
     parts = int(os.environ.get("SWEEP_PARTS", "4"))
