@@ -28,10 +28,9 @@ struct Open;
 impl Gate for Open {
     fn admit(&self, _: IpAddr, credentials: &Credentials) -> Verdict {
         let decided = match credentials {
-            Credentials::Key(key) => Ok(Admission {
-                key_prefix: key.display_prefix().to_owned(),
-                quota: Quota { policies: Vec::new() },
-            }),
+            Credentials::Key(key) => {
+                Ok(Admission { key_prefix: key.display_prefix().into(), quota: Quota::default() })
+            }
             _ => Err(Refusal::MissingKey),
         };
         decided.into()

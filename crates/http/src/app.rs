@@ -58,7 +58,7 @@ pub struct App {
 pub(crate) struct Noted {
     route: Route,
     lookup: Lookup,
-    key_prefix: Option<String>,
+    key_prefix: Option<Arc<str>>,
 }
 
 /// Where a request stands once its gate has been asked.
@@ -414,17 +414,11 @@ fn refused(refusal: &Refusal, path: &str) -> Reply {
 
 fn rate_limit_headers(response: &mut Reply, quota: &Quota) {
     let headers = &mut response.headers;
-    headers.insert(RATE_LIMIT_POLICY, owned_header(quota.policy_header()));
+    headers.insert(RATE_LIMIT_POLICY, quota.policies.header().clone());
     if let Some(state) = quota.state_header() {
-        headers.insert(RATE_LIMIT, owned_header(state));
+        headers.insert(RATE_LIMIT, state);
     }
     headers.insert(VARY, HeaderValue::from_static("Authorization, Accept-Encoding"));
-}
-
-/// A header value made for this answer alone (ASCII by construction: policy names and numbers); its
-/// bytes become the header without a copy.
-fn owned_header(value: String) -> HeaderValue {
-    HeaderValue::from_maybe_shared(Bytes::from(value)).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
 fn log_internal(path: &str, cause: &dyn std::error::Error) {

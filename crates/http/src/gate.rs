@@ -6,9 +6,11 @@ use std::fmt::Write as _;
 use std::future::Future;
 use std::net::IpAddr;
 use std::pin::Pin;
+use std::sync::Arc;
 
+use bytes::Bytes;
 use hyper::HeaderMap;
-use hyper::header::AUTHORIZATION;
+use hyper::header::{AUTHORIZATION, HeaderValue};
 use tapster_domain::ApiKey;
 
 /// What a request presents in its `Authorization` header.
@@ -96,7 +98,7 @@ impl std::fmt::Debug for Verdict {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Admission {
     /// The key's public prefix, for logs.
-    pub key_prefix: String,
+    pub key_prefix: Arc<str>,
     pub quota: Quota,
 }
 
@@ -127,54 +129,89 @@ pub enum Refusal {
     },
 }
 
-/// The state of each of a key's rate-limit policies, for the `RateLimit` headers.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A key's rate-limit policies and where the key stands, for the `RateLimit-Policy` and `RateLimit`
+/// headers of every answer to it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Quota {
-    pub policies: Vec<QuotaPolicy>,
+    pub policies: Policies,
+    /// The policy nearest to exhaustion; `None` for a key without limits.
+    pub nearest: Option<PolicyState>,
 }
 
-/// One rate-limit policy and what is left of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QuotaPolicy {
+/// One rate-limit policy: what it allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
     /// `burst`, `minute` or `day`.
     pub name: &'static str,
     /// Requests the policy allows per window.
     pub quota: u32,
     /// The window, in seconds.
     pub window: u64,
+}
+
+/// What is left of one policy after a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PolicyState {
+    pub policy: Policy,
     pub remaining: u32,
     /// Seconds until some of the quota comes back (0 when none is used).
     pub reset: u64,
 }
 
-impl Quota {
-    /// `RateLimit-Policy`: every policy, e.g. `"burst";q=60;w=12, "minute";q=300;w=60, "day";q=20000;w=86400`.
-    pub(crate) fn policy_header(&self) -> String {
-        // Written once into one buffer: this runs for every `/v1` answer.
-        let mut header = String::with_capacity(24 * self.policies.len());
-        for (i, p) in self.policies.iter().enumerate() {
+/// A key's policies as the `RateLimit-Policy` value, e.g. `"burst";q=60;w=12, "minute";q=300;w=60,
+/// "day";q=20000;w=86400`. It is the same for every answer to the key, so the gate makes it once
+/// per key and every answer shares its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policies(HeaderValue);
+
+impl Policies {
+    pub fn new(policies: &[Policy]) -> Self {
+        let mut header = String::with_capacity(24 * policies.len());
+        for (i, p) in policies.iter().enumerate() {
             let separator = if i == 0 { "" } else { ", " };
             let _ = write!(header, "{separator}\"{}\";q={};w={}", p.name, p.quota, p.window);
         }
-        header
+        Self(ascii_header(header))
     }
 
-    /// `RateLimit`: the policy nearest to exhaustion (the smallest share left; on a tie, the one that
-    /// takes longest to come back), e.g. `"burst";r=42;t=1`.
-    pub(crate) fn state_header(&self) -> Option<String> {
-        let nearest = self.policies.iter().min_by(|a, b| {
-            let share_a = u64::from(a.remaining) * u64::from(b.quota);
-            let share_b = u64::from(b.remaining) * u64::from(a.quota);
-            share_a.cmp(&share_b).then(b.reset.cmp(&a.reset))
-        })?;
-        Some(format!("\"{}\";r={};t={}", nearest.name, nearest.remaining, nearest.reset))
+    pub(crate) fn header(&self) -> &HeaderValue {
+        &self.0
     }
+}
+
+impl Default for Policies {
+    fn default() -> Self {
+        Self(HeaderValue::from_static(""))
+    }
+}
+
+impl Quota {
+    /// `policies` with the state of each after a request, of which the one nearest to exhaustion is
+    /// kept: the smallest share left, and on a tie the one that takes longest to come back.
+    pub fn new(policies: Policies, states: &[PolicyState]) -> Self {
+        let nearest = states.iter().copied().min_by(|a, b| {
+            let share_a = u64::from(a.remaining) * u64::from(b.policy.quota);
+            let share_b = u64::from(b.remaining) * u64::from(a.policy.quota);
+            share_a.cmp(&share_b).then(b.reset.cmp(&a.reset))
+        });
+        Self { policies, nearest }
+    }
+
+    /// `RateLimit`: the policy nearest to exhaustion, e.g. `"burst";r=42;t=1`.
+    pub(crate) fn state_header(&self) -> Option<HeaderValue> {
+        let nearest = self.nearest?;
+        Some(ascii_header(format!("\"{}\";r={};t={}", nearest.policy.name, nearest.remaining, nearest.reset)))
+    }
+}
+
+/// A header value made of policy names and numbers (ASCII by construction); its bytes become the
+/// header without a copy.
+fn ascii_header(value: String) -> HeaderValue {
+    HeaderValue::from_maybe_shared(Bytes::from(value)).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
 #[cfg(test)]
 mod tests {
-    use hyper::header::HeaderValue;
-
     use super::*;
 
     fn credentials(values: &[&str]) -> Credentials {
@@ -220,14 +257,33 @@ mod tests {
 
     #[test]
     fn headers_name_every_policy_and_the_nearest_one() {
-        let quota = Quota {
-            policies: vec![
-                QuotaPolicy { name: "burst", quota: 60, window: 12, remaining: 42, reset: 1 },
-                QuotaPolicy { name: "minute", quota: 300, window: 60, remaining: 282, reset: 48 },
-                QuotaPolicy { name: "day", quota: 20000, window: 86400, remaining: 19000, reset: 3600 },
+        let (burst, minute, day) = (
+            Policy { name: "burst", quota: 60, window: 12 },
+            Policy { name: "minute", quota: 300, window: 60 },
+            Policy { name: "day", quota: 20000, window: 86400 },
+        );
+        let quota = Quota::new(
+            Policies::new(&[burst, minute, day]),
+            &[
+                PolicyState { policy: burst, remaining: 42, reset: 1 },
+                PolicyState { policy: minute, remaining: 282, reset: 48 },
+                PolicyState { policy: day, remaining: 19000, reset: 3600 },
             ],
-        };
-        assert_eq!(quota.policy_header(), r#""burst";q=60;w=12, "minute";q=300;w=60, "day";q=20000;w=86400"#);
+        );
+        assert_eq!(
+            quota.policies.header(),
+            r#""burst";q=60;w=12, "minute";q=300;w=60, "day";q=20000;w=86400"#
+        );
         assert_eq!(quota.state_header().unwrap(), r#""burst";r=42;t=1"#);
+        // The same share left: the policy that takes longest to come back is the nearer.
+        let tied = Quota::new(
+            Policies::new(&[minute, day]),
+            &[
+                PolicyState { policy: minute, remaining: 150, reset: 30 },
+                PolicyState { policy: day, remaining: 10000, reset: 3600 },
+            ],
+        );
+        assert_eq!(tied.state_header().unwrap(), r#""day";r=10000;t=3600"#);
+        assert_eq!(Quota::default().state_header(), None);
     }
 }

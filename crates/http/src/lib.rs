@@ -21,5 +21,7 @@ mod value_sets;
 mod views;
 
 pub use app::{App, DEFAULT_CACHE_BUDGET};
-pub use gate::{Admission, Credentials, Gate, PendingVerdict, Quota, QuotaPolicy, Refusal, Verdict};
+pub use gate::{
+    Admission, Credentials, Gate, PendingVerdict, Policies, Policy, PolicyState, Quota, Refusal, Verdict,
+};
 pub use pages::Pages;

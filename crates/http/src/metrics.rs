@@ -371,7 +371,7 @@ mod tests {
     #[test]
     fn refusals_and_cache_lookups_have_their_counters() {
         let metrics = metrics();
-        let quota = Quota { policies: Vec::new() };
+        let quota = Quota::default();
         for refusal in [
             Refusal::MissingKey,
             Refusal::MissingKey,

@@ -11,12 +11,12 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use tapster_accounts::{AccessSnapshot, Accounts, KeyHash, Usage, hash_key};
-use tapster_domain::{AddressLimit, ApiKey, Limits, Timestamp};
-use tapster_http::{Admission, Credentials, Gate, Quota, QuotaPolicy, Refusal, Verdict};
+use tapster_accounts::{AccessSnapshot, Accounts, KeyAccess, KeyHash, Usage, hash_key};
+use tapster_domain::{AddressBlock, AddressLimit, ApiKey, Limits, Timestamp};
+use tapster_http::{Admission, Credentials, Gate, Policies, Policy, PolicyState, Quota, Refusal, Verdict};
 
 use crate::failures::failures;
-use crate::limiter::{Checked, Decision, Limiter, Status};
+use crate::limiter::{Checked, Decision, Limiter, Remaining, Status};
 
 /// How often the accounts database is checked for changes.
 pub(crate) const RELOAD_EVERY: Duration = Duration::from_millis(250);
@@ -179,24 +179,47 @@ impl KeyHashes {
     }
 }
 
-/// A snapshot of the accounts database, with the public prefixes of its keys.
+/// A snapshot of the accounts database made ready for requests: every key by hash, the public
+/// prefixes of all of them, and the blocked addresses.
 #[derive(Debug)]
 struct Keys {
-    snapshot: AccessSnapshot,
+    keys: HashMap<KeyHash, Caller>,
     prefixes: HashSet<String>,
+    blocked: Vec<AddressBlock>,
+}
+
+/// One key as the gate reads it, with what every answer to it shares made once: its prefix for the
+/// log and its `RateLimit-Policy` value.
+#[derive(Debug)]
+struct Caller {
+    access: KeyAccess,
+    prefix: Arc<str>,
+    policies: Policies,
 }
 
 impl From<AccessSnapshot> for Keys {
     fn from(snapshot: AccessSnapshot) -> Self {
         let prefixes = snapshot.keys.values().map(|access| access.prefix.clone()).collect();
-        Self { snapshot, prefixes }
+        let keys = snapshot
+            .keys
+            .into_iter()
+            .map(|(hash, access)| {
+                let caller = Caller {
+                    prefix: access.prefix.as_str().into(),
+                    policies: Policies::new(&policies(access.limits)),
+                    access,
+                };
+                (hash, caller)
+            })
+            .collect();
+        Self { keys, prefixes, blocked: snapshot.blocked }
     }
 }
 
 impl Keys {
     /// Whether a block of the snapshot holds `peer`.
     fn blocks(&self, peer: IpAddr) -> bool {
-        self.snapshot.blocked.iter().any(|block| block.contains(peer))
+        self.blocked.iter().any(|block| block.contains(peer))
     }
 }
 
@@ -229,26 +252,27 @@ impl Gate for Access {
         };
         let now = self.clock.now();
         match self.limiter.limit(key.id, key.limits, now) {
-            Checked::Now(decision) => Verdict::Now(decided(&self.pending, key, decision, now)),
+            Checked::Now(decision) => Verdict::Now(decided(&self.pending, &key, decision, now)),
             Checked::Later(decision) => {
                 let pending = Arc::clone(&self.pending);
-                Verdict::Later(Box::pin(async move { decided(&pending, key, decision.await, now) }))
+                Verdict::Later(Box::pin(async move { decided(&pending, &key, decision.await, now) }))
             }
         }
     }
 }
 
-/// What the limiter is asked about a key that may call.
-struct Caller {
+/// What the limiter is asked about a key that may call, and what its answers share.
+struct Admitted {
     id: i64,
-    prefix: String,
     limits: Limits,
+    prefix: Arc<str>,
+    policies: Policies,
 }
 
 /// The admission or refusal of the limiter's `decision`; an admitted request is counted in `pending`.
 fn decided(
     pending: &Mutex<HashMap<(i64, i64), Usage>>,
-    key: Caller,
+    key: &Admitted,
     decision: Decision,
     now: Duration,
 ) -> Result<Admission, Refusal> {
@@ -261,10 +285,10 @@ fn decided(
                 last_used: Timestamp(now.as_secs() as i64),
             };
             merge(&mut pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()), usage);
-            Ok(Admission { key_prefix: key.prefix, quota: quota(key.limits, status) })
+            Ok(Admission { key_prefix: Arc::clone(&key.prefix), quota: quota(key, status) })
         }
         Decision::Limited { status, retry_after } => Err(Refusal::RateLimited {
-            quota: quota(key.limits, status),
+            quota: quota(key, status),
             retry_after: whole_seconds(retry_after).max(1),
         }),
     }
@@ -272,7 +296,7 @@ fn decided(
 
 impl Access {
     /// The key `credentials` present, when it may call from `peer` (the limits aside).
-    fn check_key(&self, peer: IpAddr, credentials: &Credentials) -> Result<Caller, Refusal> {
+    fn check_key(&self, peer: IpAddr, credentials: &Credentials) -> Result<Admitted, Refusal> {
         let keys = Arc::clone(&self.snapshot.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
         if keys.blocks(peer) {
             return Err(Refusal::BlockedAddress);
@@ -287,9 +311,10 @@ impl Access {
         if !keys.prefixes.contains(key.display_prefix()) {
             return Err(self.failed(peer, now, Refusal::UnknownKey));
         }
-        let Some(access) = self.hashes.find(key, |hash| keys.snapshot.keys.get(hash)) else {
+        let Some(caller) = self.hashes.find(key, |hash| keys.keys.get(hash)) else {
             return Err(self.failed(peer, now, Refusal::UnknownKey));
         };
+        let access = &caller.access;
         if access.revoked {
             return Err(self.failed(peer, now, Refusal::RevokedKey));
         }
@@ -305,38 +330,38 @@ impl Access {
         if !access.account_confirmed {
             return Err(Refusal::UnconfirmedAccount);
         }
-        Ok(Caller { id: access.id, prefix: access.prefix.clone(), limits: access.limits })
+        Ok(Admitted {
+            id: access.id,
+            limits: access.limits,
+            prefix: Arc::clone(&caller.prefix),
+            policies: caller.policies.clone(),
+        })
     }
 }
 
-/// The limiter's status as the three policies of the `RateLimit` headers.
-fn quota(limits: Limits, status: Status) -> Quota {
+/// A key's limits as the three policies of the `RateLimit` headers: the burst, refilled at the
+/// minute's rate, the minute and the day.
+fn policies(limits: Limits) -> [Policy; 3] {
     let refill_seconds = (u64::from(limits.burst) * 60).div_ceil(u64::from(limits.per_minute.max(1)));
-    Quota {
-        policies: vec![
-            QuotaPolicy {
-                name: "burst",
-                quota: limits.burst,
-                window: refill_seconds,
-                remaining: status.burst.left,
-                reset: whole_seconds(status.burst.reset),
-            },
-            QuotaPolicy {
-                name: "minute",
-                quota: limits.per_minute,
-                window: 60,
-                remaining: status.minute.left,
-                reset: whole_seconds(status.minute.reset),
-            },
-            QuotaPolicy {
-                name: "day",
-                quota: limits.per_day,
-                window: 86_400,
-                remaining: status.day.left,
-                reset: whole_seconds(status.day.reset),
-            },
-        ],
-    }
+    [
+        Policy { name: "burst", quota: limits.burst, window: refill_seconds },
+        Policy { name: "minute", quota: limits.per_minute, window: 60 },
+        Policy { name: "day", quota: limits.per_day, window: 86_400 },
+    ]
+}
+
+/// The limiter's status of `key` for the `RateLimit` headers.
+fn quota(key: &Admitted, status: Status) -> Quota {
+    let [burst, minute, day] = policies(key.limits);
+    let state = |policy, window: Remaining| PolicyState {
+        policy,
+        remaining: window.left,
+        reset: whole_seconds(window.reset),
+    };
+    Quota::new(
+        key.policies.clone(),
+        &[state(burst, status.burst), state(minute, status.minute), state(day, status.day)],
+    )
 }
 
 /// Rounds up, so that a client waiting this long is never early.

@@ -77,7 +77,7 @@ mod tests {
 
     impl Gate for Open {
         fn admit(&self, _: std::net::IpAddr, _: &Credentials) -> Verdict {
-            Ok(Admission { key_prefix: String::new(), quota: Quota { policies: Vec::new() } }).into()
+            Ok(Admission { key_prefix: "".into(), quota: Quota::default() }).into()
         }
     }
 

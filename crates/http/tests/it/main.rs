@@ -34,7 +34,9 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 use tapster_domain::ApiKey;
-use tapster_http::{Admission, App, Credentials, Gate, Quota, QuotaPolicy, Refusal, Verdict};
+use tapster_http::{
+    Admission, App, Credentials, Gate, Policies, Policy, PolicyState, Quota, Refusal, Verdict,
+};
 use tapster_store::Store;
 use tapster_test_support::DataDir;
 
@@ -58,18 +60,16 @@ struct OneKey;
 impl Gate for OneKey {
     fn admit(&self, _peer: std::net::IpAddr, credentials: &Credentials) -> Verdict {
         let decided = match credentials {
-            Credentials::Key(k) if k == key() => Ok(Admission {
-                key_prefix: k.display_prefix().to_owned(),
-                quota: Quota {
-                    policies: vec![QuotaPolicy {
-                        name: "minute",
-                        quota: 100,
-                        window: 60,
-                        remaining: 99,
-                        reset: 60,
-                    }],
-                },
-            }),
+            Credentials::Key(k) if k == key() => {
+                let minute = Policy { name: "minute", quota: 100, window: 60 };
+                Ok(Admission {
+                    key_prefix: k.display_prefix().into(),
+                    quota: Quota::new(
+                        Policies::new(&[minute]),
+                        &[PolicyState { policy: minute, remaining: 99, reset: 60 }],
+                    ),
+                })
+            }
             Credentials::Key(_) => Err(Refusal::UnknownKey),
             Credentials::Missing => Err(Refusal::MissingKey),
             Credentials::Malformed { detail } => Err(Refusal::MalformedKey { detail }),
