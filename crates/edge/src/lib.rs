@@ -10,6 +10,6 @@ mod serve;
 mod service;
 mod tls;
 
-pub use serve::{ServeConfig, serve};
+pub use serve::{ServeConfig, serve, serve_on_threads};
 pub use service::{Answer, Body, BodyError, Refusal, Service, read_body};
 pub use tls::{TlsConfig, TlsError};

@@ -15,7 +15,9 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::io;
 use std::net::IpAddr;
+use std::num::NonZeroUsize;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -31,7 +33,7 @@ use hyper_util::server::conn::auto;
 use tapster_domain::AddressBlock;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_rustls::TlsAcceptor;
 
@@ -89,18 +91,91 @@ impl Default for ServeConfig {
     }
 }
 
-/// Serves `service` on `listener` until `shutdown` completes, then lets requests in flight finish
-/// (for at most `config.shutdown_grace`) and returns.
+/// Serves `service` on `listener`, on the runtime this is called on, until `shutdown` completes,
+/// then lets requests in flight finish (for at most `config.shutdown_grace`) and returns.
 pub async fn serve<S: Service>(
     listener: TcpListener,
     service: Arc<S>,
     config: ServeConfig,
     shutdown: impl Future<Output = ()>,
-) -> std::io::Result<()> {
+) -> io::Result<()> {
+    accept(listener, service, &config, &Counts::default(), shutdown).await
+}
+
+/// Serves like [`serve`], on `threads` threads of its own, each running a single-threaded runtime
+/// that accepts from `listener` and serves every connection it accepted to its end: one thread per
+/// core, as nginx runs one worker per core. A connection's tasks then never move between threads,
+/// and a task woken by another (an HTTP/2 stream waking its connection) waits its turn behind the
+/// tasks already queued, so the answers of a connection's streams leave in one write rather than
+/// one write each. All threads share the one listening socket: a thread that is idle takes new
+/// connections first, and a second server cannot bind the address unnoticed (as it could join a
+/// group of `SO_REUSEPORT` sockets). `max_connections` counts the connections of every thread.
+///
+/// Returns once every thread has finished its requests in flight after `shutdown` completes, or
+/// at once with the error of a thread that could not serve.
+pub async fn serve_on_threads<S: Service>(
+    listener: TcpListener,
+    threads: NonZeroUsize,
+    service: Arc<S>,
+    config: ServeConfig,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let listener = listener.into_std()?;
+    let counts = Arc::new(Counts::default());
     let (stop, stopped) = watch::channel(false);
-    let shared = Arc::new(Shared::new(service, &config, stopped));
+    let (finished, mut ended) = mpsc::unbounded_channel();
+    for thread in 0..threads.get() {
+        let (listener, service, config) = (listener.try_clone()?, Arc::clone(&service), config.clone());
+        let (counts, mut stopped, finished) = (Arc::clone(&counts), stopped.clone(), finished.clone());
+        let serving = move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            runtime.block_on(async move {
+                let listener = TcpListener::from_std(listener)?;
+                let shutdown = async move {
+                    let _ = stopped.wait_for(|stop| *stop).await;
+                };
+                accept(listener, service, &config, &counts, shutdown).await
+            })
+        };
+        std::thread::Builder::new().name(format!("serve-{thread}")).spawn(move || {
+            // Sent when the thread ends, whichever way: a panic drops the sender unsent.
+            let _ = finished.send(serving());
+        })?;
+    }
+    drop((listener, finished));
+    let mut result = tokio::select! {
+        () = shutdown => Ok(()),
+        // A thread that ends before shutdown could not serve: the others are stopped too.
+        early = ended.recv() => early.unwrap_or_else(|| Err(io::Error::other("a serving thread panicked"))),
+    };
+    let _ = stop.send(true);
+    while let Some(served) = ended.recv().await {
+        result = result.and(served);
+    }
+    result
+}
+
+/// Connections open on one server, across its threads: those served, and those accepted past
+/// `max_connections` only to be refused.
+#[derive(Debug, Default)]
+struct Counts {
+    open: Arc<AtomicUsize>,
+    overflow: Arc<AtomicUsize>,
+}
+
+/// The accept loop of one runtime: accepts from `listener` until `shutdown` completes, serving each
+/// connection in a task of its own, then lets them finish for at most the grace period.
+async fn accept<S: Service>(
+    listener: TcpListener,
+    service: Arc<S>,
+    config: &ServeConfig,
+    counts: &Counts,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let (stop, stopped) = watch::channel(false);
+    let shared = Arc::new(Shared::new(service, config, stopped));
     let acceptor = config.tls.as_ref().map(|tls| TlsAcceptor::from(Arc::clone(&tls.0)));
-    let (open, overflow) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let Counts { open, overflow } = counts;
     let mut shutdown = pin!(shutdown);
     loop {
         tokio::select! {
@@ -114,7 +189,7 @@ pub async fn serve<S: Service>(
                     }
                 };
                 let refuse = open.load(Ordering::Relaxed) >= config.max_connections;
-                let Some(counted) = Counted::take(if refuse { &overflow } else { &open }, refuse) else {
+                let Some(counted) = Counted::take(if refuse { overflow } else { open }, refuse) else {
                     continue;
                 };
                 let _ = stream.set_nodelay(true);

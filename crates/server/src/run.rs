@@ -1,7 +1,9 @@
 //! Wiring: open the game data (importing the bundled dataset into an empty data dir), the accounts
-//! and the gate, then serve the API and the dashboard beside it until shutdown, while background
-//! threads reload access changes, publish newly imported game data and write usage back.
+//! and the gate, then serve the API and the dashboard beside it until shutdown, on threads of their
+//! own (`tapster_edge::serve_on_threads`), while the runtime `run` is called on reloads access
+//! changes and writes usage back, and a thread publishes newly imported game data.
 
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,6 +41,9 @@ pub struct Service {
     pub first_key: Option<NewKey>,
     /// Memory budget of the response cache, in bytes; 0 renders every answer afresh.
     pub cache_budget: usize,
+    /// Threads that serve connections, each on a single-threaded runtime of its own; one per core
+    /// this process may use by default.
+    pub threads: NonZeroUsize,
     /// The dashboard served beside the API.
     pub dashboard: DashboardOptions,
     /// The address clients reach the API at, when the operator named it (`--public-url`): the
@@ -118,6 +123,7 @@ pub async fn open_service_with_clock(
         sharing: sharing.clone(),
         first_key,
         cache_budget: tapster_http::DEFAULT_CACHE_BUDGET,
+        threads: std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN),
         dashboard: DashboardOptions::default(),
         public_url: None,
     })
@@ -206,7 +212,7 @@ impl Service {
             }
             None => {}
         });
-        let served = tapster_edge::serve(listener, app, config, shutdown).await;
+        let served = tapster_edge::serve_on_threads(listener, self.threads, app, config, shutdown).await;
         stop.store(true, Ordering::Relaxed);
         let _ = keys.await;
         let _ = data.join();

@@ -12,8 +12,13 @@ use tapster_domain::AddressBlock;
 use tapster_edge::{Answer, Body, Refusal, ServeConfig, Service};
 use tapster_test_support::http::{exchange, get};
 
+mod threads;
+
 /// A service that answers with the calling address and renders each refusal as its debug text,
-/// with a status of its own choosing (`299`), keeping the refusals it was handed.
+/// with a status of its own choosing (`299`), keeping the refusals it was handed. Two paths are
+/// for the tests of threads: `/thread` answers with the name of the thread that served it, after
+/// blocking that thread for the milliseconds its query says; `/slow` answers after 300 ms, without
+/// blocking.
 #[derive(Debug, Default)]
 struct Echo {
     refusals: Mutex<Vec<Refusal>>,
@@ -21,9 +26,22 @@ struct Echo {
 
 impl Service for Echo {
     fn call(self: Arc<Self>, request: Request<Incoming>, caller: IpAddr) -> Answer {
-        let later = request.uri().path() == "/later";
-        let response = Response::new(Body::from(format!("{} from {caller}", request.uri().path())));
-        if later { Answer::Later(Box::pin(async move { response })) } else { Answer::Ready(response) }
+        let path = request.uri().path();
+        if path == "/thread" {
+            let millis = request.uri().query().and_then(|q| q.parse().ok()).unwrap_or(0);
+            std::thread::sleep(Duration::from_millis(millis));
+            let name = std::thread::current().name().unwrap_or_default().to_owned();
+            return Answer::Ready(Response::new(Body::from(name)));
+        }
+        let response = Response::new(Body::from(format!("{path} from {caller}")));
+        match path {
+            "/later" => Answer::Later(Box::pin(async move { response })),
+            "/slow" => Answer::Later(Box::pin(async move {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                response
+            })),
+            _ => Answer::Ready(response),
+        }
     }
 
     fn refused(&self, _: &Request<Incoming>, _: IpAddr, refusal: Refusal) -> Response<Body> {
