@@ -381,7 +381,9 @@ fn data_reply<B>(request: &Request<B>, rendered: &Rendered) -> Reply {
         Some((zipped, tag)) => (zipped.clone(), tag, true),
         None => (rendered.body.clone(), &rendered.etag, false),
     };
-    let mut headers = HeaderMap::new();
+    // Room for every header an answer gets (these, the rate-limit ones, `Vary` and CORS) without
+    // growing the map halfway.
+    let mut headers = HeaderMap::with_capacity(10);
     headers.insert(ETAG, tag.header.clone());
     headers.insert(CACHE_CONTROL, HeaderValue::from_static(MAX_AGE));
     if none_match(request.headers(), &tag.text) && matches!(*request.method(), Method::GET | Method::HEAD) {

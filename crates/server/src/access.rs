@@ -246,11 +246,11 @@ fn merge(pending: &mut HashMap<(i64, i64), Usage>, usage: Usage) {
 
 impl Gate for Access {
     fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Verdict {
-        let key = match self.check_key(peer, credentials) {
+        let now = self.clock.now();
+        let key = match self.check_key(peer, credentials, now) {
             Ok(key) => key,
             Err(refusal) => return Verdict::Now(Err(refusal)),
         };
-        let now = self.clock.now();
         match self.limiter.limit(key.id, key.limits, now) {
             Checked::Now(decision) => Verdict::Now(decided(&self.pending, &key, decision, now)),
             Checked::Later(decision) => {
@@ -295,13 +295,12 @@ fn decided(
 }
 
 impl Access {
-    /// The key `credentials` present, when it may call from `peer` (the limits aside).
-    fn check_key(&self, peer: IpAddr, credentials: &Credentials) -> Result<Admitted, Refusal> {
+    /// The key `credentials` present, when it may call from `peer` at `now` (the limits aside).
+    fn check_key(&self, peer: IpAddr, credentials: &Credentials, now: Duration) -> Result<Admitted, Refusal> {
         let keys = Arc::clone(&self.snapshot.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
         if keys.blocks(peer) {
             return Err(Refusal::BlockedAddress);
         }
-        let now = self.clock.now();
         let key = match credentials {
             // Mistakes, told apart without a lookup: they do not count as guesses.
             Credentials::Missing => return Err(Refusal::MissingKey),
