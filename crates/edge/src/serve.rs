@@ -18,6 +18,7 @@ use std::future::Future;
 use std::io;
 use std::net::IpAddr;
 use std::num::NonZeroUsize;
+use std::panic::AssertUnwindSafe;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -102,17 +103,20 @@ pub async fn serve<S: Service>(
     accept(listener, service, &config, &Counts::default(), shutdown).await
 }
 
-/// Serves like [`serve`], on `threads` threads of its own, each running a single-threaded runtime
-/// that accepts from `listener` and serves every connection it accepted to its end: one thread per
-/// core, as nginx runs one worker per core. A connection's tasks then never move between threads,
-/// and a task woken by another (an HTTP/2 stream waking its connection) waits its turn behind the
-/// tasks already queued, so the answers of a connection's streams leave in one write rather than
-/// one write each. All threads share the one listening socket: a thread that is idle takes new
+/// Serves like [`serve`], on `threads` threads, each running a single-threaded runtime that
+/// accepts from `listener` and serves every connection it accepted to its end: one thread per core,
+/// as nginx runs one worker per core. The first is the thread this is called on, whose runtime must
+/// be single-threaded too for that to hold, and which keeps running the caller's other tasks (the
+/// server's upkeep, and a connection to a shared store made there, which requests on this thread
+/// then reach without waking another thread). A connection's tasks never move between threads, and
+/// a task woken by another (an HTTP/2 stream waking its connection) waits its turn behind the tasks
+/// already queued, so the answers of a connection's streams leave in one write rather than one
+/// write each. All threads share the one listening socket: a thread that is idle takes new
 /// connections first, and a second server cannot bind the address unnoticed (as it could join a
 /// group of `SO_REUSEPORT` sockets). `max_connections` counts the connections of every thread.
 ///
 /// Returns once every thread has finished its requests in flight after `shutdown` completes, or
-/// at once with the error of a thread that could not serve.
+/// with the error of a thread that could not serve, after stopping the others.
 pub async fn serve_on_threads<S: Service>(
     listener: TcpListener,
     threads: NonZeroUsize,
@@ -124,35 +128,44 @@ pub async fn serve_on_threads<S: Service>(
     let counts = Arc::new(Counts::default());
     let (stop, stopped) = watch::channel(false);
     let (finished, mut ended) = mpsc::unbounded_channel();
-    for thread in 0..threads.get() {
+    for thread in 1..threads.get() {
         let (listener, service, config) = (listener.try_clone()?, Arc::clone(&service), config.clone());
-        let (counts, mut stopped, finished) = (Arc::clone(&counts), stopped.clone(), finished.clone());
+        let (counts, stopped, finished) = (Arc::clone(&counts), stopped.clone(), finished.clone());
         let serving = move || {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
             runtime.block_on(async move {
                 let listener = TcpListener::from_std(listener)?;
-                let shutdown = async move {
-                    let _ = stopped.wait_for(|stop| *stop).await;
-                };
-                accept(listener, service, &config, &counts, shutdown).await
+                accept(listener, service, &config, &counts, until_stopped(stopped)).await
             })
         };
         std::thread::Builder::new().name(format!("serve-{thread}")).spawn(move || {
-            // Sent when the thread ends, whichever way: a panic drops the sender unsent.
-            let _ = finished.send(serving());
+            let served = std::panic::catch_unwind(AssertUnwindSafe(serving))
+                .unwrap_or_else(|_| Err(io::Error::other("a serving thread panicked")));
+            let _ = finished.send(served);
         })?;
     }
-    drop((listener, finished));
-    let mut result = tokio::select! {
-        () = shutdown => Ok(()),
-        // A thread that ends before shutdown could not serve: the others are stopped too.
-        early = ended.recv() => early.unwrap_or_else(|| Err(io::Error::other("a serving thread panicked"))),
+    drop(finished);
+    let here = accept(TcpListener::from_std(listener)?, service, &config, &counts, until_stopped(stopped));
+    let others = async {
+        // A thread that ends before shutdown could not serve: the others are stopped too. (Every
+        // thread sends when it ends, so the channel closes early only when there is no other.)
+        let mut result = tokio::select! {
+            () = shutdown => Ok(()),
+            Some(early) = ended.recv() => early,
+        };
+        let _ = stop.send(true);
+        while let Some(served) = ended.recv().await {
+            result = result.and(served);
+        }
+        result
     };
-    let _ = stop.send(true);
-    while let Some(served) = ended.recv().await {
-        result = result.and(served);
-    }
-    result
+    let (here, others) = tokio::join!(here, others);
+    others.and(here)
+}
+
+/// Completes once `stopped` says so (or its sender is gone).
+async fn until_stopped(mut stopped: watch::Receiver<bool>) {
+    let _ = stopped.wait_for(|stop| *stop).await;
 }
 
 /// Connections open on one server, across its threads: those served, and those accepted past

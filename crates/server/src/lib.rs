@@ -20,5 +20,5 @@ pub use admin::{Admin, LOCAL_ACCOUNT, NewKey, format_keys};
 pub use dashboard::{DEFAULT_MAIL_FROM, DashboardOptions};
 pub use limiter::{Checked, Decision, InProcess, Limiter, Remaining, Status};
 pub use logging::{LogFormat, LogLevel, log_subscriber};
-pub use run::{RedisLimits, Service, Sharing, open_service, open_service_with_clock};
+pub use run::{Layout, RedisLimits, Service, Sharing, open_service, open_service_with_clock};
 pub use shared::{DEFAULT_TIMEOUT as DEFAULT_REDIS_TIMEOUT, Shared};

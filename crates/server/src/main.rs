@@ -14,8 +14,8 @@ use tapster_dashboard::{ProviderConfig, PublicUrl};
 use tapster_domain::{AddressBlock, Limits};
 use tapster_edge::{ServeConfig, TlsConfig, TlsError};
 use tapster_server::{
-    Admin, DEFAULT_MAIL_FROM, DashboardOptions, LOCAL_ACCOUNT, LogFormat, LogLevel, RedisLimits, Sharing,
-    format_keys, log_subscriber, open_service,
+    Admin, DEFAULT_MAIL_FROM, DashboardOptions, LOCAL_ACCOUNT, Layout, LogFormat, LogLevel, RedisLimits,
+    Sharing, format_keys, log_subscriber, open_service,
 };
 
 /// jemalloc rather than the system allocator: when new game data replaces the old, glibc keeps the
@@ -625,10 +625,15 @@ fn serve(
     tikv_jemalloc_ctl::background_thread::write(true)
         .map_err(|e| anyhow::anyhow!("starting the allocator's background threads: {e}"))?;
     let scheme = if config.tls.is_some() { "https" } else { "http" };
-    // Connections are served on threads of their own (`Service::threads`); this runtime opens the
-    // service and then runs its upkeep.
-    let runtime =
-        tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
+    // With one thread per core, each has a one-thread runtime: this one opens the service, then
+    // serves as the first of them beside the upkeep.
+    let runtime = match Layout::for_sharing(sharing) {
+        Layout::PerCore(_) => tokio::runtime::Builder::new_current_thread(),
+        Layout::Runtime => tokio::runtime::Builder::new_multi_thread(),
+    }
+    .enable_all()
+    .build()
+    .context("starting the runtime")?;
     runtime.block_on(async {
         let mut service = open_service(data_dir, sharing, fixtures).await?;
         service.cache_budget = cache_mib.saturating_mul(1024 * 1024);
@@ -648,13 +653,9 @@ fn serve(
         }
         service.dashboard = DashboardOptions { public_url: Some(public_url), ..dashboard };
         tracing::info!(
-            "tapster serves {} game versions (latest {}) with {} on {scheme}://{bound}",
+            "tapster serves {} game versions (latest {}) on {scheme}://{bound}",
             service.store.versions().len(),
             service.store.latest().info.name,
-            match service.threads.get() {
-                1 => "1 thread".to_owned(),
-                n => format!("{n} threads"),
-            },
         );
         service.run(listener, config, shutdown_signal()).await
     })?;

@@ -14,8 +14,9 @@ use tokio::sync::oneshot;
 
 use super::Echo;
 
-/// A server on two threads under `config`, until the returned sender is used or dropped; the
-/// handle ends with what `serve_on_threads` returned.
+/// A server on two threads under `config`, until the returned sender is used or dropped: a thread
+/// of this test's (`serve-0`) and one the server starts (`serve-1`). The handle ends with what
+/// `serve_on_threads` returned.
 fn serve_on_two(
     config: ServeConfig,
 ) -> (SocketAddr, oneshot::Sender<()>, std::thread::JoinHandle<std::io::Result<()>>) {
@@ -23,7 +24,7 @@ fn serve_on_two(
     let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
-    let served = std::thread::spawn(move || {
+    let served = std::thread::Builder::new().name("serve-0".to_owned()).spawn(move || {
         let two = NonZeroUsize::new(2).unwrap();
         let shutdown = async move {
             let _ = stopped.await;
@@ -36,7 +37,7 @@ fn serve_on_two(
             shutdown,
         ))
     });
-    (addr, stop, served)
+    (addr, stop, served.unwrap())
 }
 
 /// Sends `GET target` on a connection it keeps open, without reading the answer yet.
