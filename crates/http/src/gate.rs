@@ -200,7 +200,13 @@ impl Quota {
     /// `RateLimit`: the policy nearest to exhaustion, e.g. `"burst";r=42;t=1`.
     pub(crate) fn state_header(&self) -> Option<HeaderValue> {
         let nearest = self.nearest?;
-        Some(ascii_header(format!("\"{}\";r={};t={}", nearest.policy.name, nearest.remaining, nearest.reset)))
+        let mut value =
+            ascii_header(format!("\"{}\";r={};t={}", nearest.policy.name, nearest.remaining, nearest.reset));
+        // New with every answer: marked so that HTTP/2 sends it as a literal that is never indexed
+        // (HPACK), rather than adding each value to the connection's header table, where it pushed
+        // out the headers that repeat (ETag, Cache-Control, CORS...) and had them encoded anew.
+        value.set_sensitive(true);
+        Some(value)
     }
 }
 
@@ -275,6 +281,9 @@ mod tests {
             r#""burst";q=60;w=12, "minute";q=300;w=60, "day";q=20000;w=86400"#
         );
         assert_eq!(quota.state_header().unwrap(), r#""burst";r=42;t=1"#);
+        // Never indexed by HPACK: a new value with every answer would crowd the repeating headers out.
+        assert!(quota.state_header().unwrap().is_sensitive());
+        assert!(!quota.policies.header().is_sensitive());
         // The same share left: the policy that takes longest to come back is the nearer.
         let tied = Quota::new(
             Policies::new(&[minute, day]),
