@@ -129,20 +129,20 @@ pub async fn serve_on_threads<S: Service>(
     let (stop, stopped) = watch::channel(false);
     let (finished, mut ended) = mpsc::unbounded_channel();
     for thread in 1..threads.get() {
-        let (listener, service, config) = (listener.try_clone()?, Arc::clone(&service), config.clone());
-        let (counts, stopped, finished) = (Arc::clone(&counts), stopped.clone(), finished.clone());
-        let serving = move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-            runtime.block_on(async move {
-                let listener = TcpListener::from_std(listener)?;
-                accept(listener, service, &config, &counts, until_stopped(stopped)).await
-            })
+        let serving = Serving {
+            service: Arc::clone(&service),
+            config: config.clone(),
+            counts: Arc::clone(&counts),
+            stopped: stopped.clone(),
         };
-        std::thread::Builder::new().name(format!("serve-{thread}")).spawn(move || {
-            let served = std::panic::catch_unwind(AssertUnwindSafe(serving))
-                .unwrap_or_else(|_| Err(io::Error::other("a serving thread panicked")));
-            let _ = finished.send(served);
-        })?;
+        let started = listener
+            .try_clone()
+            .and_then(|listener| start_thread(thread, listener, serving, finished.clone()));
+        if let Err(error) = started {
+            // The threads already started stop by themselves.
+            let _ = stop.send(true);
+            return Err(error);
+        }
     }
     drop(finished);
     let here = accept(TcpListener::from_std(listener)?, service, &config, &counts, until_stopped(stopped));
@@ -161,6 +161,37 @@ pub async fn serve_on_threads<S: Service>(
     };
     let (here, others) = tokio::join!(here, others);
     others.and(here)
+}
+
+/// What a serving thread is given besides its listener.
+struct Serving<S> {
+    service: Arc<S>,
+    config: ServeConfig,
+    counts: Arc<Counts>,
+    stopped: watch::Receiver<bool>,
+}
+
+/// Starts the serving thread number `thread`: a one-thread runtime accepting from `listener` until
+/// it is told to stop; it sends its outcome to `finished` when it ends, whichever way.
+fn start_thread<S: Service>(
+    thread: usize,
+    listener: std::net::TcpListener,
+    Serving { service, config, counts, stopped }: Serving<S>,
+    finished: mpsc::UnboundedSender<io::Result<()>>,
+) -> io::Result<()> {
+    let serving = move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        runtime.block_on(async move {
+            let listener = TcpListener::from_std(listener)?;
+            accept(listener, service, &config, &counts, until_stopped(stopped)).await
+        })
+    };
+    std::thread::Builder::new().name(format!("serve-{thread}")).spawn(move || {
+        let served = std::panic::catch_unwind(AssertUnwindSafe(serving))
+            .unwrap_or_else(|_| Err(io::Error::other("a serving thread panicked")));
+        let _ = finished.send(served);
+    })?;
+    Ok(())
 }
 
 /// Completes once `stopped` says so (or its sender is gone).
