@@ -134,13 +134,14 @@ impl<'de> Deserialize<'de> for ProgressionKey {
 }
 
 /// Key of a text in the localisation tables (`item.1204.name`). Records carry these instead of text.
+/// It may be a path of such names (`Items/item_name_1204`), as games' own string tables are keyed.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
 pub struct TextKey(String);
 
 impl TextKey {
     pub const MAX_LEN: usize = 200;
-    pub const PATTERN: &'static str = "^[A-Za-z0-9_.-]+$";
+    pub const PATTERN: &'static str = "^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$";
 
     pub fn parse(value: &str) -> Result<Self> {
         if value.is_empty() {
@@ -149,7 +150,11 @@ impl TextKey {
         if value.len() > Self::MAX_LEN {
             return Err(Error::TooLong { max: Self::MAX_LEN });
         }
-        if !value.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')) {
+        let well_formed = value.split('/').all(|name| {
+            !name.is_empty()
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        });
+        if !well_formed {
             return Err(Error::Pattern { pattern: Self::PATTERN });
         }
         Ok(Self(value.to_owned()))
@@ -212,6 +217,19 @@ mod tests {
         }
         assert_eq!(RecordKey::parse(&"a".repeat(121)), Err(Error::TooLong { max: 120 }));
         assert!(RecordKey::parse(&"a".repeat(120)).is_ok());
+    }
+
+    #[test]
+    fn text_keys_are_names_or_paths_of_names() {
+        for good in ["item.1204.name", "Items/item_name_1204", "UI/Menus/quest-log.title", "a", "Daily_Ale"] {
+            assert_eq!(TextKey::parse(good).map(|key| key.to_string()), Ok(good.to_owned()), "{good}");
+        }
+        for bad in ["/Items/x", "Items/", "Items//x", "/", "item name", "item:1", "é"] {
+            assert_eq!(TextKey::parse(bad), Err(Error::Pattern { pattern: TextKey::PATTERN }), "{bad}");
+        }
+        assert_eq!(TextKey::parse(""), Err(Error::Empty));
+        assert_eq!(TextKey::parse(&format!("{}a", "a/".repeat(100))), Err(Error::TooLong { max: 200 }));
+        assert!(TextKey::parse(&format!("{}ab", "a/".repeat(99))).is_ok());
     }
 
     #[test]

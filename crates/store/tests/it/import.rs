@@ -1,11 +1,11 @@
 //! Importing whole datasets: what is stored, what re-imports do, what is derived.
 
-use tapster_domain::{GameVersion, RecordType, VersionSelector};
+use tapster_domain::{GameVersion, RecordKey, RecordType, VersionSelector};
 use tapster_i18n::Language;
 use tapster_store::{ChangeSummary, Store, import, read_dataset};
 use tempfile::TempDir;
 
-use crate::mini;
+use crate::{copy_tree, mini};
 
 #[test]
 fn the_mini_dataset_imports_whole_and_serves_both_versions() {
@@ -58,6 +58,33 @@ fn languages_report_coverage_and_fall_back_for_their_names() {
         got,
         [("en", "Englisch", "de", 37, 37), ("de", "Deutsch", "de", 6, 37), ("ja", "Japanese", "en", 3, 37)]
     );
+}
+
+#[test]
+fn text_keys_may_be_paths_as_games_key_their_string_tables() {
+    let source = TempDir::new().unwrap();
+    copy_tree(&mini(), source.path());
+    // Barley's name under the key a game's own table would give it, in every file of both versions.
+    for version in std::fs::read_dir(source.path()).unwrap() {
+        let version = version.unwrap().path();
+        let files = std::fs::read_dir(&version)
+            .unwrap()
+            .chain(std::fs::read_dir(version.join("localization")).unwrap());
+        for file in files {
+            let path = file.unwrap().path();
+            if path.extension().is_some_and(|ext| ext == "json") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                std::fs::write(&path, text.replace("\"item.10.name\"", "\"Items/item_name_10\"")).unwrap();
+            }
+        }
+    }
+    let dir = TempDir::new().unwrap();
+    import(dir.path(), source.path()).unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let barley = store.latest().item(&RecordKey::parse("10").unwrap()).unwrap();
+    assert_eq!(barley.name_key.as_str(), "Items/item_name_10");
+    let german = store.latest().text(&barley.name_key, Language::German).unwrap();
+    assert_eq!((german.text, german.language), ("Gerste", Language::German));
 }
 
 #[test]
