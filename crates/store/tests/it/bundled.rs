@@ -75,6 +75,23 @@ fn the_bundled_dataset_imports_at_full_scale_in_every_version() {
 }
 
 #[test]
+fn untranslated_texts_are_both_left_out_and_empty_and_both_fall_back_to_english() {
+    let latest = read_dataset(&fixtures()).unwrap().pop().unwrap().data;
+    let catalan = &latest.texts["ca"];
+    let english = &latest.texts["en"];
+    let empty = english.keys().find(|key| catalan.get(*key).is_some_and(String::is_empty)).unwrap();
+    let left_out = english.keys().find(|key| !catalan.contains_key(*key)).unwrap();
+
+    let data_dir = TempDir::new().unwrap();
+    import(data_dir.path(), &fixtures()).unwrap();
+    let store = Store::open(data_dir.path()).unwrap();
+    for key in [empty, left_out] {
+        let text = store.latest().text(key, Language::Catalan).unwrap();
+        assert_eq!((text.text, text.language), (english[key].as_str(), Language::English), "{key}");
+    }
+}
+
+#[test]
 fn the_bundled_dataset_has_replaced_recipes_and_deep_chains() {
     for version in read_dataset(&fixtures()).unwrap() {
         let data = &version.data;
