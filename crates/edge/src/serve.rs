@@ -107,13 +107,15 @@ pub async fn serve<S: Service>(
 /// accepts from `listener` and serves every connection it accepted to its end: one thread per core,
 /// as nginx runs one worker per core. The first is the thread this is called on, whose runtime must
 /// be single-threaded too for that to hold, and which keeps running the caller's other tasks (the
-/// server's upkeep, and a connection to a shared store made there, which requests on this thread
-/// then reach without waking another thread). A connection's tasks never move between threads, and
-/// a task woken by another (an HTTP/2 stream waking its connection) waits its turn behind the tasks
-/// already queued, so the answers of a connection's streams leave in one write rather than one
-/// write each. All threads share the one listening socket: a thread that is idle takes new
-/// connections first, and a second server cannot bind the address unnoticed (as it could join a
-/// group of `SO_REUSEPORT` sockets). `max_connections` counts the connections of every thread.
+/// server's upkeep). A connection's tasks never move between threads, and a task woken by another
+/// (an HTTP/2 stream waking its connection) waits its turn behind the tasks already queued, so the
+/// answers of a connection's streams leave in one write rather than one write each. A connection
+/// to another service (a database, Redis) runs on the thread whose task opened it: requests of that
+/// thread reach it without waking another one. All threads share the one listening socket, so a
+/// second server cannot bind the address unnoticed (as it could join a group of `SO_REUSEPORT`
+/// sockets); every thread waiting on it is woken for a new connection and the first to take it
+/// serves it, which favours idle threads but does not balance the threads' connections (they
+/// never move once taken). `max_connections` counts the connections of every thread.
 ///
 /// Returns once every thread has finished its requests in flight after `shutdown` completes, or
 /// with the error of a thread that could not serve, after stopping the others.
@@ -139,8 +141,10 @@ pub async fn serve_on_threads<S: Service>(
             .try_clone()
             .and_then(|listener| start_thread(thread, listener, serving, finished.clone()));
         if let Err(error) = started {
-            // The threads already started stop by themselves.
+            // The threads already started are stopped, and their requests in flight finished.
             let _ = stop.send(true);
+            drop(finished);
+            while ended.recv().await.is_some() {}
             return Err(error);
         }
     }
@@ -232,9 +236,13 @@ async fn accept<S: Service>(
                         continue;
                     }
                 };
-                let refuse = open.load(Ordering::Relaxed) >= config.max_connections;
-                let Some(counted) = Counted::take(if refuse { overflow } else { open }, refuse) else {
-                    continue;
+                // A place among the connections served, else in the reserve of those told `503`.
+                let (counted, refuse) = match Counted::take(open, config.max_connections) {
+                    Some(counted) => (counted, false),
+                    None => match Counted::take(overflow, OVERFLOW_RESERVE) {
+                        Some(counted) => (counted, true),
+                        None => continue,
+                    },
                 };
                 let _ = stream.set_nodelay(true);
                 let (shared, acceptor) = (Arc::clone(&shared), acceptor.clone());
@@ -288,12 +296,10 @@ impl Future for Answering {
 struct Counted(Arc<AtomicUsize>);
 
 impl Counted {
-    /// Counts one more on `count`, unless it is the overflow reserve and that is full.
-    fn take(count: &Arc<AtomicUsize>, overflow: bool) -> Option<Self> {
-        if overflow && count.load(Ordering::Relaxed) >= OVERFLOW_RESERVE {
-            return None;
-        }
-        count.fetch_add(1, Ordering::Relaxed);
+    /// Counts one more on `count` if it is below `limit`: in one step, so that threads accepting at
+    /// the same moment cannot together pass the limit.
+    fn take(count: &Arc<AtomicUsize>, limit: usize) -> Option<Self> {
+        count.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| (n < limit).then_some(n + 1)).ok()?;
         Some(Self(Arc::clone(count)))
     }
 }

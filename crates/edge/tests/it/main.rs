@@ -3,6 +3,7 @@
 //! edge itself writes no answer. The API's answers at the edge are tested in `tapster-http`.
 
 use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -16,17 +17,21 @@ mod threads;
 
 /// A service that answers with the calling address and renders each refusal as its debug text,
 /// with a status of its own choosing (`299`), keeping the refusals it was handed. Two paths are
-/// for the tests of threads: `/thread` answers with the name of the thread that served it, after
-/// blocking that thread for the milliseconds its query says; `/slow` answers after 300 ms, without
-/// blocking.
+/// for the tests of threads, which count the requests that reached them: `/thread` answers with
+/// the name of the thread that served it, after blocking that thread for the milliseconds its query
+/// says; `/slow` answers after 300 ms, without blocking.
 #[derive(Debug, Default)]
 struct Echo {
     refusals: Mutex<Vec<Refusal>>,
+    reached: AtomicUsize,
 }
 
 impl Service for Echo {
     fn call(self: Arc<Self>, request: Request<Incoming>, caller: IpAddr) -> Answer {
         let path = request.uri().path();
+        if matches!(path, "/thread" | "/slow") {
+            self.reached.fetch_add(1, Ordering::SeqCst);
+        }
         if path == "/thread" {
             let millis = request.uri().query().and_then(|q| q.parse().ok()).unwrap_or(0);
             std::thread::sleep(Duration::from_millis(millis));
