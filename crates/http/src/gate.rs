@@ -204,7 +204,8 @@ impl Quota {
             ascii_header(format!("\"{}\";r={};t={}", nearest.policy.name, nearest.remaining, nearest.reset));
         // New with every answer: marked so that HTTP/2 sends it as a literal that is never indexed
         // (HPACK), rather than adding each value to the connection's header table, where it pushed
-        // out the headers that repeat (ETag, Cache-Control, CORS...) and had them encoded anew.
+        // out the headers that repeat (Cache-Control, Vary, CORS...) and had them encoded anew. A
+        // proxy keeps the mark; `Debug` prints the value as `Sensitive`.
         value.set_sensitive(true);
         Some(value)
     }

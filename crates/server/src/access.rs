@@ -183,7 +183,7 @@ impl KeyHashes {
 /// prefixes of all of them, and the blocked addresses.
 #[derive(Debug)]
 struct Keys {
-    keys: HashMap<KeyHash, Caller>,
+    keys: HashMap<KeyHash, KeyEntry>,
     prefixes: HashSet<String>,
     blocked: Vec<AddressBlock>,
 }
@@ -191,7 +191,7 @@ struct Keys {
 /// One key as the gate reads it, with what every answer to it shares made once: its prefix for the
 /// log and its `RateLimit-Policy` value.
 #[derive(Debug)]
-struct Caller {
+struct KeyEntry {
     access: KeyAccess,
     prefix: Arc<str>,
     policies: Policies,
@@ -204,12 +204,12 @@ impl From<AccessSnapshot> for Keys {
             .keys
             .into_iter()
             .map(|(hash, access)| {
-                let caller = Caller {
+                let entry = KeyEntry {
                     prefix: access.prefix.as_str().into(),
                     policies: Policies::new(&policies(access.limits)),
                     access,
                 };
-                (hash, caller)
+                (hash, entry)
             })
             .collect();
         Self { keys, prefixes, blocked: snapshot.blocked }
@@ -261,8 +261,8 @@ impl Gate for Access {
     }
 }
 
-/// What the limiter is asked about a key that may call, and what its answers share.
-struct Admitted {
+/// A key that passed its checks, as the limiter is asked about it, with what its answers share.
+struct Caller {
     id: i64,
     limits: Limits,
     prefix: Arc<str>,
@@ -272,7 +272,7 @@ struct Admitted {
 /// The admission or refusal of the limiter's `decision`; an admitted request is counted in `pending`.
 fn decided(
     pending: &Mutex<HashMap<(i64, i64), Usage>>,
-    key: &Admitted,
+    key: &Caller,
     decision: Decision,
     now: Duration,
 ) -> Result<Admission, Refusal> {
@@ -296,7 +296,7 @@ fn decided(
 
 impl Access {
     /// The key `credentials` present, when it may call from `peer` at `now` (the limits aside).
-    fn check_key(&self, peer: IpAddr, credentials: &Credentials, now: Duration) -> Result<Admitted, Refusal> {
+    fn check_key(&self, peer: IpAddr, credentials: &Credentials, now: Duration) -> Result<Caller, Refusal> {
         let keys = Arc::clone(&self.snapshot.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
         if keys.blocks(peer) {
             return Err(Refusal::BlockedAddress);
@@ -310,10 +310,10 @@ impl Access {
         if !keys.prefixes.contains(key.display_prefix()) {
             return Err(self.failed(peer, now, Refusal::UnknownKey));
         }
-        let Some(caller) = self.hashes.find(key, |hash| keys.keys.get(hash)) else {
+        let Some(entry) = self.hashes.find(key, |hash| keys.keys.get(hash)) else {
             return Err(self.failed(peer, now, Refusal::UnknownKey));
         };
-        let access = &caller.access;
+        let access = &entry.access;
         if access.revoked {
             return Err(self.failed(peer, now, Refusal::RevokedKey));
         }
@@ -329,11 +329,11 @@ impl Access {
         if !access.account_confirmed {
             return Err(Refusal::UnconfirmedAccount);
         }
-        Ok(Admitted {
+        Ok(Caller {
             id: access.id,
             limits: access.limits,
-            prefix: Arc::clone(&caller.prefix),
-            policies: caller.policies.clone(),
+            prefix: Arc::clone(&entry.prefix),
+            policies: entry.policies.clone(),
         })
     }
 }
@@ -350,7 +350,7 @@ fn policies(limits: Limits) -> [Policy; 3] {
 }
 
 /// The limiter's status of `key` for the `RateLimit` headers.
-fn quota(key: &Admitted, status: Status) -> Quota {
+fn quota(key: &Caller, status: Status) -> Quota {
     let [burst, minute, day] = policies(key.limits);
     let state = |policy, window: Remaining| PolicyState {
         policy,

@@ -76,7 +76,7 @@ pub enum Layout {
     /// fifth less CPU per HTTP/2 answer than a work-stealing runtime, the same for HTTP/1.1.
     PerCore(NonZeroUsize),
     /// The runtime [`Service::run`] is called on, as it is: for limits in Redis, whose round trips a
-    /// work-stealing runtime overlaps better with writing the answers (a sixth more requests of
+    /// work-stealing runtime overlaps better with writing the answers (a fifth more requests of
     /// many keys).
     Runtime,
 }
