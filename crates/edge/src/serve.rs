@@ -127,14 +127,14 @@ pub async fn serve_on_threads<S: Service>(
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     let listener = listener.into_std()?;
-    let counts = Arc::new(Counts::default());
+    let counts = Counts::default();
     let (stop, stopped) = watch::channel(false);
     let (finished, mut ended) = mpsc::unbounded_channel();
     for thread in 1..threads.get() {
         let serving = Serving {
             service: Arc::clone(&service),
             config: config.clone(),
-            counts: Arc::clone(&counts),
+            counts: counts.clone(),
             stopped: stopped.clone(),
         };
         let started = listener
@@ -171,7 +171,7 @@ pub async fn serve_on_threads<S: Service>(
 struct Serving<S> {
     service: Arc<S>,
     config: ServeConfig,
-    counts: Arc<Counts>,
+    counts: Counts,
     stopped: watch::Receiver<bool>,
 }
 
@@ -204,8 +204,8 @@ async fn until_stopped(mut stopped: watch::Receiver<bool>) {
 }
 
 /// Connections open on one server, across its threads: those served, and those accepted past
-/// `max_connections` only to be refused.
-#[derive(Debug, Default)]
+/// `max_connections` only to be refused. A clone counts the same connections.
+#[derive(Debug, Default, Clone)]
 struct Counts {
     open: Arc<AtomicUsize>,
     overflow: Arc<AtomicUsize>,
