@@ -178,6 +178,57 @@ impl<'de> Deserialize<'de> for TextKey {
     }
 }
 
+/// Where a game keeps a file among its own assets, such as an item's icon
+/// (`Sprites/Items/Honey Ale.png`): names joined by single slashes, relative, never climbing out
+/// (`.` and `..` are not names). Tapster serves the path as the game has it, not the file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct AssetPath(String);
+
+impl AssetPath {
+    pub const MAX_LEN: usize = 200;
+    pub const PATTERN: &'static str =
+        "names of `A-Z a-z 0-9 _ . -` and inner spaces joined by single slashes, no `.` or `..` name";
+
+    pub fn parse(value: &str) -> Result<Self> {
+        if value.is_empty() {
+            return Err(Error::Empty);
+        }
+        if value.len() > Self::MAX_LEN {
+            return Err(Error::TooLong { max: Self::MAX_LEN });
+        }
+        let well_formed = value.split('/').all(|name| {
+            !name.is_empty()
+                && name != "."
+                && name != ".."
+                && !name.starts_with(' ')
+                && !name.ends_with(' ')
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b' ' | b'_' | b'.' | b'-'))
+        });
+        if !well_formed {
+            return Err(Error::Pattern { pattern: Self::PATTERN });
+        }
+        Ok(Self(value.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for AssetPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for AssetPath {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        AssetPath::parse(&raw).map_err(|e| serde::de::Error::custom(format!("asset path {raw:?} {e}")))
+    }
+}
+
 fn check_len(value: &str) -> Result<()> {
     if value.is_empty() {
         return Err(Error::Empty);
@@ -230,6 +281,29 @@ mod tests {
         assert_eq!(TextKey::parse(""), Err(Error::Empty));
         assert_eq!(TextKey::parse(&format!("{}a", "a/".repeat(100))), Err(Error::TooLong { max: 200 }));
         assert!(TextKey::parse(&format!("{}ab", "a/".repeat(99))).is_ok());
+    }
+
+    #[test]
+    fn asset_paths_are_relative_paths_of_plain_names() {
+        for good in ["Sprites/Items/Honey Ale.png", "icons/1204.png", "a", "UI/item_-3.v2.png"] {
+            assert_eq!(AssetPath::parse(good).map(|p| p.to_string()), Ok(good.to_owned()), "{good}");
+        }
+        for bad in [
+            "/Sprites/a.png",
+            "Sprites//a.png",
+            "Sprites/",
+            "../a.png",
+            "Sprites/./a.png",
+            " a.png",
+            "a.png ",
+            "Sprites\\a.png",
+            "a:b.png",
+            "é.png",
+        ] {
+            assert_eq!(AssetPath::parse(bad), Err(Error::Pattern { pattern: AssetPath::PATTERN }), "{bad}");
+        }
+        assert_eq!(AssetPath::parse(""), Err(Error::Empty));
+        assert_eq!(AssetPath::parse(&"a".repeat(201)), Err(Error::TooLong { max: 200 }));
     }
 
     #[test]

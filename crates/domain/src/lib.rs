@@ -23,12 +23,12 @@ pub use address_limit::{AddressLimit, MAX_ADDRESSES};
 pub use api_key::ApiKey;
 pub use error::{Error, Result};
 pub use game::{FORMAT, GameData, Manifest, RecordType, SOURCE_LANGUAGE, TextTable};
-pub use key::{Ident, ItemId, MAX_KEY_LEN, ProgressionKey, RecordId, RecordKey, Slug, TextKey};
+pub use key::{AssetPath, Ident, ItemId, MAX_KEY_LEN, ProgressionKey, RecordId, RecordKey, Slug, TextKey};
 pub use records::{
-    Bait, CatalogueEntry, ChangeKind, CraftingStation, Crop, Fish, FoodType, GameDay, Harvest, Ingredient,
-    IngredientGroup, Input, Item, ItemAmount, ItemKind, Letter, LetterTrigger, Mission, Perk,
-    ProgressionRecord, Quest, Rarity, Recipe, ReputationMilestone, Rewards, Season, Shop, Shopkeeper, Spell,
-    Talent, Unlock, Water,
+    AgingDays, Bait, CatalogueEntry, ChangeKind, CraftingStation, Crop, Fish, FoodType, GameDay,
+    GatherMethod, Gathering, Harvest, Ingredient, IngredientGroup, Input, Item, ItemAmount, ItemKind, Letter,
+    LetterTrigger, Mission, Perk, ProgressionRecord, Quest, Rarity, Recipe, ReputationMilestone, Rewards,
+    Season, Shop, Shopkeeper, Spell, Talent, Unlock, Water,
 };
 pub use validate::{Problem, validate};
 pub use version::{BuildId, GameVersion, ReleaseDate, VersionSelector};

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Ident, ItemId, ProgressionKey, RecordId, Slug, TextKey};
+use crate::{AssetPath, Error, Ident, ItemId, ProgressionKey, RecordId, Slug, TextKey};
 
 /// Declares a closed set of values the game data may use, with its exact spelling in the data
 /// format and on the wire, and a parser whose error lists the allowed spellings.
@@ -88,6 +88,15 @@ closed_enum! {
 }
 
 closed_enum! {
+    /// How an item is gathered in the world, besides being bought, grown, crafted, caught or given.
+    GatherMethod {
+        Foraging = "foraging",
+        Mining = "mining",
+        Animal = "animal",
+    }
+}
+
+closed_enum! {
     /// Where a fish lives.
     Water {
         Fresh = "FreshWater",
@@ -158,9 +167,18 @@ pub struct Item {
     pub food_type: Option<FoodType>,
     /// Value of one unit in copper.
     pub base_price: u64,
+    /// What buying one unit costs, where the game sets it apart from `base_price`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buy_price: Option<u64>,
+    /// What a merchant pays for one unit, where the game sets it apart from `base_price`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sell_price: Option<u64>,
     /// Servings one unit makes (a cask of ale pours many); 1 for everything not served.
     #[serde(default = "one")]
     pub servings: u32,
+    /// Units one inventory slot holds; 1 for what does not stack.
+    #[serde(default = "one")]
+    pub stack_size: u32,
     #[serde(default)]
     pub can_be_sold: bool,
     #[serde(default)]
@@ -168,10 +186,43 @@ pub struct Item {
     /// Hidden from the game's own catalogue (internal, cut or debug items).
     #[serde(default)]
     pub unlisted: bool,
+    /// The game's own path to the item's icon among its assets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icon: Option<AssetPath>,
+    /// Fuel units one unit gives when a station burns it; none for what does not burn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuel_value: Option<u32>,
+    /// Where the item is gathered in the world.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gathering: Vec<Gathering>,
+}
+
+impl Item {
+    /// What buying one unit costs: `buy_price`, or the base price where the game sets none.
+    pub fn buy_price(&self) -> u64 {
+        self.buy_price.unwrap_or(self.base_price)
+    }
+
+    /// What a merchant pays for one unit: `sell_price`, or the base price where the game sets none.
+    pub fn sell_price(&self) -> u64 {
+        self.sell_price.unwrap_or(self.base_price)
+    }
 }
 
 fn one() -> u32 {
     1
+}
+
+/// One way of gathering an item in the world.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Gathering {
+    pub method: GatherMethod,
+    /// Where, or from what: a place (`old_mine`, `birch_wood`) or an animal (`hen`).
+    pub from: Ident,
+    /// Seasons in which it can be gathered; empty means all year.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seasons: Vec<Season>,
 }
 
 /// One item of a stated amount: a recipe output, a reward, an objective, a letter attachment.
@@ -288,6 +339,39 @@ pub struct Recipe {
     /// The newer recipe that supersedes this one, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaced_by: Option<RecordId>,
+    /// Fuel units one craft burns at its station; 0 where the station burns none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fuel: u32,
+    /// Days the output spends in a cellar to reach each aging rank, where the game has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aging_days: Option<AgingDays>,
+}
+
+fn is_zero(value: &u32) -> bool {
+    *value == 0
+}
+
+/// Days of cellar aging, counted from the craft, after which a product reaches each rank; each rank
+/// takes longer than the one before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgingDays {
+    pub young: u32,
+    pub aged: u32,
+    pub reserve: u32,
+    pub grand_reserve: u32,
+}
+
+impl AgingDays {
+    /// The ranks with their days, shortest first.
+    pub fn ranks(&self) -> [(&'static str, u32); 4] {
+        [
+            ("young", self.young),
+            ("aged", self.aged),
+            ("reserve", self.reserve),
+            ("grand_reserve", self.grand_reserve),
+        ]
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,9 +6,9 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use crate::{
-    FORMAT, GameData, GameDay, Ingredient, Input, ItemAmount, ItemId, ItemKind, LetterTrigger,
-    ProgressionKey, ProgressionRecord, RecordId, RecordType, ReputationMilestone, Rewards, SOURCE_LANGUAGE,
-    Slug, TextKey, Unlock,
+    AgingDays, FORMAT, GameData, GameDay, Ingredient, Input, Item, ItemAmount, ItemId, ItemKind,
+    LetterTrigger, ProgressionKey, ProgressionRecord, RecordId, RecordType, ReputationMilestone, Rewards,
+    SOURCE_LANGUAGE, Slug, TextKey, Unlock,
 };
 
 /// One thing wrong with a game version, located as precisely as the data allows.
@@ -76,7 +76,7 @@ struct Here {
 struct Validator<'a> {
     data: &'a GameData,
     problems: Vec<Problem>,
-    items: HashMap<ItemId, ItemKind>,
+    items: HashMap<ItemId, &'a Item>,
     groups: HashMap<RecordId, &'a [ItemId]>,
     recipes: HashSet<RecordId>,
     stations: HashSet<RecordId>,
@@ -100,7 +100,7 @@ impl<'a> Validator<'a> {
         Self {
             data,
             problems: Vec::new(),
-            items: data.items.iter().map(|i| (i.id, i.kind)).collect(),
+            items: data.items.iter().map(|i| (i.id, i)).collect(),
             groups: data.ingredient_groups.iter().map(|g| (g.id, g.members.as_slice())).collect(),
             recipes: data.recipes.iter().map(|r| r.id).collect(),
             stations: data.crafting_stations.iter().map(|s| s.id).collect(),
@@ -184,7 +184,7 @@ impl<'a> Validator<'a> {
     }
 
     fn item(&mut self, here: &Here, field: &str, id: ItemId) -> Option<ItemKind> {
-        let kind = self.items.get(&id).copied();
+        let kind = self.items.get(&id).map(|item| item.kind);
         if kind.is_none() {
             self.report(here, field, format!("no item with id {id}"));
         }
@@ -258,6 +258,21 @@ impl<'a> Validator<'a> {
                 self.text(&here, "description_key", key);
             }
             self.positive(&here, "servings", item.servings.into());
+            self.positive(&here, "stack_size", item.stack_size.into());
+            if let Some(fuel) = item.fuel_value {
+                self.positive(&here, "fuel_value", fuel.into());
+            }
+            for (i, gathering) in item.gathering.iter().enumerate() {
+                self.seasons(&here, &format!("gathering[{i}].seasons"), &gathering.seasons, true);
+                let earlier = &item.gathering[..i];
+                if earlier.iter().any(|g| g.method == gathering.method && g.from == gathering.from) {
+                    self.report(
+                        &here,
+                        format!("gathering[{i}]"),
+                        format!("`{}` from `{}` is listed twice", gathering.method, gathering.from),
+                    );
+                }
+            }
         }
     }
 
@@ -293,6 +308,9 @@ impl<'a> Validator<'a> {
                 self.positive(&here, &format!("ingredients[{i}].amount"), (*amount).into());
             }
             self.positive(&here, "craft_minutes", recipe.craft_minutes.into());
+            if let Some(aging) = &recipe.aging_days {
+                self.aging_days(&here, recipe.output.item, aging);
+            }
             let unlock = match &recipe.unlock {
                 Unlock::Default => None,
                 Unlock::Reputation { key } => Some((RecordType::Reputation, key)),
@@ -323,6 +341,30 @@ impl<'a> Validator<'a> {
             }
         }
         self.replacement_cycles();
+    }
+
+    fn aging_days(&mut self, here: &Here, output: ItemId, aging: &AgingDays) {
+        let ranks = aging.ranks();
+        if ranks[0].1 == 0 {
+            self.report(here, "aging_days.young", "must be at least 1");
+        }
+        for pair in ranks.windows(2) {
+            let ((shorter, before), (rank, days)) = (pair[0], pair[1]);
+            if days <= before {
+                self.report(
+                    here,
+                    format!("aging_days.{rank}"),
+                    format!("{days} days does not come after `{shorter}` ({before} days)"),
+                );
+            }
+        }
+        if self.items.get(&output).is_some_and(|item| !item.can_be_aged) {
+            self.report(
+                here,
+                "aging_days",
+                format!("the output, item {output}, cannot be aged (`can_be_aged` is false)"),
+            );
+        }
     }
 
     fn replacement_cycles(&mut self) {

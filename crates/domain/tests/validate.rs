@@ -23,7 +23,10 @@ fn whole() -> GameData {
     })));
     data.items = from(json!([
         {"id": 10, "slug": "barley", "name_key": "item.10.name", "description_key": "item.10.description",
-         "kind": "ingredient", "category": "grain", "base_price": 8},
+         "kind": "ingredient", "category": "grain", "base_price": 8, "sell_price": 4, "stack_size": 99,
+         "icon": "Sprites/Items/Barley.png",
+         "gathering": [{"method": "foraging", "from": "meadow", "seasons": ["summer"]},
+                       {"method": "foraging", "from": "riverbank"}]},
         {"id": 11, "slug": "pale-malt", "name_key": "item.11.name", "kind": "ingredient", "category": "malt",
          "base_price": 20},
         {"id": 12, "slug": "bright-hops", "name_key": "item.12.name", "kind": "ingredient",
@@ -35,7 +38,7 @@ fn whole() -> GameData {
         {"id": 16, "slug": "pale-wort", "name_key": "item.16.name", "kind": "ingredient", "category": "wort",
          "base_price": 60},
         {"id": 20, "slug": "pale-ale", "name_key": "item.20.name", "kind": "drink", "category": "ale",
-         "food_type": "drink", "base_price": 150, "servings": 10},
+         "food_type": "drink", "base_price": 150, "servings": 10, "can_be_aged": true},
         {"id": 30, "slug": "barley-seeds", "name_key": "item.30.name", "kind": "seed", "category": "seeds",
          "base_price": 5},
         {"id": 40, "slug": "river-trout", "name_key": "item.40.name", "kind": "fish", "category": "fish",
@@ -61,7 +64,8 @@ fn whole() -> GameData {
          "output": {"item": 20, "amount": 2},
          "ingredients": [{"item": 16, "amount": 2}, {"item": 15, "amount": 1}],
          "craft_minutes": 200, "group": "brewing", "page_name": "ales",
-         "unlock": {"kind": "mission", "key": "Mission 01"}}
+         "unlock": {"kind": "mission", "key": "Mission 01"}, "fuel": 2,
+         "aging_days": {"young": 3, "aged": 7, "reserve": 14, "grand_reserve": 28}}
     ]));
     data.ingredient_groups = from(json!([
         {"id": 200, "slug": "any-hops", "name_key": "group.200.name", "members": [12, 13]}
@@ -279,6 +283,45 @@ const ROWS: &[Row] = &[
         "an item of no servings",
         |d| item(d, 20).servings = 0,
         &["items.json | id 20 (pale-ale) | servings | must be at least 1"],
+    ),
+    (
+        "an item that fits no slot",
+        |d| item(d, 10).stack_size = 0,
+        &["items.json | id 10 (barley) | stack_size | must be at least 1"],
+    ),
+    (
+        "a fuel that gives nothing",
+        |d| item(d, 11).fuel_value = Some(0),
+        &["items.json | id 11 (pale-malt) | fuel_value | must be at least 1"],
+    ),
+    (
+        "a place to gather an item listed twice, and a season twice",
+        |d| {
+            let gathering = &mut item(d, 10).gathering;
+            gathering[1].from = gathering[0].from.clone();
+            gathering[0].seasons.push(Season::Summer);
+        },
+        &[
+            "items.json | id 10 (barley) | gathering[0].seasons | season `summer` is listed twice",
+            "items.json | id 10 (barley) | gathering[1] | `foraging` from `meadow` is listed twice",
+        ],
+    ),
+    (
+        "aging ranks out of order, and one of no days",
+        |d| {
+            let aging = recipe(d, 103).aging_days.as_mut().unwrap();
+            aging.young = 0;
+            aging.reserve = 7;
+        },
+        &[
+            "recipes.json | id 103 (pale-ale-2) | aging_days.young | must be at least 1",
+            "recipes.json | id 103 (pale-ale-2) | aging_days.reserve | 7 days does not come after `aged` (7 days)",
+        ],
+    ),
+    (
+        "aging days for an output that cannot be aged",
+        |d| item(d, 20).can_be_aged = false,
+        &["recipes.json | id 103 (pale-ale-2) | aging_days | the output, item 20, cannot be aged"],
     ),
     // recipes.json
     (

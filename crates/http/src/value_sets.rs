@@ -68,6 +68,8 @@ value_sets! {
     Water = tapster_domain::Water::NAMES;
     /// What a fish bites on.
     Bait = tapster_domain::Bait::NAMES;
+    /// How an item is gathered in the world.
+    GatherMethod = tapster_domain::GatherMethod::NAMES;
     /// What an item is, the coarsest way to browse the catalogue.
     ItemKind = tapster_domain::ItemKind::NAMES;
     /// How a tavern serves a product.

@@ -22,10 +22,15 @@ macro_rules! item_fields {
             "ingredient_type",
             "food_type",
             "base_price",
+            "buy_price",
+            "sell_price",
             "servings",
+            "stack_size",
             "can_be_sold",
             "can_be_aged",
             "unlisted",
+            "icon",
+            "fuel_value",
             "introduced_in",
             "price_per_serving",
             $($extra),*
@@ -57,10 +62,23 @@ pub(crate) struct ItemSummary {
     food_type: Option<&'static str>,
     /// The game's value of one unit.
     base_price: Price,
+    /// What buying one unit costs (the base price where the game sets no other); a shop may ask
+    /// its own price, which `/v1/items/{key}/sources` lists.
+    buy_price: Price,
+    /// What a merchant pays for one unit (the base price where the game sets no other).
+    sell_price: Price,
+    /// Servings one unit makes (a cask pours many); 1 for what is not served.
     servings: u32,
+    /// Units one inventory slot holds; 1 for what does not stack.
+    stack_size: u32,
     can_be_sold: bool,
     can_be_aged: bool,
     unlisted: bool,
+    /// The game's own path to the item's icon among its assets (Tapster serves the path, not the
+    /// image); `null` when the data names none.
+    icon: Option<String>,
+    /// Fuel units one unit gives when a station burns it; `null` for what does not burn.
+    fuel_value: Option<u32>,
     /// The game version the item first appeared in.
     introduced_in: Option<String>,
     /// For a product the tavern sells (`can_be_sold` with a `food_type`), the price of one serving,
@@ -81,10 +99,15 @@ impl ItemSummary {
             ingredient_type: item.ingredient_type.as_ref().map(ToString::to_string),
             food_type: item.food_type.map(|f| f.as_str()),
             base_price: Price::new(item.base_price),
+            buy_price: Price::new(item.buy_price()),
+            sell_price: Price::new(item.sell_price()),
             servings: item.servings,
+            stack_size: item.stack_size,
             can_be_sold: item.can_be_sold,
             can_be_aged: item.can_be_aged,
             unlisted: item.unlisted,
+            icon: item.icon.as_ref().map(ToString::to_string),
+            fuel_value: item.fuel_value,
             introduced_in: introduced(loc.catalog, RecordType::Item, item.id),
             price_per_serving: loc.catalog.price_per_serving(item).map(PricePerServing::new),
         }

@@ -4,7 +4,9 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use tapster_domain::{CraftingStation, IngredientGroup, Input, Item, Recipe, RecordId, RecordType, Unlock};
+use tapster_domain::{
+    AgingDays, CraftingStation, IngredientGroup, Input, Item, Recipe, RecordId, RecordType, Unlock,
+};
 
 use super::{ItemStack, Price, RecordRef, introduced};
 use crate::envelope::Localizer;
@@ -18,6 +20,8 @@ pub(crate) const RECIPE_SUMMARY_FIELDS: &[&str] = &[
     "output",
     "station",
     "craft_minutes",
+    "fuel",
+    "aging_days",
     "group",
     "page_name",
     "unlock",
@@ -38,6 +42,10 @@ pub(crate) struct RecipeSummary {
     station: RecordRef,
     /// Crafting time in game minutes.
     craft_minutes: u32,
+    /// Fuel units one craft burns at its station; 0 where the station burns none.
+    fuel: u32,
+    /// Days the output spends in a cellar to reach each aging rank; `null` where the game has none.
+    aging_days: Option<AgingDaysView>,
     /// Recipe group, the station's tab in the game (`brewing`, `baking`).
     group: String,
     /// Recipe-book page it is printed on (`ales`, `soups`).
@@ -48,6 +56,22 @@ pub(crate) struct RecipeSummary {
     replaced_by: Option<RecordRef>,
     /// The game version the recipe first appeared in.
     introduced_in: Option<String>,
+}
+
+/// Days of cellar aging, counted from the craft, after which the output reaches each rank of the
+/// `aging` parameter of `/v1/items/{key}/price` (`none` is the day it is made).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct AgingDaysView {
+    young: u32,
+    aged: u32,
+    reserve: u32,
+    grand_reserve: u32,
+}
+
+impl From<AgingDays> for AgingDaysView {
+    fn from(days: AgingDays) -> Self {
+        Self { young: days.young, aged: days.aged, reserve: days.reserve, grand_reserve: days.grand_reserve }
+    }
 }
 
 /// How a recipe is unlocked, as lists show it.
@@ -100,6 +124,8 @@ impl RecipeSummary {
             output: ItemStack::new(loc, &recipe.output, &format!("{at}/output")),
             station: station_ref(loc, recipe.station, &format!("{at}/station")),
             craft_minutes: recipe.craft_minutes,
+            fuel: recipe.fuel,
+            aging_days: recipe.aging_days.map(AgingDaysView::from),
             group: recipe.group.to_string(),
             page_name: recipe.page_name.to_string(),
             unlock: RecipeUnlock::new(&recipe.unlock),
@@ -125,6 +151,10 @@ pub(crate) struct RecipeDetail {
     station: RecordRef,
     /// Crafting time in game minutes.
     craft_minutes: u32,
+    /// Fuel units one craft burns at its station; 0 where the station burns none.
+    fuel: u32,
+    /// Days the output spends in a cellar to reach each aging rank; `null` where the game has none.
+    aging_days: Option<AgingDaysView>,
     /// Recipe group, the station's tab in the game (`brewing`, `baking`).
     group: String,
     /// Recipe-book page it is printed on (`ales`, `soups`).
@@ -233,6 +263,8 @@ impl RecipeDetail {
             ingredients,
             station,
             craft_minutes: recipe.craft_minutes,
+            fuel: recipe.fuel,
+            aging_days: recipe.aging_days.map(AgingDaysView::from),
             group: recipe.group.to_string(),
             page_name: recipe.page_name.to_string(),
             unlock,

@@ -190,6 +190,21 @@ pub(crate) struct SourcesView {
     mission_rewards: Vec<MissionReward>,
     /// Letters that come with it: by letter key.
     letter_attachments: Vec<LetterAttachment>,
+    /// Where it is gathered in the world (foraged, mined, given by animals), in the game data's order.
+    gathering: Vec<GatheringSource>,
+}
+
+/// A way of gathering the item in the world.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct GatheringSource {
+    /// `foraging`, `mining` or `animal`.
+    #[schemars(with = "value_sets::GatherMethod")]
+    method: &'static str,
+    /// Where, or from what, as the game data names it: a place (`old_mine`) or an animal (`hen`).
+    from: String,
+    /// The seasons it can be gathered in; empty for all year.
+    #[schemars(with = "Vec<value_sets::Season>")]
+    seasons: Vec<&'static str>,
 }
 
 /// A shop that sells the item.
@@ -388,6 +403,15 @@ impl SourcesView {
                 amount: *amount,
             })
             .collect();
+        let gathering = sources
+            .gathering
+            .iter()
+            .map(|g| GatheringSource {
+                method: g.method.as_str(),
+                from: g.from.to_string(),
+                seasons: season_names(&g.seasons),
+            })
+            .collect();
         Self {
             item,
             shops,
@@ -398,6 +422,7 @@ impl SourcesView {
             reputation_rewards,
             mission_rewards,
             letter_attachments,
+            gathering,
         }
     }
 }

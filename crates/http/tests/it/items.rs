@@ -146,6 +146,47 @@ fn one_item_by_id_or_slug_with_its_relations() {
 }
 
 #[test]
+fn an_item_shows_its_trade_prices_stack_and_icon_with_their_defaults() {
+    let fields = "buy_price,sell_price,servings,stack_size,icon,fuel_value";
+    let cases = [
+        // Both prices set apart from the base price, and a path with a space.
+        (
+            "pale-ale",
+            json!({
+                "buy_price": {"copper": 180, "display": "1s 80c"},
+                "sell_price": {"copper": 150, "display": "1s 50c"},
+                "servings": 10, "stack_size": 5, "icon": "Sprites/Items/Pale Ale.png", "fuel_value": null,
+            }),
+        ),
+        (
+            "barley",
+            json!({
+                "buy_price": {"copper": 9, "display": "0s 9c"},
+                "sell_price": {"copper": 4, "display": "0s 4c"},
+                "servings": 1, "stack_size": 99, "icon": "Sprites/Items/Barley.png", "fuel_value": null,
+            }),
+        ),
+        // Nothing set: both prices are the base price, one to a slot, no icon.
+        (
+            "water",
+            json!({
+                "buy_price": {"copper": 1, "display": "0s 1c"},
+                "sell_price": {"copper": 1, "display": "0s 1c"},
+                "servings": 1, "stack_size": 1, "icon": null, "fuel_value": null,
+            }),
+        ),
+    ];
+    for (item, expected) in cases {
+        assert_eq!(get(&format!("/v1/items/{item}?fields={fields}")).json()["data"], expected, "{item}");
+    }
+    // On the bundled data: what burns, and a merchant paying less than a shop asks.
+    let log = bundled_get("/v1/items/oak-log").json();
+    assert_eq!(log["data"]["fuel_value"], 6);
+    let (buy, sell) = (pointer(&log, "/data/buy_price/copper"), pointer(&log, "/data/sell_price/copper"));
+    assert!(sell.as_u64() < buy.as_u64(), "{buy} {sell}");
+}
+
+#[test]
 fn item_keys_are_checked_before_any_lookup() {
     let cases = [
         ("/v1/items/no-such-item", 404),

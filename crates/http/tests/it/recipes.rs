@@ -72,6 +72,8 @@ fn a_summary_names_every_reference() {
             "output": {"item": {"id": 20, "slug": "pale-ale", "name": "Golden Pale Ale"}, "amount": 1},
             "station": {"id": 3, "slug": "fermenting-vat", "name": "Fermenting Vat"},
             "craft_minutes": 240,
+            "fuel": 0,
+            "aging_days": null,
             "group": "brewing",
             "page_name": "ales",
             "unlock": {"kind": "perk", "key": "Perk_Brewing_1"},
@@ -182,6 +184,8 @@ fn one_recipe_by_id_or_slug_with_its_ingredients() {
             ],
             "station": {"id": 2, "slug": "brew-kettle", "name": "Brew Kettle"},
             "craft_minutes": 90,
+            "fuel": 2,
+            "aging_days": null,
             "group": "brewing",
             "page_name": "worts",
             "unlock": {"kind": "default", "key": null, "name": null},
@@ -205,6 +209,11 @@ fn one_recipe_by_id_or_slug_with_its_ingredients() {
         json!([{"id": 102, "slug": "pale-ale", "name": "Golden Pale Ale"}])
     );
     assert_eq!(newer["data"]["output"]["amount"], 2);
+    assert_eq!(
+        newer["data"]["aging_days"],
+        json!({"young": 3, "aged": 7, "reserve": 14, "grand_reserve": 28})
+    );
+    assert_eq!(newer["data"]["fuel"], 0);
     // The detail takes no list parameters.
     for query in ["fields=id", "limit=1", "include_replaced=true"] {
         assert_eq!(get(&format!("/v1/recipes/103?{query}")).status.as_u16(), 422, "{query}");

@@ -426,7 +426,7 @@ fn used_in_errors_and_bounds() {
 fn sources_list_every_way_an_item_comes_from_on_the_mini_set() {
     let empty = json!({
         "shops": [], "recipes": [], "crops": [], "fish": [], "quest_rewards": [],
-        "reputation_rewards": [], "mission_rewards": [], "letter_attachments": []
+        "reputation_rewards": [], "mission_rewards": [], "letter_attachments": [], "gathering": []
     });
     let with = |item: Value, fields: Value| {
         let mut expected = empty.clone();
@@ -454,7 +454,10 @@ fn sources_list_every_way_an_item_comes_from_on_the_mini_set() {
             "barley",
             with(
                 json!({"id": 10, "slug": "barley", "name": "Barley"}),
-                json!({"crops": [{"crop": {"id": 300, "slug": "barley", "name": "Barley"}, "min": 1, "max": 3, "seasons": ["spring", "summer"]}]}),
+                json!({
+                    "crops": [{"crop": {"id": 300, "slug": "barley", "name": "Barley"}, "min": 1, "max": 3, "seasons": ["spring", "summer"]}],
+                    "gathering": [{"method": "foraging", "from": "meadow", "seasons": ["summer"]}]
+                }),
             ),
         ),
         (

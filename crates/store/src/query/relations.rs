@@ -3,8 +3,8 @@
 //! Each list comes in a stable, documented order, so that answers and their pages never shift.
 
 use tapster_domain::{
-    CatalogueEntry, Crop, Fish, Input, ItemId, Letter, Mission, Quest, Recipe, RecordId, ReputationMilestone,
-    Shop,
+    CatalogueEntry, Crop, Fish, Gathering, Input, ItemId, Letter, Mission, Quest, Recipe, RecordId,
+    ReputationMilestone, Shop,
 };
 use tapster_pricing::{Copper, IngredientChoice};
 
@@ -113,6 +113,8 @@ pub struct ItemSources<'a> {
     pub missions: Vec<(&'a Mission, u32)>,
     /// Letters carrying it: by letter key.
     pub letters: Vec<(&'a Letter, u32)>,
+    /// Where it is gathered in the world, in the item's own order.
+    pub gathering: &'a [Gathering],
 }
 
 impl Catalog {
@@ -172,6 +174,7 @@ impl Catalog {
             reputation: giving(&data.reputation, item, |m| &m.rewards.items),
             missions: giving(&data.missions, item, |m| &m.rewards.items),
             letters: giving(&data.letters, item, |l| &l.attachments),
+            gathering: self.item_by_id(item).map_or(&[], |record| &record.gathering),
         }
     }
 }
