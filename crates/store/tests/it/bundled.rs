@@ -110,3 +110,15 @@ fn the_bundled_dataset_has_replaced_recipes_and_deep_chains() {
         }
     }
 }
+
+/// `check.py --strict` holds the bundled data to the rules of the data format and to the believability
+/// rules of the fixture brief (an economy, quests and sources that make sense), and the checked-in
+/// files are exactly what the generator makes: CI runs both, so neither can drift.
+#[test]
+fn the_bundled_data_passes_its_checks_and_is_what_the_generator_makes() {
+    let generator = crate::repository().join("fixtures/generator");
+    let checked = crate::python(&[generator.join("check.py").as_os_str(), "--strict".as_ref()]);
+    assert!(String::from_utf8_lossy(&checked.stdout).contains("all checks passed"));
+    let generated = crate::python(&[generator.join("generate.py").as_os_str(), "--check".as_ref()]);
+    assert!(String::from_utf8_lossy(&generated.stdout).contains("fixtures are up to date"));
+}
