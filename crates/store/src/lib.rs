@@ -18,8 +18,8 @@ pub use catalog::{Catalog, Change, LanguageInfo};
 pub use error::{Error, Result};
 pub use import::{ImportReport, ImportedVersion, Outcome, import};
 pub use query::{
-    ChangeFilter, CropFilter, CropOrder, FishFilter, Found, ItemFilter, ItemOrder, ItemSources, ItemUse,
-    ItemUsePage, MatchTier, Page, ProgressionSet, Ranking, RankingQuery, RecipeFilter, RecipeOrder,
+    ChangeFilter, ChangesPage, CropFilter, CropOrder, FishFilter, Found, ItemFilter, ItemOrder, ItemSources,
+    ItemUse, ItemUsePage, MatchTier, Page, ProgressionSet, Ranking, RankingQuery, RecipeFilter, RecipeOrder,
     RecordLabel, SearchHit, ServingPrices, Sort, TreeEntry, TreeGroup, TreeItem, UseVia, Vocabulary, Window,
 };
 pub use read::{ChangeSummary, FileStamp, Store, VersionInfo};

@@ -25,7 +25,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
 query_params! {
     /// The query of `GET /v1/versions/{version}/changes`. The spec's row lists `from`, `type`,
     /// `change`, `limit` and `offset`; the version is in the path, so `version` is not taken. `lang`
-    /// is, so that names can be localized.
+    /// is, so that names are localized and texts compared as a reader of that language sees them.
     struct ChangesParams {
         from: Option<Named<VersionSelector>> = Param {
             name: "from",
@@ -43,7 +43,13 @@ query_params! {
             rule: Rule::Enum(&value_sets::ChangeKind::SET),
             description: "Only changes of this kind.",
         },
-        lang: Language = LANG,
+        lang: Language = Param {
+            description: "Language of the names, and of the texts compared: a text field (`name`, `description`, \
+                          `title`) is listed when the text served in this language changed, a translation \
+                          added, changed or withdrawn or an English text it falls back to changed; `en` \
+                          (the default) compares the English texts.",
+            ..LANG
+        },
         limit: u32 = LIMIT,
         offset: u32 = OFFSET,
     }
@@ -66,7 +72,7 @@ fn changes(ctx: &Ctx<'_>, p: ChangesParams) -> Result<Reply, ApiError> {
         return ctx.render_page(loc, Vec::<VersionChange>::new(), None, window, 0);
     };
     let filter = ChangeFilter { kind: p.kind, change: p.change };
-    let page = catalog.changes_page(&earlier.info.name, filter, window).ok_or_else(|| {
+    let page = catalog.changes_page(earlier, p.lang, filter, window).ok_or_else(|| {
         let detail =
             format!("must be a version published before {}; {} is not", catalog.info.name, earlier.info.name);
         match &p.from {

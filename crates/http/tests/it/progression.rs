@@ -63,6 +63,22 @@ fn every_list_walks_to_the_end_in_its_default_order() {
 }
 
 #[test]
+fn placeholders_and_markup_are_served_as_the_game_ships_them_in_every_language() {
+    let english = bundled_get("/v1/talents/T_Brewing_Cooper").json();
+    let description = english["data"]["description"].as_str().unwrap();
+    assert!(description.ends_with("Each rank adds <b>{0}%</b> to the effect."), "{description}");
+    for (lang, bonus) in
+        [("de", "<b>{0} %</b>"), ("tr", "<b>%{0}</b>"), ("hu", "<b>{0}%-kal</b>"), ("ja", "<b>{0}%</b>")]
+    {
+        let body = bundled_get(&format!("/v1/talents/T_Brewing_Cooper?lang={lang}")).json();
+        let description = body["data"]["description"].as_str().unwrap();
+        assert!(description.contains(bonus), "{lang}: {description}");
+        let fallbacks = body["meta"]["lang_fallback"].as_array().unwrap();
+        assert!(!fallbacks.contains(&json!("/data/description")), "{lang}");
+    }
+}
+
+#[test]
 fn a_summary_is_the_first_sentence_of_the_description() {
     for segment in SEGMENTS {
         let list = bundled_get(&format!("/v1/{segment}?limit=3&lang=fr")).json();

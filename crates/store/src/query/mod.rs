@@ -2,6 +2,7 @@
 //! Sorting always ends on the id, so that pages of one list never repeat or skip a record.
 //! One module per area of the API; this one holds what they share.
 
+mod changes;
 mod items;
 mod prices;
 mod progression;
@@ -10,9 +11,10 @@ mod relations;
 mod search;
 mod world;
 
+pub use changes::{ChangeFilter, ChangesPage, RecordLabel};
 pub use items::{ItemFilter, ItemOrder};
 pub use prices::{Ranking, RankingQuery, ServingPrices};
-pub use progression::{ChangeFilter, ProgressionSet, RecordLabel};
+pub use progression::ProgressionSet;
 pub use recipes::{RecipeFilter, RecipeOrder};
 pub use relations::{ItemSources, ItemUse, ItemUsePage, TreeEntry, TreeGroup, TreeItem, UseVia};
 pub(crate) use search::NameIndex;

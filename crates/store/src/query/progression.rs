@@ -1,16 +1,15 @@
-//! Progression records (quests, perks, spells, talents, reputation, missions, letters) and the changes
-//! between versions: the lists of each record type and of a version's changes, with their default
-//! orders, their lookups by key, and the names of changed records.
+//! Progression records (quests, perks, spells, talents, reputation, missions, letters): the lists of
+//! each record type with their default orders, and their lookups by key.
 
 use std::cmp::Ordering;
 
 use tapster_domain::{
-    ChangeKind, GameData, GameVersion, Letter, Mission, Perk, ProgressionKey, ProgressionRecord, Quest,
-    RecordKey, RecordType, ReputationMilestone, Slug, Spell, Talent, TextKey,
+    GameData, Letter, Mission, Perk, ProgressionKey, ProgressionRecord, Quest, ReputationMilestone, Spell,
+    Talent,
 };
 
 use super::{Page, Window, page};
-use crate::{Catalog, Change};
+use crate::Catalog;
 
 /// A type of progression record as the catalog lists it: where its records are and their default order.
 pub trait ProgressionSet: ProgressionRecord + Sized + 'static {
@@ -63,20 +62,6 @@ impl ProgressionSet for ReputationMilestone {
     }
 }
 
-/// What a list of a version's changes can be filtered by; every filter given must hold.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct ChangeFilter {
-    pub kind: Option<RecordType>,
-    pub change: Option<ChangeKind>,
-}
-
-/// How a changed record is named: its slug when it has one, and the text key of its name.
-#[derive(Debug, Clone, Copy)]
-pub struct RecordLabel<'a> {
-    pub slug: Option<&'a Slug>,
-    pub name_key: &'a TextKey,
-}
-
 impl Catalog {
     /// A page of the records of type `R` in their default order.
     pub fn progression_page<R: ProgressionSet>(&self, window: Window) -> Page<'_, R> {
@@ -93,62 +78,5 @@ impl Catalog {
     /// The reputation milestone of `level`.
     pub fn reputation_milestone_at(&self, level: u32) -> Option<&ReputationMilestone> {
         self.data.reputation.iter().find(|m| m.level == level)
-    }
-
-    /// A page of the changes from the earlier version `from` to this one that pass `filter`, in the
-    /// stored order (by type in the data format's order, then by id or key); `None` when `from` is
-    /// not an earlier published version.
-    pub fn changes_page(
-        &self,
-        from: &GameVersion,
-        filter: ChangeFilter,
-        window: Window,
-    ) -> Option<Page<'_, Change>> {
-        let changes = self.changes_from(from)?;
-        let records: Vec<&Change> = changes
-            .iter()
-            .filter(|c| filter.kind.is_none_or(|kind| c.kind == kind))
-            .filter(|c| filter.change.is_none_or(|change| c.change == change))
-            .collect();
-        Some(page(records, window))
-    }
-
-    /// The slug and name of the record of `kind` that changes call `record_key` (an id in decimal, or
-    /// a progression key); a fish is named by the item it gives.
-    pub fn record_label(&self, kind: RecordType, record_key: &str) -> Option<RecordLabel<'_>> {
-        fn keyed<'a, R: ProgressionSet>(data: &'a GameData, key: &str) -> Option<RecordLabel<'a>> {
-            R::records(data)
-                .iter()
-                .find(|r| r.key().as_str() == key)
-                .map(|r| RecordLabel { slug: None, name_key: r.name_key() })
-        }
-        fn label<'a>(slug: &'a Slug, name_key: &'a TextKey) -> RecordLabel<'a> {
-            RecordLabel { slug: Some(slug), name_key }
-        }
-        let id = || record_key.parse::<i64>().ok().map(RecordKey::Id);
-        match kind {
-            RecordType::Item => self.item(&id()?).map(|r| label(&r.slug, &r.name_key)),
-            RecordType::Recipe => self.recipe(&id()?).map(|r| label(&r.slug, &r.name_key)),
-            RecordType::IngredientGroup => self.group(&id()?).map(|r| label(&r.slug, &r.name_key)),
-            RecordType::CraftingStation => self.station(&id()?).map(|r| label(&r.slug, &r.name_key)),
-            RecordType::Crop => self.crop(&id()?).map(|r| label(&r.slug, &r.name_key)),
-            RecordType::Shop => self.shop(&id()?).map(|r| label(&r.slug, &r.name_key)),
-            RecordType::Shopkeeper => {
-                let id = record_key.parse::<i64>().ok()?;
-                self.shopkeeper_by_id(id).map(|r| label(&r.slug, &r.name_key))
-            }
-            RecordType::Fish => {
-                let id = record_key.parse::<i64>().ok()?;
-                let fish = self.data.fish.iter().find(|r| r.id == id)?;
-                self.item_by_id(fish.item).map(|item| RecordLabel { slug: None, name_key: &item.name_key })
-            }
-            RecordType::Quest => keyed::<Quest>(&self.data, record_key),
-            RecordType::Perk => keyed::<Perk>(&self.data, record_key),
-            RecordType::Spell => keyed::<Spell>(&self.data, record_key),
-            RecordType::Talent => keyed::<Talent>(&self.data, record_key),
-            RecordType::Reputation => keyed::<ReputationMilestone>(&self.data, record_key),
-            RecordType::Mission => keyed::<Mission>(&self.data, record_key),
-            RecordType::Letter => keyed::<Letter>(&self.data, record_key),
-        }
     }
 }

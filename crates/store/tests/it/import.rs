@@ -1,8 +1,8 @@
 //! Importing whole datasets: what is stored, what re-imports do, what is derived.
 
-use tapster_domain::{GameVersion, RecordKey, RecordType, VersionSelector};
+use tapster_domain::{ChangeKind, GameVersion, RecordKey, RecordType, VersionSelector};
 use tapster_i18n::Language;
-use tapster_store::{ChangeSummary, Store, import, read_dataset};
+use tapster_store::{ChangeFilter, ChangeSummary, Store, Window, import, read_dataset};
 use tempfile::TempDir;
 
 use crate::{copy_tree, mini};
@@ -127,4 +127,74 @@ fn reading_a_dataset_orders_versions_by_build() {
     let builds: Vec<_> = versions.iter().map(|v| v.data.manifest.build_id).collect();
     assert_eq!(builds, [100, 110]);
     assert!(versions.iter().all(|v| v.sha256.len() == 64));
+}
+
+#[test]
+fn changes_compare_the_texts_of_the_language_asked_for() {
+    let dataset = TempDir::new().unwrap();
+    copy_tree(&mini(), dataset.path());
+    // In the later version German gains a name for dusk hops, keeps the old name of the renamed pale
+    // ale, and withdraws the one of barley.
+    let german = dataset.path().join("v1.0.1.0.0/localization/de.json");
+    let mut table: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&german).unwrap()).unwrap();
+    table.insert("item.13.name".into(), "Dämmerhopfen".into());
+    table.insert("item.20.name".into(), "Helles Ale".into());
+    table.remove("item.10.name");
+    std::fs::write(&german, serde_json::to_string(&table).unwrap()).unwrap();
+    let data_dir = TempDir::new().unwrap();
+    import(data_dir.path(), dataset.path()).unwrap();
+    let store = Store::open(data_dir.path()).unwrap();
+    let (latest, earlier) = (store.latest(), store.versions().nth(1).unwrap());
+
+    let listed = |lang| {
+        let page =
+            latest.changes_page(earlier, lang, ChangeFilter::default(), Window { limit: 100, offset: 0 });
+        let page = page.unwrap();
+        assert_eq!(page.total, page.records.len() as u64);
+        page.records
+            .iter()
+            .map(|c| format!("{} {} {} {:?}", c.kind, c.record_key, c.change, c.fields))
+            .collect::<Vec<_>>()
+    };
+    // English: barley repriced, pale ale renamed with its two recipes, a kettle added, a tankard gone.
+    assert_eq!(
+        listed(Language::English),
+        [
+            r#"items 10 modified ["base_price"]"#,
+            r#"items 20 modified ["name"]"#,
+            "items 50 removed []",
+            "items 51 added []",
+            r#"recipes 102 modified ["name"]"#,
+            r#"recipes 103 modified ["name"]"#,
+        ]
+    );
+    // German: barley's name fell back to English, and its crop's with it; dusk hops got a name; pale
+    // ale and its recipes read as before.
+    assert_eq!(
+        listed(Language::German),
+        [
+            r#"items 10 modified ["base_price", "name"]"#,
+            r#"items 13 modified ["name"]"#,
+            "items 50 removed []",
+            "items 51 added []",
+            r#"crops 300 modified ["name"]"#,
+        ]
+    );
+    // Japanese kept its name for pale ale through the English rename: its readers see no rename.
+    assert_eq!(
+        listed(Language::Japanese),
+        [r#"items 10 modified ["base_price"]"#, "items 50 removed []", "items 51 added []"]
+    );
+    // Filters and windows apply to the language's list.
+    let modified = ChangeFilter { kind: Some(RecordType::Item), change: Some(ChangeKind::Modified) };
+    let page =
+        latest.changes_page(earlier, Language::German, modified, Window { limit: 1, offset: 1 }).unwrap();
+    assert_eq!((page.total, page.records[0].record_key.as_str()), (2, "13"));
+    // Only an earlier version can be compared with.
+    assert!(
+        earlier
+            .changes_page(latest, Language::German, ChangeFilter::default(), Window { limit: 1, offset: 0 })
+            .is_none()
+    );
 }
