@@ -228,25 +228,31 @@ fn price_data(path: &str) -> Value {
 
 #[test]
 fn gold_amounts_are_shown_in_gold() {
-    // Bundled v0.7.0.0.1, juniper spirit (3413, base 11150, 20 servings), made of 1 barley spirit and
-    // 3 juniper (10c). Cheapest: of "Any Malt", oat malt `35 + round(2 × 5 / 2) = 40`; grain mash
-    // `515 + round(2 × 40 / 2) = 555`; grain wash `1390 + round((555 + 16) / 2) = 1390 + round(285.5)
-    // = 1676`; barley spirit `5650 + round(2 × 1676 / 2) = 7326`; juniper spirit
-    // `11150 + round((7326 + 30) / 2) = 14828`, one serving `round(14828 / 20) = round(741.4) = 741`.
-    // Expensive: honey malt `145 + round((2 × 44 + 30) / 2) = 204`; grain mash `515 + 204 = 719`;
-    // grain wash `1390 + round(735 / 2) = 1390 + round(367.5) = 1758`; barley spirit `5650 + 1758 =
-    // 7408`; juniper spirit `11150 + round(7438 / 2) = 14869`, a serving `round(743.45) = 743`.
+    // Bundled v0.7.0.0.1, cask-aged barley spirit (base 21350, 24 servings), made of 3 barley spirit
+    // and an oak cask. The cask: oak plank `21 + round(18 / 2 / 2) = 21 + round(4.5) = 26`, oak stave
+    // `24 + round(2 × 26 / 2 / 3) = 24 + round(8.67) = 33`, iron ingot `120 + round((2 × 28 + 14) / 2)
+    // = 155`, iron hoop `155 + round(155 / 2) = 155 + round(77.5) = 233`, oak cask
+    // `640 + round((6 × 33 + 2 × 233) / 2) = 640 + 332 = 972`.
+    // Cheapest: of "Any Malt", oat malt `35 + round(2 × 5 / 2) = 40`; grain mash
+    // `570 + round(3 × 40 / 2) = 630`; grain wash `715 + round((630 + 16) / 2) = 1038`; barley spirit
+    // `2770 + round(2 × 1038 / 2) = 3808`; the spirit `21350 + round((3 × 3808 + 972) / 2) = 27548`,
+    // one serving `round(27548 / 24) = round(1147.83) = 1148`.
+    // Expensive: honey malt `160 + round((2 × 44 + 30) / 2) = 219`; grain mash
+    // `570 + round(3 × 219 / 2) = 570 + round(328.5) = 899`; grain wash `715 + round(915 / 2) =
+    // 715 + round(457.5) = 1173`; barley spirit `2770 + 1173 = 3943`; the spirit
+    // `21350 + round((3 × 3943 + 972) / 2) = 21350 + round(6400.5) = 27751`, a serving
+    // `round(1156.29) = 1156`.
     let cases: &[(&str, &str, u64, &str)] = &[
-        ("", "/data/breakdown/base", 11150, "1g 11s 50c"),
-        ("", "/data/breakdown/unit_value", 14828, "1g 48s 28c"),
-        ("", "/data/per_serving", 741, "7s 41c"),
-        ("?ingredients=expensive", "/data/breakdown/unit_value", 14869, "1g 48s 69c"),
-        ("?ingredients=expensive", "/data/per_serving", 743, "7s 43c"),
-        // round(14828 × 130 × 135 / 200000) = round(1301.157) = 1301.
-        ("?aging=grand_reserve&quality=superior", "/data/per_serving", 1301, "13s 1c"),
+        ("", "/data/breakdown/base", 21350, "2g 13s 50c"),
+        ("", "/data/breakdown/unit_value", 27548, "2g 75s 48c"),
+        ("", "/data/per_serving", 1148, "11s 48c"),
+        ("?ingredients=expensive", "/data/breakdown/unit_value", 27751, "2g 77s 51c"),
+        ("?ingredients=expensive", "/data/per_serving", 1156, "11s 56c"),
+        // round(27548 × 130 × 135 / 240000) = round(2014.45) = 2014.
+        ("?aging=grand_reserve&quality=superior", "/data/per_serving", 2014, "20s 14c"),
     ];
     for (query, at, copper_expected, display) in cases {
-        let path = format!("/v1/items/juniper-spirit/price{query}");
+        let path = format!("/v1/items/cask-aged-barley-spirit/price{query}");
         let body = ok(bundled_get(&path), &path);
         assert_eq!(
             pointer(&body, at),
@@ -254,9 +260,9 @@ fn gold_amounts_are_shown_in_gold() {
             "{path} {at}"
         );
     }
-    let item = ok(bundled_get("/v1/items/juniper-spirit"), "juniper-spirit");
-    assert_eq!(copper(&item["data"]["price_per_serving"]["cheapest"]), 741);
-    assert_eq!(copper(&item["data"]["price_per_serving"]["expensive"]), 743);
+    let item = ok(bundled_get("/v1/items/cask-aged-barley-spirit"), "cask-aged-barley-spirit");
+    assert_eq!(copper(&item["data"]["price_per_serving"]["cheapest"]), 1148);
+    assert_eq!(copper(&item["data"]["price_per_serving"]["expensive"]), 1156);
 }
 
 #[test]

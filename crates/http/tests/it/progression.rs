@@ -112,8 +112,16 @@ fn each_detail_renders_its_attributes_for_people() {
                 ("/data/attributes/rewards/copper", json!({"copper": 100, "display": "1s 0c"})),
                 ("/data/attributes/rewards/reputation", json!(100)),
                 ("/data/attributes/rewards/items", json!([])),
-                ("/data/attributes/rewards/recipes/0/id", json!(11021)),
-                ("/data/attributes/rewards/recipes/1/slug", json!("grilled-trout")),
+                ("/data/attributes/rewards/recipes", json!([])),
+            ],
+        ),
+        (
+            "/v1/quests/MainQuest.05.Kitchen",
+            &[
+                ("/data/attributes/requires/0/key", json!("MainQuest.04.Guests")),
+                ("/data/attributes/rewards/items/1/amount", json!(2)),
+                ("/data/attributes/rewards/recipes/0/id", json!(11004)),
+                ("/data/attributes/rewards/recipes/1/slug", json!("honey-tart")),
             ],
         ),
         (
@@ -142,13 +150,14 @@ fn each_detail_renders_its_attributes_for_people() {
             ],
         ),
         (
-            "/v1/reputation/Rep_Level_02",
+            "/v1/reputation/Rep_Level_04",
             &[
                 ("/data/type", json!("reputation")),
-                ("/data/attributes/level", json!(2)),
-                ("/data/attributes/points", json!(130)),
-                ("/data/attributes/rewards/copper/display", json!("1s 0c")),
-                ("/data/attributes/rewards/recipes/0/id", json!(11117)),
+                ("/data/attributes/level", json!(4)),
+                ("/data/attributes/points", json!(490)),
+                ("/data/attributes/rewards/copper/display", json!("2s 0c")),
+                ("/data/attributes/rewards/recipes/0/id", json!(9043)),
+                ("/data/attributes/rewards/recipes/1/slug", json!("smoked-trout")),
             ],
         ),
         (
@@ -201,7 +210,7 @@ fn references_carry_the_names_their_own_endpoints_give() {
     let cases = [
         ("/v1/quests/Daily.Bread", "/data/attributes/requires/0", "/v1/quests/quest.sick-goat"),
         ("/v1/quests/Daily.Bread", "/data/attributes/objectives/0/item", "/v1/items/1522"),
-        ("/v1/quests/Daily.Bread", "/data/attributes/rewards/recipes/0", "/v1/recipes/11021"),
+        ("/v1/quests/MainQuest.05.Kitchen", "/data/attributes/rewards/recipes/0", "/v1/recipes/11004"),
         ("/v1/perks/CRAFT_CAREFUL_HANDS_2", "/data/attributes/requires/0", "/v1/perks/CRAFT_CAREFUL_HANDS_1"),
         ("/v1/talents/T_Brewing_Cooper", "/data/attributes/requires/0", "/v1/talents/T_Brewing_Yeast"),
         (
@@ -367,7 +376,13 @@ fn fallbacks_are_in_document_order() {
     let body = bundled_get("/v1/missions/Mission%2001%20-%20Salt%20Road?lang=th").json();
     assert_eq!(
         body["meta"]["lang_fallback"],
-        json!(["/data/name", "/data/description", "/data/attributes/rewards/items/0/item/name"])
+        json!([
+            "/data/name",
+            "/data/description",
+            "/data/attributes/rewards/items/0/item/name",
+            "/data/attributes/rewards/recipes/0/name",
+            "/data/attributes/rewards/recipes/1/name"
+        ])
     );
 }
 
