@@ -228,28 +228,28 @@ fn price_data(path: &str) -> Value {
 
 #[test]
 fn gold_amounts_are_shown_in_gold() {
-    // Bundled v0.7.0.0.1, cask-aged barley spirit (base 21350, 24 servings), made of 3 barley spirit
-    // and an oak cask. The cask: oak plank `21 + round(18 / 2 / 2) = 21 + round(4.5) = 26`, oak stave
-    // `24 + round(2 × 26 / 2 / 3) = 24 + round(8.67) = 33`, iron ingot `120 + round((2 × 28 + 14) / 2)
-    // = 155`, iron hoop `155 + round(155 / 2) = 155 + round(77.5) = 233`, oak cask
-    // `640 + round((6 × 33 + 2 × 233) / 2) = 640 + 332 = 972`.
-    // Cheapest: of "Any Malt", oat malt `35 + round(2 × 5 / 2) = 40`; grain mash
-    // `570 + round(3 × 40 / 2) = 630`; grain wash `715 + round((630 + 16) / 2) = 1038`; barley spirit
-    // `2770 + round(2 × 1038 / 2) = 3808`; the spirit `21350 + round((3 × 3808 + 972) / 2) = 27548`,
-    // one serving `round(27548 / 24) = round(1147.83) = 1148`.
-    // Expensive: honey malt `160 + round((2 × 44 + 30) / 2) = 219`; grain mash
-    // `570 + round(3 × 219 / 2) = 570 + round(328.5) = 899`; grain wash `715 + round(915 / 2) =
-    // 715 + round(457.5) = 1173`; barley spirit `2770 + 1173 = 3943`; the spirit
-    // `21350 + round((3 × 3943 + 972) / 2) = 21350 + round(6400.5) = 27751`, a serving
-    // `round(1156.29) = 1156`.
+    // Bundled v0.7.0.0.1, cask-aged barley spirit (base 10550, 60 servings), made of 3 barley spirit
+    // and an oak cask. The cask: oak plank `14 + round(18 / 2 / 2) = 14 + round(4.5) = 19`, oak stave
+    // `13 + round(2 × 19 / 2 / 3) = 13 + round(6.33) = 19`, iron ingot `91 + round((2 × 28 + 14) / 2)
+    // = 126`, iron hoop `115 + round(126 / 2) = 178`, oak cask `430 + round((6 × 19 + 2 × 178) / 2) =
+    // 430 + 235 = 665`.
+    // Cheapest: of "Any Malt", oat malt `21 + round(2 × 5 / 2) = 26`; grain mash
+    // `96 + round(3 × 26 / 2) = 135`; grain wash `150 + round((135 + 16) / 2) = 150 + round(75.5) =
+    // 226`; barley spirit `1460 + round(2 × 226 / 2) = 1686`; the spirit
+    // `10550 + round((3 × 1686 + 665) / 2) = 10550 + round(2861.5) = 13412`, one serving
+    // `round(13412 / 60) = round(223.53) = 224`.
+    // Expensive: honey malt `100 + round((2 × 30 + 30) / 2) = 145`; grain mash
+    // `96 + round(3 × 145 / 2) = 96 + round(217.5) = 314`; grain wash `150 + round(330 / 2) = 315`;
+    // barley spirit `1460 + 315 = 1775`; the spirit `10550 + round((3 × 1775 + 665) / 2) = 13545`, a
+    // serving `round(225.75) = 226`.
     let cases: &[(&str, &str, u64, &str)] = &[
-        ("", "/data/breakdown/base", 21350, "2g 13s 50c"),
-        ("", "/data/breakdown/unit_value", 27548, "2g 75s 48c"),
-        ("", "/data/per_serving", 1148, "11s 48c"),
-        ("?ingredients=expensive", "/data/breakdown/unit_value", 27751, "2g 77s 51c"),
-        ("?ingredients=expensive", "/data/per_serving", 1156, "11s 56c"),
-        // round(27548 × 130 × 135 / 240000) = round(2014.45) = 2014.
-        ("?aging=grand_reserve&quality=superior", "/data/per_serving", 2014, "20s 14c"),
+        ("", "/data/breakdown/base", 10550, "1g 5s 50c"),
+        ("", "/data/breakdown/unit_value", 13412, "1g 34s 12c"),
+        ("", "/data/per_serving", 224, "2s 24c"),
+        ("?ingredients=expensive", "/data/breakdown/unit_value", 13545, "1g 35s 45c"),
+        ("?ingredients=expensive", "/data/per_serving", 226, "2s 26c"),
+        // round(13412 × 130 × 135 / 600000) = round(392.30) = 392.
+        ("?aging=grand_reserve&quality=superior", "/data/per_serving", 392, "3s 92c"),
     ];
     for (query, at, copper_expected, display) in cases {
         let path = format!("/v1/items/cask-aged-barley-spirit/price{query}");
@@ -261,8 +261,8 @@ fn gold_amounts_are_shown_in_gold() {
         );
     }
     let item = ok(bundled_get("/v1/items/cask-aged-barley-spirit"), "cask-aged-barley-spirit");
-    assert_eq!(copper(&item["data"]["price_per_serving"]["cheapest"]), 1148);
-    assert_eq!(copper(&item["data"]["price_per_serving"]["expensive"]), 1156);
+    assert_eq!(copper(&item["data"]["price_per_serving"]["cheapest"]), 224);
+    assert_eq!(copper(&item["data"]["price_per_serving"]["expensive"]), 226);
 }
 
 #[test]
