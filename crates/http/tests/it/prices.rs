@@ -228,28 +228,28 @@ fn price_data(path: &str) -> Value {
 
 #[test]
 fn gold_amounts_are_shown_in_gold() {
-    // Bundled v0.7.0.0.1, cask-aged barley spirit (base 10550, 60 servings), made of 3 barley spirit
-    // and an oak cask. The cask: oak plank `14 + round(18 / 2 / 2) = 14 + round(4.5) = 19`, oak stave
-    // `13 + round(2 × 19 / 2 / 3) = 13 + round(6.33) = 19`, iron ingot `91 + round((2 × 28 + 14) / 2)
-    // = 126`, iron hoop `115 + round(126 / 2) = 178`, oak cask `430 + round((6 × 19 + 2 × 178) / 2) =
-    // 430 + 235 = 665`.
+    // Bundled v0.7.0.0.1, cask-aged barley spirit (base 9050, 60 servings): a craft takes 3 barley
+    // spirits and an oak cask and makes 2. The cask: oak plank `14 + round(18 / 2 / 2) = 14 +
+    // round(4.5) = 19`, oak stave `13 + round(2 × 19 / 2 / 3) = 13 + round(6.33) = 19`, iron ingot
+    // `93 + round((2 × 28 + 14) / 2) = 128`, iron hoop `125 + round(128 / 2) = 189`, oak cask
+    // `480 + round((6 × 19 + 2 × 189) / 2) = 480 + 246 = 726`.
     // Cheapest: of "Any Malt", oat malt `21 + round(2 × 5 / 2) = 26`; grain mash
-    // `96 + round(3 × 26 / 2) = 135`; grain wash `150 + round((135 + 16) / 2) = 150 + round(75.5) =
-    // 226`; barley spirit `1460 + round(2 × 226 / 2) = 1686`; the spirit
-    // `10550 + round((3 × 1686 + 665) / 2) = 10550 + round(2861.5) = 13412`, one serving
-    // `round(13412 / 60) = round(223.53) = 224`.
-    // Expensive: honey malt `100 + round((2 × 30 + 30) / 2) = 145`; grain mash
-    // `96 + round(3 × 145 / 2) = 96 + round(217.5) = 314`; grain wash `150 + round(330 / 2) = 315`;
-    // barley spirit `1460 + 315 = 1775`; the spirit `10550 + round((3 × 1775 + 665) / 2) = 13545`, a
-    // serving `round(225.75) = 226`.
+    // `97 + round(3 × 26 / 2) = 136`; grain wash `155 + round((136 + 16) / 2) = 231`; barley spirit
+    // `1430 + round(2 × 231 / 2) = 1661`; the spirit `9050 + round((3 × 1661 + 726) / 2 / 2) =
+    // 9050 + round(1427.25) = 10477`, one serving `round(10477 / 60) = round(174.62) = 175`.
+    // Expensive: honey malt from pale malt of the dearest grain (marsh rice, 10c):
+    // `25 + round(2 × 10 / 2) = 35`, `100 + round((2 × 35 + 30) / 2) = 150`; grain mash
+    // `97 + round(3 × 150 / 2) = 322`; grain wash `155 + round(338 / 2) = 324`; barley spirit
+    // `1430 + 324 = 1754`; the spirit `9050 + round((3 × 1754 + 726) / 4) = 9050 + 1497 = 10547`, a
+    // serving `round(175.78) = 176`.
     let cases: &[(&str, &str, u64, &str)] = &[
-        ("", "/data/breakdown/base", 10550, "1g 5s 50c"),
-        ("", "/data/breakdown/unit_value", 13412, "1g 34s 12c"),
-        ("", "/data/per_serving", 224, "2s 24c"),
-        ("?ingredients=expensive", "/data/breakdown/unit_value", 13545, "1g 35s 45c"),
-        ("?ingredients=expensive", "/data/per_serving", 226, "2s 26c"),
-        // round(13412 × 130 × 135 / 600000) = round(392.30) = 392.
-        ("?aging=grand_reserve&quality=superior", "/data/per_serving", 392, "3s 92c"),
+        ("", "/data/breakdown/base", 9050, "90s 50c"),
+        ("", "/data/breakdown/unit_value", 10477, "1g 4s 77c"),
+        ("", "/data/per_serving", 175, "1s 75c"),
+        ("?ingredients=expensive", "/data/breakdown/unit_value", 10547, "1g 5s 47c"),
+        ("?ingredients=expensive", "/data/per_serving", 176, "1s 76c"),
+        // round(10477 × 130 × 135 / 600000) = round(306.45) = 306.
+        ("?aging=grand_reserve&quality=superior", "/data/per_serving", 306, "3s 6c"),
     ];
     for (query, at, copper_expected, display) in cases {
         let path = format!("/v1/items/cask-aged-barley-spirit/price{query}");
@@ -261,8 +261,8 @@ fn gold_amounts_are_shown_in_gold() {
         );
     }
     let item = ok(bundled_get("/v1/items/cask-aged-barley-spirit"), "cask-aged-barley-spirit");
-    assert_eq!(copper(&item["data"]["price_per_serving"]["cheapest"]), 224);
-    assert_eq!(copper(&item["data"]["price_per_serving"]["expensive"]), 226);
+    assert_eq!(copper(&item["data"]["price_per_serving"]["cheapest"]), 175);
+    assert_eq!(copper(&item["data"]["price_per_serving"]["expensive"]), 176);
 }
 
 #[test]

@@ -99,29 +99,33 @@ fn a_summary_is_the_first_sentence_of_the_description() {
 fn each_detail_renders_its_attributes_for_people() {
     let cases: &[(&str, &[(&str, Value)])] = &[
         (
+            // Daily Bread asks the baker's bread of the baker.
             "/v1/quests/Daily.Bread",
             &[
                 ("/data/type", json!("quest")),
                 ("/data/key", json!("Daily.Bread")),
-                ("/data/attributes/giver/id", json!(68)),
-                ("/data/attributes/giver/slug", json!("old-nell-thatcher")),
-                ("/data/attributes/requires/0/key", json!("quest.sick-goat")),
-                ("/data/attributes/objectives/0/item/id", json!(1522)),
-                ("/data/attributes/objectives/0/item/slug", json!("dark-mash")),
-                ("/data/attributes/objectives/0/amount", json!(3)),
-                ("/data/attributes/rewards/copper", json!({"copper": 100, "display": "1s 0c"})),
-                ("/data/attributes/rewards/reputation", json!(100)),
-                ("/data/attributes/rewards/items", json!([])),
+                ("/data/attributes/giver/id", json!(57)),
+                ("/data/attributes/giver/slug", json!("maud-penhallow")),
+                ("/data/attributes/giver/title", json!("Baker")),
+                ("/data/attributes/requires", json!([])),
+                ("/data/attributes/objectives/0/item/id", json!(4423)),
+                ("/data/attributes/objectives/0/item/slug", json!("barley-bread")),
+                ("/data/attributes/objectives/1/amount", json!(2)),
+                ("/data/attributes/rewards/copper", json!({"copper": 1640, "display": "16s 40c"})),
+                ("/data/attributes/rewards/reputation", json!(50)),
+                ("/data/attributes/rewards/items/0/item/slug", json!("grape-brandy")),
+                ("/data/attributes/rewards/items/0/amount", json!(3)),
                 ("/data/attributes/rewards/recipes", json!([])),
             ],
         ),
         (
-            "/v1/quests/MainQuest.05.Kitchen",
+            "/v1/quests/Maud's%20Bread%20Run",
             &[
-                ("/data/attributes/requires/0/key", json!("MainQuest.04.Guests")),
-                ("/data/attributes/rewards/items/1/amount", json!(2)),
-                ("/data/attributes/rewards/recipes/0/id", json!(11004)),
-                ("/data/attributes/rewards/recipes/1/slug", json!("honey-tart")),
+                ("/data/attributes/giver/slug", json!("maud-penhallow")),
+                ("/data/attributes/requires/0/key", json!("quest.smiths-supper")),
+                ("/data/attributes/rewards/copper/copper", json!(895)),
+                ("/data/attributes/rewards/recipes/0/id", json!(9046)),
+                ("/data/attributes/rewards/recipes/0/slug", json!("cucumber-salad")),
             ],
         ),
         (
@@ -137,7 +141,7 @@ fn each_detail_renders_its_attributes_for_people() {
             "/v1/spells/Spell.Bloom",
             &[
                 ("/data/type", json!("spell")),
-                ("/data/attributes", json!({"school": "growth", "mana_cost": 15, "cooldown_seconds": 30})),
+                ("/data/attributes", json!({"school": "growth", "mana_cost": 10, "cooldown_seconds": 0})),
             ],
         ),
         (
@@ -150,14 +154,14 @@ fn each_detail_renders_its_attributes_for_people() {
             ],
         ),
         (
-            "/v1/reputation/Rep_Level_04",
+            "/v1/reputation/Rep_Level_06",
             &[
                 ("/data/type", json!("reputation")),
-                ("/data/attributes/level", json!(4)),
-                ("/data/attributes/points", json!(490)),
-                ("/data/attributes/rewards/copper/display", json!("2s 0c")),
-                ("/data/attributes/rewards/recipes/0/id", json!(9043)),
-                ("/data/attributes/rewards/recipes/1/slug", json!("smoked-trout")),
+                ("/data/attributes/level", json!(6)),
+                ("/data/attributes/points", json!(1050)),
+                ("/data/attributes/rewards/copper/display", json!("3s 0c")),
+                ("/data/attributes/rewards/recipes/0/id", json!(16205)),
+                ("/data/attributes/rewards/recipes/0/slug", json!("beech-crate")),
             ],
         ),
         (
@@ -166,10 +170,10 @@ fn each_detail_renders_its_attributes_for_people() {
                 ("/data/type", json!("mission")),
                 ("/data/key", json!("Mission 01 - Salt Road")),
                 ("/data/attributes/duration_days", json!(3)),
-                ("/data/attributes/min_reputation/level", json!(20)),
-                ("/data/attributes/min_reputation/key", json!("Rep_Level_20")),
-                ("/data/attributes/rewards/items/0/item/id", json!(4632)),
-                ("/data/attributes/rewards/items/0/amount", json!(4)),
+                ("/data/attributes/min_reputation/level", json!(5)),
+                ("/data/attributes/min_reputation/key", json!("Rep_Level_05")),
+                ("/data/attributes/rewards/items/0/item/id", json!(6020)),
+                ("/data/attributes/rewards/items/1/amount", json!(2)),
             ],
         ),
         (
@@ -177,18 +181,18 @@ fn each_detail_renders_its_attributes_for_people() {
             &[
                 ("/data/type", json!("letter")),
                 ("/data/key", json!("Letter From Home")),
-                ("/data/attributes/sender/id", json!(67)),
-                ("/data/attributes/sender/slug", json!("gideon-rusk")),
-                ("/data/attributes/trigger", json!({"kind": "day", "season": "summer", "day": 26})),
+                ("/data/attributes/sender", json!(null)),
+                ("/data/attributes/trigger", json!({"kind": "day", "season": "winter", "day": 28})),
                 ("/data/attributes/attachments", json!([])),
             ],
         ),
         (
             "/v1/letters/Letter%20From%20The%20Guild",
             &[
-                ("/data/attributes/sender", json!(null)),
+                ("/data/attributes/sender/id", json!(60)),
+                ("/data/attributes/sender/slug", json!("ilse-brightwater")),
                 ("/data/attributes/trigger/kind", json!("reputation")),
-                ("/data/attributes/trigger/key", json!("Rep_Level_46")),
+                ("/data/attributes/trigger/key", json!("Rep_Level_28")),
             ],
         ),
     ];
@@ -208,20 +212,20 @@ fn each_detail_renders_its_attributes_for_people() {
 fn references_carry_the_names_their_own_endpoints_give() {
     // (detail, pointer of the reference's object, the referenced record's own endpoint)
     let cases = [
-        ("/v1/quests/Daily.Bread", "/data/attributes/requires/0", "/v1/quests/quest.sick-goat"),
-        ("/v1/quests/Daily.Bread", "/data/attributes/objectives/0/item", "/v1/items/1522"),
-        ("/v1/quests/MainQuest.05.Kitchen", "/data/attributes/rewards/recipes/0", "/v1/recipes/11004"),
+        ("/v1/quests/Maud's%20Bread%20Run", "/data/attributes/requires/0", "/v1/quests/quest.smiths-supper"),
+        ("/v1/quests/Daily.Bread", "/data/attributes/objectives/0/item", "/v1/items/4423"),
+        ("/v1/quests/Maud's%20Bread%20Run", "/data/attributes/rewards/recipes/0", "/v1/recipes/9046"),
         ("/v1/perks/CRAFT_CAREFUL_HANDS_2", "/data/attributes/requires/0", "/v1/perks/CRAFT_CAREFUL_HANDS_1"),
         ("/v1/talents/T_Brewing_Cooper", "/data/attributes/requires/0", "/v1/talents/T_Brewing_Yeast"),
         (
             "/v1/missions/Mission%2001%20-%20Salt%20Road",
             "/data/attributes/min_reputation",
-            "/v1/reputation/Rep_Level_20",
+            "/v1/reputation/Rep_Level_05",
         ),
         (
             "/v1/letters/Letter%20From%20The%20Guild",
             "/data/attributes/trigger",
-            "/v1/reputation/Rep_Level_46",
+            "/v1/reputation/Rep_Level_28",
         ),
     ];
     for lang in ["en", "de", "ja"] {
@@ -238,7 +242,7 @@ fn references_carry_the_names_their_own_endpoints_give() {
 #[test]
 fn the_giver_and_sender_carry_name_and_title() {
     let quest = bundled_get("/v1/quests/Daily.Bread?lang=de").json();
-    let letter = bundled_get("/v1/letters/Letter%20From%20Home?lang=de").json();
+    let letter = bundled_get("/v1/letters/Letter%20From%20The%20Guild?lang=de").json();
     for (body, at) in [(&quest, "/data/attributes/giver"), (&letter, "/data/attributes/sender")] {
         let npc = pointer(body, at);
         for field in ["name", "title"] {
@@ -379,9 +383,9 @@ fn fallbacks_are_in_document_order() {
         json!([
             "/data/name",
             "/data/description",
+            "/data/attributes/min_reputation/name",
             "/data/attributes/rewards/items/0/item/name",
-            "/data/attributes/rewards/recipes/0/name",
-            "/data/attributes/rewards/recipes/1/name"
+            "/data/attributes/rewards/items/1/item/name"
         ])
     );
 }

@@ -198,3 +198,25 @@ fn changes_compare_the_texts_of_the_language_asked_for() {
             .is_none()
     );
 }
+
+#[test]
+fn sources_list_the_records_giving_an_item_in_their_lists_order() {
+    let dataset = TempDir::new().unwrap();
+    copy_tree(&mini(), dataset.path());
+    // Both reputation milestones give barley seeds, the higher level first in the file, and a
+    // milestone giving them twice counts both stacks.
+    let path = dataset.path().join("v1.0.1.0.0/reputation.json");
+    let mut milestones: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    milestones.reverse();
+    milestones[0]["rewards"]["items"] =
+        serde_json::json!([{"item": 30, "amount": 2}, {"item": 30, "amount": 1}]);
+    milestones[1]["rewards"]["items"] = serde_json::json!([{"item": 30, "amount": 4}]);
+    std::fs::write(&path, serde_json::to_string(&milestones).unwrap()).unwrap();
+    let data_dir = TempDir::new().unwrap();
+    import(data_dir.path(), dataset.path()).unwrap();
+    let store = Store::open(data_dir.path()).unwrap();
+    let sources = store.latest().sources(30);
+    let given: Vec<_> = sources.reputation.iter().map(|(m, amount)| (m.level, *amount)).collect();
+    assert_eq!(given, [(1, 4), (2, 3)]);
+}
