@@ -107,13 +107,13 @@ fn each_detail_renders_its_attributes_for_people() {
                 ("/data/attributes/giver/id", json!(57)),
                 ("/data/attributes/giver/slug", json!("maud-penhallow")),
                 ("/data/attributes/giver/title", json!("Baker")),
-                ("/data/attributes/requires", json!([])),
-                ("/data/attributes/objectives/0/item/id", json!(4423)),
-                ("/data/attributes/objectives/0/item/slug", json!("barley-bread")),
-                ("/data/attributes/objectives/1/amount", json!(2)),
-                ("/data/attributes/rewards/copper", json!({"copper": 1640, "display": "16s 40c"})),
-                ("/data/attributes/rewards/reputation", json!(50)),
-                ("/data/attributes/rewards/items/0/item/slug", json!("grape-brandy")),
+                ("/data/attributes/requires/0/key", json!("MainQuest.04.Guests")),
+                ("/data/attributes/objectives/0/item/id", json!(4426)),
+                ("/data/attributes/objectives/0/item/slug", json!("flatbread")),
+                ("/data/attributes/objectives/1/amount", json!(1)),
+                ("/data/attributes/rewards/copper", json!({"copper": 1410, "display": "14s 10c"})),
+                ("/data/attributes/rewards/reputation", json!(75)),
+                ("/data/attributes/rewards/items/0/item/slug", json!("beech-long-table")),
                 ("/data/attributes/rewards/items/0/amount", json!(3)),
                 ("/data/attributes/rewards/recipes", json!([])),
             ],
@@ -122,8 +122,8 @@ fn each_detail_renders_its_attributes_for_people() {
             "/v1/quests/Maud's%20Bread%20Run",
             &[
                 ("/data/attributes/giver/slug", json!("maud-penhallow")),
-                ("/data/attributes/requires/0/key", json!("quest.smiths-supper")),
-                ("/data/attributes/rewards/copper/copper", json!(895)),
+                ("/data/attributes/requires", json!([])),
+                ("/data/attributes/rewards/copper/copper", json!(625)),
                 ("/data/attributes/rewards/recipes/0/id", json!(9046)),
                 ("/data/attributes/rewards/recipes/0/slug", json!("cucumber-salad")),
             ],
@@ -182,17 +182,17 @@ fn each_detail_renders_its_attributes_for_people() {
                 ("/data/type", json!("letter")),
                 ("/data/key", json!("Letter From Home")),
                 ("/data/attributes/sender", json!(null)),
-                ("/data/attributes/trigger", json!({"kind": "day", "season": "winter", "day": 28})),
+                ("/data/attributes/trigger", json!({"kind": "day", "season": "winter", "day": 20})),
                 ("/data/attributes/attachments", json!([])),
             ],
         ),
         (
             "/v1/letters/Letter%20From%20The%20Guild",
             &[
-                ("/data/attributes/sender/id", json!(60)),
-                ("/data/attributes/sender/slug", json!("ilse-brightwater")),
+                ("/data/attributes/sender", json!(null)),
                 ("/data/attributes/trigger/kind", json!("reputation")),
-                ("/data/attributes/trigger/key", json!("Rep_Level_28")),
+                ("/data/attributes/trigger/key", json!("Rep_Level_19")),
+                ("/data/attributes/attachments/0/item/slug", json!("stone-block")),
             ],
         ),
     ];
@@ -212,8 +212,8 @@ fn each_detail_renders_its_attributes_for_people() {
 fn references_carry_the_names_their_own_endpoints_give() {
     // (detail, pointer of the reference's object, the referenced record's own endpoint)
     let cases = [
-        ("/v1/quests/Maud's%20Bread%20Run", "/data/attributes/requires/0", "/v1/quests/quest.smiths-supper"),
-        ("/v1/quests/Daily.Bread", "/data/attributes/objectives/0/item", "/v1/items/4423"),
+        ("/v1/quests/Daily.Bread", "/data/attributes/requires/0", "/v1/quests/MainQuest.04.Guests"),
+        ("/v1/quests/Daily.Bread", "/data/attributes/objectives/0/item", "/v1/items/4426"),
         ("/v1/quests/Maud's%20Bread%20Run", "/data/attributes/rewards/recipes/0", "/v1/recipes/9046"),
         ("/v1/perks/CRAFT_CAREFUL_HANDS_2", "/data/attributes/requires/0", "/v1/perks/CRAFT_CAREFUL_HANDS_1"),
         ("/v1/talents/T_Brewing_Cooper", "/data/attributes/requires/0", "/v1/talents/T_Brewing_Yeast"),
@@ -225,7 +225,7 @@ fn references_carry_the_names_their_own_endpoints_give() {
         (
             "/v1/letters/Letter%20From%20The%20Guild",
             "/data/attributes/trigger",
-            "/v1/reputation/Rep_Level_28",
+            "/v1/reputation/Rep_Level_19",
         ),
     ];
     for lang in ["en", "de", "ja"] {
@@ -242,7 +242,7 @@ fn references_carry_the_names_their_own_endpoints_give() {
 #[test]
 fn the_giver_and_sender_carry_name_and_title() {
     let quest = bundled_get("/v1/quests/Daily.Bread?lang=de").json();
-    let letter = bundled_get("/v1/letters/Letter%20From%20The%20Guild?lang=de").json();
+    let letter = bundled_get("/v1/letters/Maud's%20Letter?lang=de").json();
     for (body, at) in [(&quest, "/data/attributes/giver"), (&letter, "/data/attributes/sender")] {
         let npc = pointer(body, at);
         for field in ["name", "title"] {

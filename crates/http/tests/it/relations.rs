@@ -517,12 +517,12 @@ fn sources_on_the_bundled_set() {
             recipes == [(2004, true), (2019, false)]
         }),
         ("perch", "fish", |s| s["fish"][0]["id"] == 401 && s["fish"].as_array().unwrap().len() == 1),
-        ("nettle-porter", "quest_rewards", |s| {
+        ("apple-brandy", "quest_rewards", |s| {
             s["quest_rewards"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .any(|q| q["quest"]["key"] == "Daily.Wood" && q["amount"] == 1)
+                .any(|q| q["quest"]["key"] == "Daily.Wood" && q["amount"] == 3)
         }),
         ("bronze-shovel", "reputation_rewards", |s| {
             s["reputation_rewards"][0]["milestone"]["level"] == 5 && s["reputation_rewards"][0]["amount"] == 1
@@ -539,7 +539,7 @@ fn sources_on_the_bundled_set() {
                 .as_array()
                 .unwrap()
                 .iter()
-                .any(|l| l["letter"]["key"] == "Wenna's Letter" && l["amount"] == 2)
+                .any(|l| l["letter"]["key"] == "Letter From The Guild" && l["amount"] == 2)
         }),
     ];
     for (item, list, holds) in cases {
