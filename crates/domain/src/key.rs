@@ -187,8 +187,7 @@ pub struct AssetPath(String);
 
 impl AssetPath {
     pub const MAX_LEN: usize = 200;
-    pub const PATTERN: &'static str =
-        "names of `A-Z a-z 0-9 _ . -` and inner spaces joined by single slashes, no `.` or `..` name";
+    pub const PATTERN: &'static str = "^[A-Za-z0-9_.-]+( +[A-Za-z0-9_.-]+)*(/[A-Za-z0-9_.-]+( +[A-Za-z0-9_.-]+)*)*$ with no `.` or `..` name";
 
     pub fn parse(value: &str) -> Result<Self> {
         if value.is_empty() {

@@ -199,12 +199,12 @@ pub struct Item {
 
 impl Item {
     /// What buying one unit costs: `buy_price`, or the base price where the game sets none.
-    pub fn buy_price(&self) -> u64 {
+    pub fn buy_price_or_base(&self) -> u64 {
         self.buy_price.unwrap_or(self.base_price)
     }
 
     /// What a merchant pays for one unit: `sell_price`, or the base price where the game sets none.
-    pub fn sell_price(&self) -> u64 {
+    pub fn sell_price_or_base(&self) -> u64 {
         self.sell_price.unwrap_or(self.base_price)
     }
 }

@@ -1,6 +1,7 @@
 //! The changes between game versions: which records were added, removed or modified, and for a
 //! modified record which fields. Computed at import for every pair of an earlier and a later
-//! version, from the stored record bodies and English texts, so that serving only reads them.
+//! version, from the stored record bodies and English texts, so that serving only reads them; the
+//! texts of other languages are compared when asked for (`query::changes`), from the same stored list.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

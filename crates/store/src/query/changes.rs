@@ -148,8 +148,9 @@ impl Catalog {
     }
 
     /// The stored changes, which compare English texts, with each record's text fields compared in
-    /// `lang` instead. Made per request: it reads every text of both versions once (a few
-    /// milliseconds), which is cheaper than keeping a list per language and pair of versions.
+    /// `lang` instead. Made per request: it reads every text of both versions once (about 2 ms for
+    /// the bundled data, against 0.5 ms for English), which is cheaper than keeping a list per
+    /// language and pair of versions.
     fn changes_in(&self, earlier: &Catalog, english: &[Change], lang: Language) -> Vec<Change> {
         let before = TextFields::of(&earlier.data);
         let mut texts_changed: HashMap<(RecordType, Name<'_>), Vec<&'static str>> = HashMap::new();
@@ -225,6 +226,62 @@ impl Catalog {
             RecordType::Reputation => keyed::<ReputationMilestone>(&self.data, record_key),
             RecordType::Mission => keyed::<Mission>(&self.data, record_key),
             RecordType::Letter => keyed::<Letter>(&self.data, record_key),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    use serde::Serialize;
+    use serde_json::Value;
+
+    use super::*;
+
+    /// The text fields of `records` as the stored changes find them: every `*_key` field of the body.
+    fn key_fields<R: Serialize>(kind: RecordType, records: &[R], found: &mut BTreeSet<String>) {
+        for record in records {
+            let Value::Object(body) = serde_json::to_value(record).unwrap() else {
+                panic!("a record is an object")
+            };
+            let name =
+                body.get("id").map_or_else(|| body["key"].as_str().unwrap().to_owned(), ToString::to_string);
+            for field in body.keys().filter_map(|f| f.strip_suffix("_key")) {
+                found.insert(format!("{kind} {name} {field}"));
+            }
+        }
+    }
+
+    #[test]
+    fn every_text_field_the_stored_changes_compare_is_compared_per_language() {
+        let dataset = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mini");
+        for version in crate::read_dataset(&dataset).unwrap() {
+            let data = &version.data;
+            let mut stored = BTreeSet::new();
+            key_fields(RecordType::Item, &data.items, &mut stored);
+            key_fields(RecordType::Recipe, &data.recipes, &mut stored);
+            key_fields(RecordType::IngredientGroup, &data.ingredient_groups, &mut stored);
+            key_fields(RecordType::CraftingStation, &data.crafting_stations, &mut stored);
+            key_fields(RecordType::Crop, &data.crops, &mut stored);
+            key_fields(RecordType::Shop, &data.shops, &mut stored);
+            key_fields(RecordType::Shopkeeper, &data.shopkeepers, &mut stored);
+            key_fields(RecordType::Fish, &data.fish, &mut stored);
+            key_fields(RecordType::Quest, &data.quests, &mut stored);
+            key_fields(RecordType::Perk, &data.perks, &mut stored);
+            key_fields(RecordType::Spell, &data.spells, &mut stored);
+            key_fields(RecordType::Talent, &data.talents, &mut stored);
+            key_fields(RecordType::Reputation, &data.reputation, &mut stored);
+            key_fields(RecordType::Mission, &data.missions, &mut stored);
+            key_fields(RecordType::Letter, &data.letters, &mut stored);
+            let compared: BTreeSet<String> = TextFields::of(data)
+                .0
+                .into_keys()
+                .map(|(kind, name, field)| format!("{kind} {} {field}", name.record_key()))
+                .collect();
+            assert_eq!(compared, stored);
+            assert!(stored.iter().all(|f| TEXT_FIELDS.contains(&f.rsplit(' ').next().unwrap())));
         }
     }
 }

@@ -22,7 +22,7 @@ fn the_raw_dump_converts_and_imports_whole() {
     let data_dir = TempDir::new().unwrap();
     let report = import(data_dir.path(), out.path()).unwrap();
     let versions: Vec<_> = report.versions.iter().map(|v| (v.name.as_str(), v.records)).collect();
-    assert_eq!(versions, [("v0.7.1.0.2", 47)]);
+    assert_eq!(versions, [("v0.7.1.0.2", 48)]);
     let store = Store::open(data_dir.path()).unwrap();
     let catalog = store.latest();
     assert_eq!(catalog.info.build_id, 15890);
@@ -35,7 +35,9 @@ fn the_raw_dump_converts_and_imports_whole() {
     assert_eq!(barley.name_key.as_str(), "Items/item_name_1001");
     assert_eq!(barley.icon.as_ref().map(|p| p.as_str()), Some("Sprites/Items/Barley.png"));
     let ale = item("pale-ale");
-    assert_eq!((ale.base_price, ale.buy_price(), ale.sell_price()), (150, 150, 150));
+    assert_eq!((ale.base_price, ale.buy_price, ale.sell_price), (150, None, None));
+    let chandelier = item("iron-chandelier");
+    assert_eq!((chandelier.base_price, chandelier.sell_price), (10500, Some(6000)));
     assert_eq!((ale.stack_size, ale.servings, ale.can_be_aged), (5, 10, true));
     assert_eq!(item("copper-axe").buy_price, Some(485));
     // Enum numbers, PascalCase names and season bits become the format's words.
@@ -109,6 +111,19 @@ fn a_value_the_mapping_does_not_know_stops_the_conversion_by_name() {
         stderr.contains(
             "ItemDatabase.json | id 1050 (Chanterelle) | sources[0].type | 'Fishing' is not one of"
         ),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "nothing is written");
+
+    // A language column the format does not have, even one tagged with a code, is refused too.
+    std::fs::write(&items, text).unwrap();
+    let sheet = dump.path().join("Localization/I2Languages.csv");
+    let csv = std::fs::read_to_string(&sheet).unwrap();
+    std::fs::write(&sheet, csv.replacen("Japanese [ja]", "Klingon [tlh]", 1)).unwrap();
+    let run = crate::python_output(&[script.as_os_str(), dump.path().as_os_str(), out.path().as_os_str()]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        !run.status.success() && stderr.contains("Klingon [tlh] | not one of the format's languages"),
         "{stderr}"
     );
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "nothing is written");
