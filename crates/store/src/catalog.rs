@@ -27,6 +27,19 @@ pub struct Change {
     pub fields: Vec<String>,
 }
 
+impl Change {
+    /// The same change seen from the later version back to the earlier: an addition undone is a
+    /// removal, and the other way round; a modification touches the same fields.
+    pub(crate) fn reversed(&self) -> Self {
+        let change = match self.change {
+            ChangeKind::Added => ChangeKind::Removed,
+            ChangeKind::Removed => ChangeKind::Added,
+            ChangeKind::Modified => ChangeKind::Modified,
+        };
+        Self { change, ..self.clone() }
+    }
+}
+
 /// A language of one game version: its name and how much of the version it translates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LanguageInfo {

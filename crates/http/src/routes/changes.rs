@@ -30,8 +30,9 @@ query_params! {
         from: Option<Named<VersionSelector>> = Param {
             name: "from",
             rule: Rule::Version,
-            description: "The earlier published version to compare with (default: the version released just \
-                          before `{version}`); a version that is not earlier is refused.",
+            description: "The published version to compare with (default: the one released just before \
+                          `{version}`): an earlier one gives what `{version}` changed; a later one gives the \
+                          same changes in reverse, what going back from it undoes; `{version}` itself, none.",
         },
         kind: Option<RecordType> = Param {
             name: "type",
@@ -58,7 +59,7 @@ query_params! {
 /// `GET /v1/versions/{version}/changes`.
 fn changes(ctx: &Ctx<'_>, p: ChangesParams) -> Result<Reply, ApiError> {
     let catalog = resolve(ctx.store, &ctx.path_version()?)?;
-    let earlier = match &p.from {
+    let from = match &p.from {
         Some(from) => Some(resolve(ctx.store, &from.value)?),
         None => {
             let previous = catalog.info.previous.clone();
@@ -68,25 +69,18 @@ fn changes(ctx: &Ctx<'_>, p: ChangesParams) -> Result<Reply, ApiError> {
     let mut loc = Localizer::new(catalog, p.lang);
     let window = Window { limit: p.limit, offset: p.offset };
     // The first version has nothing before it: no changes.
-    let Some(earlier) = earlier else {
+    let Some(from) = from else {
         return ctx.render_page(loc, Vec::<VersionChange>::new(), None, window, 0);
     };
     let filter = ChangeFilter { kind: p.kind, change: p.change };
-    let page = catalog.changes_page(earlier, p.lang, filter, window).ok_or_else(|| {
-        let detail =
-            format!("must be a version published before {}; {} is not", catalog.info.name, earlier.info.name);
-        match &p.from {
-            Some(from) => from.invalid(detail),
-            // The version before is earlier by construction.
-            None => ApiError::Internal(detail.into()),
-        }
-    })?;
+    let page = catalog.changes_page(from, p.lang, filter, window);
     let data: Vec<VersionChange> = page
         .records
         .iter()
         .enumerate()
         .map(|(i, change)| {
-            let named_in = if change.change == ChangeKind::Removed { earlier } else { catalog };
+            // A removed record is only in the version compared with.
+            let named_in = if change.change == ChangeKind::Removed { from } else { catalog };
             VersionChange::new(&mut loc, change, named_in, &format!("/data/{i}"))
         })
         .collect();

@@ -2,7 +2,7 @@
 
 use tapster_domain::{ChangeKind, GameVersion, RecordKey, RecordType, VersionSelector};
 use tapster_i18n::Language;
-use tapster_store::{ChangeFilter, ChangeSummary, Store, Window, import, read_dataset};
+use tapster_store::{Catalog, ChangeFilter, ChangeSummary, Store, Window, import, read_dataset};
 use tempfile::TempDir;
 
 use crate::{copy_tree, mini};
@@ -147,16 +147,15 @@ fn changes_compare_the_texts_of_the_language_asked_for() {
     let store = Store::open(data_dir.path()).unwrap();
     let (latest, earlier) = (store.latest(), store.versions().nth(1).unwrap());
 
-    let listed = |lang| {
-        let page =
-            latest.changes_page(earlier, lang, ChangeFilter::default(), Window { limit: 100, offset: 0 });
-        let page = page.unwrap();
+    let between = |to: &Catalog, from: &Catalog, lang| {
+        let page = to.changes_page(from, lang, ChangeFilter::default(), Window { limit: 100, offset: 0 });
         assert_eq!(page.total, page.records.len() as u64);
         page.records
             .iter()
             .map(|c| format!("{} {} {} {:?}", c.kind, c.record_key, c.change, c.fields))
             .collect::<Vec<_>>()
     };
+    let listed = |lang| between(latest, earlier, lang);
     // English: barley repriced, pale ale renamed with its two recipes, a kettle added, a tankard gone.
     assert_eq!(
         listed(Language::English),
@@ -188,15 +187,22 @@ fn changes_compare_the_texts_of_the_language_asked_for() {
     );
     // Filters and windows apply to the language's list.
     let modified = ChangeFilter { kind: Some(RecordType::Item), change: Some(ChangeKind::Modified) };
-    let page =
-        latest.changes_page(earlier, Language::German, modified, Window { limit: 1, offset: 1 }).unwrap();
+    let page = latest.changes_page(earlier, Language::German, modified, Window { limit: 1, offset: 1 });
     assert_eq!((page.total, page.records[0].record_key.as_str()), (2, "13"));
-    // Only an earlier version can be compared with.
-    assert!(
-        earlier
-            .changes_page(latest, Language::German, ChangeFilter::default(), Window { limit: 1, offset: 0 })
-            .is_none()
+    // From the later version back, the same changes run in reverse: the kettle goes, the tankard
+    // comes back; in German too.
+    assert_eq!(
+        between(earlier, latest, Language::German),
+        [
+            r#"items 10 modified ["base_price", "name"]"#,
+            r#"items 13 modified ["name"]"#,
+            "items 50 added []",
+            "items 51 removed []",
+            r#"crops 300 modified ["name"]"#,
+        ]
     );
+    // A version compared with itself changed nothing.
+    assert!(between(latest, latest, Language::German).is_empty());
 }
 
 #[test]
