@@ -16,7 +16,8 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use hyper::header::{
-    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderMap, HeaderName, HeaderValue, VARY,
+    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LANGUAGE, CONTENT_TYPE, ETAG, HeaderMap, HeaderName,
+    HeaderValue, VARY,
 };
 use hyper::{Method, Request, Response, StatusCode};
 use tapster_store::Store;
@@ -366,7 +367,8 @@ impl Published {
         let reply = routed.answer()?;
         let content_type =
             reply.headers.get(CONTENT_TYPE).cloned().unwrap_or(HeaderValue::from_static("application/json"));
-        let rendered = Arc::new(Rendered::new(routed.index(), content_type, reply.body));
+        let content_language = reply.headers.get(CONTENT_LANGUAGE).cloned();
+        let rendered = Arc::new(Rendered::new(routed.index(), content_type, content_language, reply.body));
         if let Some(key) = key {
             self.cache.insert(&key, Arc::clone(&rendered));
         }
@@ -383,13 +385,16 @@ fn data_reply<B>(request: &Request<B>, rendered: &Rendered) -> Reply {
     };
     // Room for every header an answer gets (these, the rate-limit ones, `Vary` and CORS) without
     // growing the map halfway.
-    let mut headers = HeaderMap::with_capacity(10);
+    let mut headers = HeaderMap::with_capacity(11);
     headers.insert(ETAG, tag.header.clone());
     headers.insert(CACHE_CONTROL, HeaderValue::from_static(MAX_AGE));
     if none_match(request.headers(), &tag.text) && matches!(*request.method(), Method::GET | Method::HEAD) {
         return Reply { status: StatusCode::NOT_MODIFIED, headers, body: Bytes::new() };
     }
     headers.insert(CONTENT_TYPE, rendered.content_type.clone());
+    if let Some(languages) = &rendered.content_language {
+        headers.insert(CONTENT_LANGUAGE, languages.clone());
+    }
     if gzipped {
         headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
     }

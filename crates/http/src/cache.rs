@@ -28,6 +28,8 @@ pub(crate) struct Rendered {
     /// The endpoint's position in the endpoint table, for the metrics of answers served from here.
     pub(crate) endpoint: usize,
     pub(crate) content_type: HeaderValue,
+    /// The languages of the answer's texts, for answers that have them.
+    pub(crate) content_language: Option<HeaderValue>,
     pub(crate) body: Bytes,
     /// Strong entity tag of `body`.
     pub(crate) etag: Tag,
@@ -53,9 +55,14 @@ impl Tag {
 }
 
 impl Rendered {
-    pub(crate) fn new(endpoint: usize, content_type: HeaderValue, body: Bytes) -> Self {
+    pub(crate) fn new(
+        endpoint: usize,
+        content_type: HeaderValue,
+        content_language: Option<HeaderValue>,
+        body: Bytes,
+    ) -> Self {
         let etag = Tag::new(etag(&body));
-        Self { endpoint, content_type, body, etag, zipped: OnceLock::new() }
+        Self { endpoint, content_type, content_language, body, etag, zipped: OnceLock::new() }
     }
 
     /// The gzip form and its tag; `None` for bodies too short to be worth compressing.
@@ -144,7 +151,12 @@ mod tests {
     use super::*;
 
     fn rendered(len: usize) -> Arc<Rendered> {
-        Arc::new(Rendered::new(0, HeaderValue::from_static("application/json"), Bytes::from(vec![b'x'; len])))
+        Arc::new(Rendered::new(
+            0,
+            HeaderValue::from_static("application/json"),
+            None,
+            Bytes::from(vec![b'x'; len]),
+        ))
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! which game version and language produced it and which texts fell back to English (as JSON
 //! Pointers); and `pagination` on paged lists, whose links keep every other parameter.
 
+use hyper::header::HeaderValue;
 use serde::Serialize;
 use serde_json::Value;
 use tapster_i18n::Language;
@@ -13,6 +14,17 @@ pub(crate) struct Envelope<T> {
     pub(crate) meta: Meta,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) pagination: Option<Pagination>,
+}
+
+impl<T> Envelope<T> {
+    /// The `Content-Language` of the answer: the requested language, and English too where a text fell
+    /// back to it (`de, en`).
+    pub(crate) fn content_language(&self) -> HeaderValue {
+        match self.meta.lang {
+            lang if self.meta.lang_fallback.is_empty() || lang == "en" => HeaderValue::from_static(lang),
+            lang => HeaderValue::from_str(&format!("{lang}, en")).expect("language codes are header-safe"),
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]

@@ -22,7 +22,7 @@ fn headers_of(names: &[&str]) -> Value {
 pub(super) fn data(schema: Value) -> Value {
     json!({
         "description": "OK",
-        "headers": headers_of(&["ETag", "Cache-Control", "Vary", "RateLimit-Policy", "RateLimit"]),
+        "headers": headers_of(&["ETag", "Cache-Control", "Vary", "Content-Language", "RateLimit-Policy", "RateLimit"]),
         "content": { "application/json": { "schema": schema } },
     })
 }
@@ -90,6 +90,10 @@ pub(super) fn components_headers() -> Value {
         },
         "Vary": {
             "description": "`Authorization, Accept-Encoding`.",
+            "schema": { "type": "string" },
+        },
+        "Content-Language": {
+            "description": "On answers that take `lang`, the languages of their texts: the language asked for, and `en` too when a text fell back to English (`de, en`), as `meta.lang_fallback` lists.",
             "schema": { "type": "string" },
         },
         "RateLimit-Policy": {

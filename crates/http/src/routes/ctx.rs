@@ -2,11 +2,12 @@
 //! request's path and checked query, and its path parameters; with the lookups and renderings every
 //! handler shares.
 
+use hyper::header::CONTENT_LANGUAGE;
 use serde::Serialize;
 use tapster_domain::{ProgressionKey, RecordKey, VersionSelector};
 use tapster_store::{Catalog, Store, Window};
 
-use crate::envelope::{Localizer, Pagination};
+use crate::envelope::{Envelope, Localizer, Pagination};
 use crate::error::ApiError;
 use crate::metrics::Metrics;
 use crate::params::Query;
@@ -97,7 +98,7 @@ impl Ctx<'_> {
         fields: Option<&[&'static str]>,
     ) -> Result<Reply, ApiError> {
         let envelope = localizer.envelope(data, fields, None);
-        json(&envelope.map_err(|e| ApiError::Internal(Box::new(e)))?)
+        localized(&envelope.map_err(|e| ApiError::Internal(Box::new(e)))?)
     }
 
     /// Renders the page `window` of a list of `total` records, with its links.
@@ -112,8 +113,15 @@ impl Ctx<'_> {
         let pagination =
             Pagination::new(self.path, self.query.canonical(), window.limit, window.offset, total);
         let envelope = localizer.envelope(data, fields, Some(pagination));
-        json(&envelope.map_err(|e| ApiError::Internal(Box::new(e)))?)
+        localized(&envelope.map_err(|e| ApiError::Internal(Box::new(e)))?)
     }
+}
+
+/// A `200` JSON answer of `envelope`, saying in `Content-Language` which languages its texts are in.
+fn localized<T: Serialize>(envelope: &Envelope<T>) -> Result<Reply, ApiError> {
+    let mut reply = json(envelope)?;
+    reply.headers.insert(CONTENT_LANGUAGE, envelope.content_language());
+    Ok(reply)
 }
 
 pub(crate) fn resolve<'a>(store: &'a Store, selector: &VersionSelector) -> Result<&'a Catalog, ApiError> {

@@ -220,3 +220,28 @@ fn limit_and_offset_bounds() {
         assert_eq!(get(&format!("/v1/items?{query}")).status.as_u16(), status, "{query}");
     }
 }
+
+#[test]
+fn content_language_names_the_languages_of_the_texts() {
+    let cases = [
+        // Pale ale's German name, and nothing else asked for: German only.
+        ("/v1/items/pale-ale?lang=de&fields=id,name", "de"),
+        // Its description has no German text and falls back: German and English.
+        ("/v1/items/pale-ale?lang=de", "de, en"),
+        ("/v1/items?lang=de", "de, en"),
+        ("/v1/items/pale-ale", "en"),
+        // No text at all: the language asked for.
+        ("/v1/items/pale-ale?lang=ja&fields=id", "ja"),
+    ];
+    for (path, languages) in cases {
+        // The second answer comes from the answer cache, which keeps the header.
+        for _ in 0..2 {
+            let answer = get(path);
+            assert_eq!(answer.headers["content-language"], languages, "{path}");
+            let fell_back = !answer.json()["meta"]["lang_fallback"].as_array().unwrap().is_empty();
+            assert_eq!(fell_back, languages.ends_with(", en"), "{path}");
+        }
+    }
+    assert!(get("/v1/versions").headers.get("content-language").is_some());
+    assert!(get("/openapi.json").headers.get("content-language").is_none());
+}
