@@ -22,18 +22,17 @@ use hyper::header::{
 use hyper::{Method, Request, Response, StatusCode};
 use tapster_store::Store;
 
-use crate::cache::{Rendered, ResponseCache};
+use crate::cache::{Headers, Rendered, ResponseCache};
 use crate::conditional::{accepts_gzip, none_match};
 use crate::error::ApiError;
 use crate::gate::{Admission, Credentials, Gate, PendingVerdict, Quota, Refusal, Verdict};
 use crate::metrics::{Dependency, Lookup, Metrics, Route};
 use crate::pages::Pages;
-use crate::response::{Body, Reply};
+use crate::response::{Body, LATEST_MAX_AGE, Reply};
 use crate::routes::{Matched, endpoints, find, no_endpoint};
 use crate::site::Site;
 
 /// How long clients may reuse an answer before revalidating it with its `ETag`.
-const MAX_AGE: &str = "private, max-age=300";
 const RATE_LIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 const RATE_LIMIT: HeaderName = HeaderName::from_static("ratelimit");
 
@@ -368,7 +367,13 @@ impl Published {
         let content_type =
             reply.headers.get(CONTENT_TYPE).cloned().unwrap_or(HeaderValue::from_static("application/json"));
         let content_language = reply.headers.get(CONTENT_LANGUAGE).cloned();
-        let rendered = Arc::new(Rendered::new(routed.index(), content_type, content_language, reply.body));
+        let cache_control =
+            reply.headers.get(CACHE_CONTROL).cloned().unwrap_or(HeaderValue::from_static(LATEST_MAX_AGE));
+        let rendered = Arc::new(Rendered::new(
+            routed.index(),
+            Headers { content_type, content_language, cache_control },
+            reply.body,
+        ));
         if let Some(key) = key {
             self.cache.insert(&key, Arc::clone(&rendered));
         }
@@ -387,7 +392,7 @@ fn data_reply<B>(request: &Request<B>, rendered: &Rendered) -> Reply {
     // growing the map halfway.
     let mut headers = HeaderMap::with_capacity(11);
     headers.insert(ETAG, tag.header.clone());
-    headers.insert(CACHE_CONTROL, HeaderValue::from_static(MAX_AGE));
+    headers.insert(CACHE_CONTROL, rendered.cache_control.clone());
     if none_match(request.headers(), &tag.text) && matches!(*request.method(), Method::GET | Method::HEAD) {
         return Reply { status: StatusCode::NOT_MODIFIED, headers, body: Bytes::new() };
     }

@@ -30,12 +30,22 @@ pub(crate) struct Rendered {
     pub(crate) content_type: HeaderValue,
     /// The languages of the answer's texts, for answers that have them.
     pub(crate) content_language: Option<HeaderValue>,
+    /// How long a client may keep the answer: longer for a named version than for `latest`.
+    pub(crate) cache_control: HeaderValue,
     pub(crate) body: Bytes,
     /// Strong entity tag of `body`.
     pub(crate) etag: Tag,
     /// `body` gzipped and its own entity tag, made the first time a client takes it (or when the
     /// answer enters the cache), for bodies of [`GZIP_FROM`] bytes or more.
     zipped: OnceLock<Option<(Bytes, Tag)>>,
+}
+
+/// The headers a rendered answer keeps with its body, as its handler set them.
+#[derive(Debug)]
+pub(crate) struct Headers {
+    pub(crate) content_type: HeaderValue,
+    pub(crate) content_language: Option<HeaderValue>,
+    pub(crate) cache_control: HeaderValue,
 }
 
 /// A strong entity tag, kept as text (to compare with `If-None-Match`) and as the header value it is
@@ -55,14 +65,10 @@ impl Tag {
 }
 
 impl Rendered {
-    pub(crate) fn new(
-        endpoint: usize,
-        content_type: HeaderValue,
-        content_language: Option<HeaderValue>,
-        body: Bytes,
-    ) -> Self {
+    pub(crate) fn new(endpoint: usize, headers: Headers, body: Bytes) -> Self {
         let etag = Tag::new(etag(&body));
-        Self { endpoint, content_type, content_language, body, etag, zipped: OnceLock::new() }
+        let Headers { content_type, content_language, cache_control } = headers;
+        Self { endpoint, content_type, content_language, cache_control, body, etag, zipped: OnceLock::new() }
     }
 
     /// The gzip form and its tag; `None` for bodies too short to be worth compressing.
@@ -151,12 +157,12 @@ mod tests {
     use super::*;
 
     fn rendered(len: usize) -> Arc<Rendered> {
-        Arc::new(Rendered::new(
-            0,
-            HeaderValue::from_static("application/json"),
-            None,
-            Bytes::from(vec![b'x'; len]),
-        ))
+        let headers = Headers {
+            content_type: HeaderValue::from_static("application/json"),
+            content_language: None,
+            cache_control: HeaderValue::from_static("private, max-age=300"),
+        };
+        Arc::new(Rendered::new(0, headers, Bytes::from(vec![b'x'; len])))
     }
 
     #[test]

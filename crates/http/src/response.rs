@@ -28,6 +28,12 @@ impl Reply {
     }
 }
 
+/// `Cache-Control` of an answer about `latest`, whose data moves with every import.
+pub(crate) const LATEST_MAX_AGE: &str = "private, max-age=300";
+/// `Cache-Control` of an answer about a version named by its number, whose data changes only if that
+/// version is imported again (a correction), which is rare.
+pub(crate) const NAMED_VERSION_MAX_AGE: &str = "private, max-age=86400";
+
 /// A `200` JSON answer.
 pub(crate) fn json(value: &impl Serialize) -> Result<Reply, ApiError> {
     let body = serde_json::to_vec(value).map_err(|e| ApiError::Internal(Box::new(e)))?;

@@ -85,7 +85,7 @@ pub(super) fn components_headers() -> Value {
             "schema": { "type": "string" },
         },
         "Cache-Control": {
-            "description": "`private, max-age=300`: answers made with a key are for that client only.",
+            "description": "`private` (answers made with a key are for that client only) and `max-age`: 300 seconds for answers about `latest`, 86400 for a version named by its number, whose data changes only if it is imported again.",
             "schema": { "type": "string" },
         },
         "Vary": {

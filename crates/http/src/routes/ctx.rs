@@ -2,7 +2,7 @@
 //! request's path and checked query, and its path parameters; with the lookups and renderings every
 //! handler shares.
 
-use hyper::header::CONTENT_LANGUAGE;
+use hyper::header::{CACHE_CONTROL, CONTENT_LANGUAGE, HeaderValue};
 use serde::Serialize;
 use tapster_domain::{ProgressionKey, RecordKey, VersionSelector};
 use tapster_store::{Catalog, Store, Window};
@@ -11,7 +11,7 @@ use crate::envelope::{Envelope, Localizer, Pagination};
 use crate::error::ApiError;
 use crate::metrics::Metrics;
 use crate::params::Query;
-use crate::response::{Reply, json};
+use crate::response::{LATEST_MAX_AGE, NAMED_VERSION_MAX_AGE, Reply, json};
 use crate::site::Site;
 
 /// What a handler gets besides its parameters: the published game data, where the service is served
@@ -98,7 +98,7 @@ impl Ctx<'_> {
         fields: Option<&[&'static str]>,
     ) -> Result<Reply, ApiError> {
         let envelope = localizer.envelope(data, fields, None);
-        localized(&envelope.map_err(|e| ApiError::Internal(Box::new(e)))?)
+        self.answer(&envelope.map_err(|e| ApiError::Internal(Box::new(e)))?)
     }
 
     /// Renders the page `window` of a list of `total` records, with its links.
@@ -113,15 +113,28 @@ impl Ctx<'_> {
         let pagination =
             Pagination::new(self.path, self.query.canonical(), window.limit, window.offset, total);
         let envelope = localizer.envelope(data, fields, Some(pagination));
-        localized(&envelope.map_err(|e| ApiError::Internal(Box::new(e)))?)
+        self.answer(&envelope.map_err(|e| ApiError::Internal(Box::new(e)))?)
     }
-}
 
-/// A `200` JSON answer of `envelope`, saying in `Content-Language` which languages its texts are in.
-fn localized<T: Serialize>(envelope: &Envelope<T>) -> Result<Reply, ApiError> {
-    let mut reply = json(envelope)?;
-    reply.headers.insert(CONTENT_LANGUAGE, envelope.content_language());
-    Ok(reply)
+    /// A `200` JSON answer of `envelope`, saying in `Content-Language` which languages its texts are
+    /// in, and kept longer when it is about a version named by its number.
+    fn answer<T: Serialize>(&self, envelope: &Envelope<T>) -> Result<Reply, ApiError> {
+        let mut reply = json(envelope)?;
+        reply.headers.insert(CONTENT_LANGUAGE, envelope.content_language());
+        let max_age = if self.names_a_version() { NAMED_VERSION_MAX_AGE } else { LATEST_MAX_AGE };
+        reply.headers.insert(CACHE_CONTROL, HeaderValue::from_static(max_age));
+        Ok(reply)
+    }
+
+    /// Whether the request names a version by its number (`version=v0.6.4.2.1`, or in the path) rather
+    /// than `latest`, which moves with every import.
+    fn names_a_version(&self) -> bool {
+        let named = |selector: &VersionSelector| matches!(selector, VersionSelector::Exact(_));
+        self.params.version.as_ref().is_some_and(named)
+            || self.query.canonical().any(|(name, value)| {
+                name == "version" && VersionSelector::parse(value).is_ok_and(|selector| named(&selector))
+            })
+    }
 }
 
 pub(crate) fn resolve<'a>(store: &'a Store, selector: &VersionSelector) -> Result<&'a Catalog, ApiError> {

@@ -53,6 +53,34 @@ fn data_answers_carry_a_strong_etag_and_private_caching() {
 }
 
 #[test]
+fn answers_about_a_named_version_are_kept_longer_than_about_latest() {
+    let day = "private, max-age=86400";
+    let cases = [
+        ("/v1/items/pale-ale", "private, max-age=300"),
+        ("/v1/items/pale-ale?version=latest", "private, max-age=300"),
+        ("/v1/versions/latest/changes", "private, max-age=300"),
+        ("/v1/items/pale-ale?version=v1.0.0.0.1", day),
+        ("/v1/items?version=v1.0.1.0.0&lang=de", day),
+        ("/v1/versions/v1.0.1.0.0", day),
+        ("/v1/versions/v1.0.1.0.0/changes", day),
+    ];
+    for (path, kept) in cases {
+        // Rendered, then from the answer cache, then revalidated: the same every time.
+        assert_eq!(get(path).headers["cache-control"], kept, "{path}");
+        let answer = get(path);
+        assert_eq!(answer.headers["cache-control"], kept, "{path}");
+        let tag = answer.headers["etag"].to_str().unwrap().to_owned();
+        let revalidated =
+            request_with(Method::GET, path, &[("authorization", &bearer()), ("if-none-match", &tag)]);
+        assert_eq!(
+            (revalidated.status, &revalidated.headers["cache-control"]),
+            (StatusCode::NOT_MODIFIED, &kept.parse().unwrap()),
+            "{path}"
+        );
+    }
+}
+
+#[test]
 fn if_none_match_answers_304_without_a_body() {
     let full = get("/v1/languages?lang=de");
     let tag = full.headers["etag"].to_str().unwrap().to_owned();
