@@ -60,8 +60,9 @@ pub(crate) enum ApiError {
     NotFound(String),
     #[error("{method} is not supported here; this API only reads")]
     MethodNotAllowed { method: String },
-    #[error("the rate limit of this key is reached; retry in {retry_after} second{}", if *retry_after == 1 { "" } else { "s" })]
-    RateLimited { retry_after: u64 },
+    /// Over the key's `policy` (`burst`, `minute` or `day`).
+    #[error("the {policy} rate limit of this key is reached; retry in {retry_after} second{}", if *retry_after == 1 { "" } else { "s" })]
+    RateLimited { policy: &'static str, retry_after: u64 },
     /// A request that carries a body (`Content-Length` above 0, `Transfer-Encoding`, HTTP/2 data).
     #[error("this API only reads; requests must not carry a body")]
     ContentTooLarge,
@@ -131,7 +132,7 @@ impl ApiError {
             Self::Unauthorized { challenge, .. } => {
                 headers.insert(WWW_AUTHENTICATE, challenge.header());
             }
-            Self::RateLimited { retry_after }
+            Self::RateLimited { retry_after, .. }
             | Self::TooManyFailures { retry_after }
             | Self::Unavailable { retry_after, .. } => {
                 headers.insert(RETRY_AFTER, HeaderValue::from(*retry_after));
@@ -167,6 +168,10 @@ impl ApiError {
                 Self::Validation(errors) => Some(errors),
                 _ => None,
             },
+            violated_policies: match self {
+                Self::RateLimited { policy, .. } => Some([policy]),
+                _ => None,
+            },
         }
     }
 }
@@ -195,7 +200,12 @@ impl From<&Refusal> for ApiError {
                 forbidden("the account that owns this API key has not confirmed its e-mail address")
             }
             Refusal::BlockedAddress => forbidden("requests from this address are blocked"),
-            Refusal::RateLimited { retry_after, .. } => Self::RateLimited { retry_after: *retry_after },
+            Refusal::RateLimited { quota, retry_after } => Self::RateLimited {
+                // The gate refuses on the policy nearest to exhaustion, the one used up.
+                // (a key without limits is never refused, so there is always one).
+                policy: quota.nearest.map_or("", |state| state.policy.name),
+                retry_after: *retry_after,
+            },
             Refusal::TooManyFailures { retry_after } => Self::TooManyFailures { retry_after: *retry_after },
         }
     }
@@ -217,6 +227,10 @@ pub(crate) struct Problem<'a> {
     instance: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     errors: Option<&'a [InvalidParam]>,
+    /// On `429` for a rate limit: the policy it used up, as the RateLimit header fields draft's
+    /// quota-exceeded problems name it.
+    #[serde(rename = "violated-policies", skip_serializing_if = "Option::is_none")]
+    violated_policies: Option<[&'a str; 1]>,
 }
 
 #[cfg(test)]
@@ -240,7 +254,7 @@ mod tests {
         let method = ApiError::MethodNotAllowed { method: "POST".into() };
         assert_eq!(header(&method, ALLOW).as_deref(), Some("GET, HEAD"));
         for error in [
-            ApiError::RateLimited { retry_after: 7 },
+            ApiError::RateLimited { policy: "minute", retry_after: 7 },
             ApiError::TooManyFailures { retry_after: 7 },
             ApiError::Unavailable { reason: "too many connections", retry_after: 7 },
         ] {

@@ -239,6 +239,12 @@ pub(super) fn fixed_schemas() -> Vec<(String, Value)> {
                         "description": "On `422`: each invalid parameter.",
                         "items": { "$ref": "#/components/schemas/InvalidParameter" },
                     },
+                    "violated-policies": {
+                        "type": "array",
+                        "description": "On `429` for a rate limit: the policy used up (`burst`, `minute` or `day`), as in `RateLimit-Policy`.",
+                        "items": { "type": "string", "enum": ["burst", "minute", "day"] },
+                        "minItems": 1,
+                    },
                 },
                 "required": ["type", "title", "status", "detail", "instance"],
                 "additionalProperties": false,

@@ -217,7 +217,11 @@ fn a_burst_of_sixty_passes_then_429_with_the_true_retry_after() {
     };
     assert_eq!(passed, 60);
     assert_eq!(refused.status, 429);
-    assert_eq!(refused.json()["type"], "/errors/rate-limited");
+    let problem = refused.json();
+    assert_eq!(problem["type"], "/errors/rate-limited");
+    // The body names the policy used up, as the header does.
+    assert_eq!(problem["violated-policies"], serde_json::json!(["burst"]), "{problem}");
+    assert!(problem["detail"].as_str().unwrap().starts_with("the burst rate limit"), "{problem}");
     assert_eq!(refused.header("retry-after"), "1");
     assert!(refused.header("ratelimit").starts_with(r#""burst";r=0;t=1"#), "{}", refused.header("ratelimit"));
     // Another key is untouched.
@@ -308,6 +312,8 @@ fn too_many_failed_authentications_get_429_while_a_valid_key_from_the_address_pa
         problem["detail"].as_str().unwrap().starts_with("too many failed authentications from this address"),
         "{problem}"
     );
+    // No key's policy is used up here: the address is refused.
+    assert!(problem.get("violated-policies").is_none(), "{problem}");
     let retry: u64 = refused.header("retry-after").parse().unwrap();
     assert!((1..=3).contains(&retry), "{retry}");
 
