@@ -201,8 +201,8 @@ impl From<&Refusal> for ApiError {
             }
             Refusal::BlockedAddress => forbidden("requests from this address are blocked"),
             Refusal::RateLimited { quota, retry_after } => Self::RateLimited {
-                // The gate refuses on the policy nearest to exhaustion, the one used up.
-                // (a key without limits is never refused, so there is always one).
+                // The gate refuses on the policy nearest to exhaustion, the one used up; a key
+                // without limits is never refused, so there always is one.
                 policy: quota.nearest.map_or("", |state| state.policy.name),
                 retry_after: *retry_after,
             },
