@@ -119,6 +119,18 @@ pub async fn open_service_with_clock(
 ) -> anyhow::Result<Service> {
     let store = match Store::open(data_dir) {
         Err(tapster_store::Error::NoData(_)) => {
+            // The default is the bundled dataset beside the sources the binary was built from, which
+            // a copied or installed binary does not have: say what to do instead.
+            if !fixtures.is_dir() {
+                anyhow::bail!(
+                    "{} holds no game data yet, and there is no dataset at {} to import first: point \
+                     --fixtures (or TAPSTER_FIXTURES) at a folder of game versions, such as the \
+                     `fixtures/` of a Tapster checkout, or import one with `tapster import DIR --data-dir {}`",
+                    data_dir.display(),
+                    fixtures.display(),
+                    data_dir.display()
+                );
+            }
             tracing::info!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
             tapster_store::import(data_dir, fixtures)
                 .with_context(|| format!("importing the bundled dataset {}", fixtures.display()))?;

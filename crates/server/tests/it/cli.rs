@@ -53,6 +53,28 @@ fn serve_on_an_empty_data_dir_imports_the_bundled_dataset_and_answers() {
 }
 
 #[test]
+fn serve_without_a_dataset_to_start_from_says_where_to_point_it() {
+    let data_dir = tempfile::TempDir::new().unwrap();
+    let nowhere = data_dir.path().join("no-such-fixtures");
+    let started = Command::new(TAPSTER)
+        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir.path())
+        .arg("--fixtures")
+        .arg(&nowhere)
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(!started.status.success());
+    let stderr = String::from_utf8_lossy(&started.stderr);
+    for told in [nowhere.to_str().unwrap(), "--fixtures", "TAPSTER_FIXTURES", "tapster import DIR"] {
+        assert!(stderr.contains(told), "{told}: {stderr}");
+    }
+    // Nothing was left half made: the data dir can still be served from the bundled dataset.
+    let server = crate::serve(data_dir.path());
+    assert_eq!(get_with_key(server.addr, "/v1/versions", server.first_key()).status, 200);
+}
+
+#[test]
 fn import_refuses_a_broken_dataset_naming_the_place_and_exits_non_zero() {
     let data_dir = tempfile::TempDir::new().unwrap();
     let dataset = tempfile::TempDir::new().unwrap();

@@ -93,6 +93,8 @@ fn serve_with(data_dir: &Path, flags: &[&str]) -> Serving {
         .arg(data_dir)
         .args(flags)
         .env_remove("TAPSTER_FIXTURES")
+        // From a directory that has nothing to do with the sources: the binary runs from anywhere.
+        .current_dir(std::env::temp_dir())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
