@@ -392,12 +392,12 @@ fn data_reply<B>(request: &Request<B>, rendered: &Rendered) -> Reply {
     // growing the map halfway.
     let mut headers = HeaderMap::with_capacity(11);
     headers.insert(ETAG, tag.header.clone());
-    headers.insert(CACHE_CONTROL, rendered.cache_control.clone());
+    headers.insert(CACHE_CONTROL, rendered.headers.cache_control.clone());
     if none_match(request.headers(), &tag.text) && matches!(*request.method(), Method::GET | Method::HEAD) {
         return Reply { status: StatusCode::NOT_MODIFIED, headers, body: Bytes::new() };
     }
-    headers.insert(CONTENT_TYPE, rendered.content_type.clone());
-    if let Some(languages) = &rendered.content_language {
+    headers.insert(CONTENT_TYPE, rendered.headers.content_type.clone());
+    if let Some(languages) = &rendered.headers.content_language {
         headers.insert(CONTENT_LANGUAGE, languages.clone());
     }
     if gzipped {

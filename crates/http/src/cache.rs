@@ -27,11 +27,7 @@ pub(crate) const GZIP_FROM: usize = 1024;
 pub(crate) struct Rendered {
     /// The endpoint's position in the endpoint table, for the metrics of answers served from here.
     pub(crate) endpoint: usize,
-    pub(crate) content_type: HeaderValue,
-    /// The languages of the answer's texts, for answers that have them.
-    pub(crate) content_language: Option<HeaderValue>,
-    /// How long a client may keep the answer: longer for a named version than for `latest`.
-    pub(crate) cache_control: HeaderValue,
+    pub(crate) headers: Headers,
     pub(crate) body: Bytes,
     /// Strong entity tag of `body`.
     pub(crate) etag: Tag,
@@ -44,7 +40,9 @@ pub(crate) struct Rendered {
 #[derive(Debug)]
 pub(crate) struct Headers {
     pub(crate) content_type: HeaderValue,
+    /// The languages of the answer's texts, for answers that have them.
     pub(crate) content_language: Option<HeaderValue>,
+    /// How long a client may keep the answer: longer for a named version than for `latest`.
     pub(crate) cache_control: HeaderValue,
 }
 
@@ -67,8 +65,7 @@ impl Tag {
 impl Rendered {
     pub(crate) fn new(endpoint: usize, headers: Headers, body: Bytes) -> Self {
         let etag = Tag::new(etag(&body));
-        let Headers { content_type, content_language, cache_control } = headers;
-        Self { endpoint, content_type, content_language, cache_control, body, etag, zipped: OnceLock::new() }
+        Self { endpoint, headers, body, etag, zipped: OnceLock::new() }
     }
 
     /// The gzip form and its tag; `None` for bodies too short to be worth compressing.

@@ -10,7 +10,7 @@ use tapster_domain::{
 };
 use tapster_i18n::Language;
 
-use super::{ProgressionSet, Window};
+use super::{Page, ProgressionSet, Window, page};
 use crate::{Catalog, Change};
 
 /// What a list of a version's changes can be filtered by; every filter given must hold.
@@ -148,10 +148,8 @@ impl Catalog {
             .filter(|c| filter.kind.is_none_or(|kind| c.kind == kind))
             .filter(|c| filter.change.is_none_or(|change| c.change == change))
             .collect();
-        let total = matching.len() as u64;
-        let records =
-            matching.into_iter().skip(window.offset as usize).take(window.limit as usize).cloned().collect();
-        ChangesPage { records, total }
+        let Page { records, total } = page(matching, window);
+        ChangesPage { records: records.into_iter().cloned().collect(), total }
     }
 
     /// The changes from `earlier` (or from a later version, reversed), which compare English texts,
