@@ -281,6 +281,8 @@ pub type KeyHash = [u8; 32];
 pub struct KeyAccess {
     pub id: i64,
     pub prefix: String,
+    /// The name its owner gave it.
+    pub name: String,
     pub limits: Limits,
     pub expires_at: Option<Timestamp>,
     pub revoked: bool,

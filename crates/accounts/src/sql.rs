@@ -12,5 +12,5 @@ pub(crate) const KEY_COLUMNS: &str =
 /// expires_at, revoked, suspended, account suspended, account confirmed`.
 pub(crate) const SNAPSHOT_KEYS: &str =
     "SELECT k.id, k.prefix, k.sha256, k.per_minute, k.burst, k.per_day, k.expires_at,
-        k.revoked_at IS NOT NULL, k.suspended, a.suspended, a.email IS NOT NULL
+        k.revoked_at IS NOT NULL, k.suspended, a.suspended, a.email IS NOT NULL, k.name
     FROM keys k JOIN accounts a ON a.id = k.account_id";

@@ -25,10 +25,10 @@ use tapster_store::Store;
 use crate::cache::{Headers, Rendered, ResponseCache};
 use crate::conditional::{accepts_gzip, none_match};
 use crate::error::ApiError;
-use crate::gate::{Admission, Credentials, Gate, PendingVerdict, Quota, Refusal, Verdict};
+use crate::gate::{Admission, CallingKey, Credentials, Gate, PendingVerdict, Quota, Refusal, Verdict};
 use crate::metrics::{Dependency, Lookup, Metrics, Route};
 use crate::pages::Pages;
-use crate::response::{Body, LATEST_MAX_AGE, Reply};
+use crate::response::{Body, LATEST_MAX_AGE, NO_STORE, Reply};
 use crate::routes::{Matched, endpoints, find, no_endpoint};
 use crate::site::Site;
 
@@ -58,7 +58,7 @@ pub struct App {
 pub(crate) struct Noted {
     route: Route,
     lookup: Lookup,
-    key_prefix: Option<Arc<str>>,
+    key: Option<Arc<CallingKey>>,
 }
 
 /// Where a request stands once its gate has been asked.
@@ -183,7 +183,7 @@ impl App {
     /// made on the runtime's threads. Only a gate that decides later leaves the request waiting.
     pub(crate) fn respond<B>(&self, request: &Request<B>, peer: IpAddr) -> Responding {
         let started = Instant::now();
-        let mut noted = Noted { route: self.metrics.unmatched(), lookup: Lookup::Bypass, key_prefix: None };
+        let mut noted = Noted { route: self.metrics.unmatched(), lookup: Lookup::Bypass, key: None };
         let reply = match self.reply(request, peer, &mut noted) {
             Gated::Answered(reply) => reply,
             Gated::Waiting(verdict) => return Responding::Waiting(Waiting { verdict, noted, started }),
@@ -215,8 +215,7 @@ impl App {
         status: StatusCode,
         started: Instant,
     ) {
-        let noted =
-            Noted { route: self.route_of(request.uri().path()), lookup: Lookup::Bypass, key_prefix: None };
+        let noted = Noted { route: self.route_of(request.uri().path()), lookup: Lookup::Bypass, key: None };
         self.observe(request.method(), request.uri().path(), peer, status, started, &noted);
     }
 
@@ -229,7 +228,7 @@ impl App {
         status: StatusCode,
         started: Instant,
     ) {
-        let noted = Noted { route: self.metrics.pages_route(), lookup: Lookup::Bypass, key_prefix: None };
+        let noted = Noted { route: self.metrics.pages_route(), lookup: Lookup::Bypass, key: None };
         self.observe(method, path, peer, status, started, &noted);
     }
 
@@ -251,7 +250,7 @@ impl App {
             route = self.metrics.label(noted.route),
             status = status.as_u16(),
             duration_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
-            key_prefix = noted.key_prefix.as_deref().unwrap_or(""),
+            key_prefix = noted.key.as_ref().map_or("", |key| key.prefix.as_str()),
             peer = %peer,
             cached = noted.lookup == Lookup::Hit,
             "request"
@@ -269,7 +268,14 @@ impl App {
                 matched.as_ref().map_or(self.metrics.unmatched(), |m| self.metrics.endpoint(m.index));
             let answer = matched.ok_or_else(|| no_endpoint(path)).and_then(|matched| {
                 matched
-                    .route(&published.store, &published.site, &self.metrics, request.method(), uri.query())?
+                    .route(
+                        &published.store,
+                        &published.site,
+                        &self.metrics,
+                        None,
+                        request.method(),
+                        uri.query(),
+                    )?
                     .answer()
             });
             return Gated::Answered(answer.unwrap_or_else(|error| failed(&error, path)));
@@ -289,7 +295,7 @@ impl App {
     ) -> Reply {
         let uri = request.uri();
         let path = uri.path();
-        let Admission { key_prefix, quota } = match verdict {
+        let admission = match verdict {
             Ok(admission) => admission,
             Err(refusal) => {
                 self.metrics.refused(&refusal);
@@ -297,11 +303,11 @@ impl App {
                 return refused(&refusal, path);
             }
         };
-        noted.key_prefix = Some(key_prefix);
+        noted.key = Some(Arc::clone(&admission.key));
         let published = self.current();
         let target = uri.path_and_query().map_or(path, |target| target.as_str());
         let (endpoint, rendered) =
-            published.rendered(&self.metrics, request.method(), target, path, uri.query());
+            published.rendered(&self.metrics, &admission, request.method(), target, path, uri.query());
         noted.route = endpoint.map_or(self.metrics.unmatched(), |index| self.metrics.endpoint(index));
         let mut response = match rendered {
             Ok((rendered, lookup)) => {
@@ -311,7 +317,7 @@ impl App {
             }
             Err(error) => failed(&error, path),
         };
-        rate_limit_headers(&mut response, &quota);
+        rate_limit_headers(&mut response, &admission.quota);
         response
     }
 
@@ -331,6 +337,7 @@ impl Published {
     fn rendered(
         &self,
         metrics: &Metrics,
+        caller: &Admission,
         method: &Method,
         target: &str,
         path: &str,
@@ -345,39 +352,40 @@ impl Published {
         }
         let Some(matched) = find(path) else { return (None, Err(no_endpoint(path))) };
         let index = matched.index;
-        (Some(index), self.render(matched, metrics, method, query))
+        (Some(index), self.render(matched, metrics, caller, method, query))
     }
 
     /// Routes a matched request and renders its answer, unless the cache holds it under its
-    /// canonical form.
+    /// canonical form. An answer marked `no-store` (one about the caller, as `/v1/key`) is never
+    /// kept: it was never put under a request target either, so no other caller is ever answered it.
     fn render(
         &self,
         matched: Matched<'_>,
         metrics: &Metrics,
+        caller: &Admission,
         method: &Method,
         query: Option<&str>,
     ) -> Result<(Arc<Rendered>, Lookup), ApiError> {
-        let routed = matched.route(&self.store, &self.site, metrics, method, query)?;
+        let routed = matched.route(&self.store, &self.site, metrics, Some(caller), method, query)?;
         let key = self.cache.enabled().then(|| routed.cache_key());
         if let Some(hit) = key.as_deref().and_then(|key| self.cache.get(key)) {
             return Ok((hit, Lookup::Hit));
         }
-        let lookup = if key.is_some() { Lookup::Miss } else { Lookup::Bypass };
         let reply = routed.answer()?;
         let content_type =
             reply.headers.get(CONTENT_TYPE).cloned().unwrap_or(HeaderValue::from_static("application/json"));
         let content_language = reply.headers.get(CONTENT_LANGUAGE).cloned();
         let cache_control =
             reply.headers.get(CACHE_CONTROL).cloned().unwrap_or(HeaderValue::from_static(LATEST_MAX_AGE));
+        let key = key.filter(|_| cache_control != NO_STORE);
         let rendered = Arc::new(Rendered::new(
             routed.index(),
             Headers { content_type, content_language, cache_control },
             reply.body,
         ));
-        if let Some(key) = key {
-            self.cache.insert(&key, Arc::clone(&rendered));
-        }
-        Ok((rendered, lookup))
+        let Some(key) = key else { return Ok((rendered, Lookup::Bypass)) };
+        self.cache.insert(&key, Arc::clone(&rendered));
+        Ok((rendered, Lookup::Miss))
     }
 }
 

@@ -203,7 +203,7 @@ impl From<&Refusal> for ApiError {
             Refusal::RateLimited { quota, retry_after } => Self::RateLimited {
                 // The gate refuses on the policy nearest to exhaustion, the one used up; a key
                 // without limits is never refused, so there always is one.
-                policy: quota.nearest.map_or("", |state| state.policy.name),
+                policy: quota.nearest().map_or("", |state| state.policy.name),
                 retry_after: *retry_after,
             },
             Refusal::TooManyFailures { retry_after } => Self::TooManyFailures { retry_after: *retry_after },

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use hyper::HeaderMap;
 use hyper::header::{AUTHORIZATION, HeaderValue};
-use tapster_domain::ApiKey;
+use tapster_domain::{ApiKey, Timestamp};
 
 /// What a request presents in its `Authorization` header.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,9 +97,23 @@ impl std::fmt::Debug for Verdict {
 /// A request that may proceed, with what is left of the key's allowance after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Admission {
-    /// The key's public prefix, for logs.
-    pub key_prefix: Arc<str>,
+    pub key: Arc<CallingKey>,
     pub quota: Quota,
+    /// Requests the key made today (UTC), this one included.
+    pub requests_today: u64,
+}
+
+/// The key a request was admitted with, as `GET /v1/key` describes it (the log names it by its
+/// prefix). It is the same for every answer to the key, so the gate makes it once per key and every
+/// admission shares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallingKey {
+    /// The key's public prefix (`tap_` and its first characters), never the key.
+    pub prefix: String,
+    /// The name its owner gave it.
+    pub name: String,
+    /// When it stops working; `None` for never.
+    pub expires_at: Option<Timestamp>,
 }
 
 /// Why a request may not proceed.
@@ -129,13 +143,13 @@ pub enum Refusal {
     },
 }
 
-/// A key's rate-limit policies and where the key stands, for the `RateLimit-Policy` and `RateLimit`
-/// headers of every answer to it.
+/// A key's rate-limit policies and where the key stands in each, for the `RateLimit-Policy` and
+/// `RateLimit` headers of every answer to it and for `GET /v1/key`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Quota {
     pub policies: Policies,
-    /// The policy nearest to exhaustion; `None` for a key without limits.
-    pub nearest: Option<PolicyState>,
+    /// Each policy after the request, in the order of `policies`; empty for a key without limits.
+    pub states: Vec<PolicyState>,
 }
 
 /// One rate-limit policy: what it allows.
@@ -186,20 +200,24 @@ impl Default for Policies {
 }
 
 impl Quota {
-    /// `policies` with the state of each after a request, of which the one nearest to exhaustion is
-    /// kept: the smallest share left, and on a tie the one that takes longest to come back.
+    /// `policies` with the state of each after a request.
     pub fn new(policies: Policies, states: &[PolicyState]) -> Self {
-        let nearest = states.iter().copied().min_by(|a, b| {
+        Self { policies, states: states.to_vec() }
+    }
+
+    /// The policy nearest to exhaustion: the smallest share left, and on a tie the one that takes
+    /// longest to come back; `None` for a key without limits.
+    pub fn nearest(&self) -> Option<PolicyState> {
+        self.states.iter().copied().min_by(|a, b| {
             let share_a = u64::from(a.remaining) * u64::from(b.policy.quota);
             let share_b = u64::from(b.remaining) * u64::from(a.policy.quota);
             share_a.cmp(&share_b).then(b.reset.cmp(&a.reset))
-        });
-        Self { policies, nearest }
+        })
     }
 
     /// `RateLimit`: the policy nearest to exhaustion, e.g. `"burst";r=42;t=1`.
     pub(crate) fn state_header(&self) -> Option<HeaderValue> {
-        let nearest = self.nearest?;
+        let nearest = self.nearest()?;
         let mut value =
             ascii_header(format!("\"{}\";r={};t={}", nearest.policy.name, nearest.remaining, nearest.reset));
         // New with every answer: marked so that HTTP/2 sends it as a literal that is never indexed

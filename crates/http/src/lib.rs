@@ -22,6 +22,7 @@ mod views;
 
 pub use app::{App, DEFAULT_CACHE_BUDGET};
 pub use gate::{
-    Admission, Credentials, Gate, PendingVerdict, Policies, Policy, PolicyState, Quota, Refusal, Verdict,
+    Admission, CallingKey, Credentials, Gate, PendingVerdict, Policies, Policy, PolicyState, Quota, Refusal,
+    Verdict,
 };
 pub use pages::Pages;

@@ -17,7 +17,7 @@ use hyper::StatusCode;
 use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderMap, HeaderValue};
 
 use crate::gate::Refusal;
-use crate::response::Reply;
+use crate::response::{NO_STORE, Reply};
 
 /// The media type of the Prometheus text format.
 const TEXT_FORMAT: HeaderValue = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
@@ -202,7 +202,7 @@ impl Metrics {
     pub(crate) fn answer(&self, game_versions: usize) -> Reply {
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, TEXT_FORMAT);
-        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
         Reply { status: StatusCode::OK, headers, body: self.render(game_versions).into() }
     }
 

@@ -34,6 +34,10 @@ pub(crate) const LATEST_MAX_AGE: &str = "private, max-age=300";
 /// version is imported again (a correction), which is rare.
 pub(crate) const NAMED_VERSION_MAX_AGE: &str = "private, max-age=86400";
 
+/// `Cache-Control` of an answer about the caller (`/v1/key`) or about this moment (`/metrics`),
+/// which no cache may keep, the service's own included.
+pub(crate) const NO_STORE: &str = "no-store";
+
 /// A `200` JSON answer.
 pub(crate) fn json(value: &impl Serialize) -> Result<Reply, ApiError> {
     let body = serde_json::to_vec(value).map_err(|e| ApiError::Internal(Box::new(e)))?;

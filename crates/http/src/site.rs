@@ -3,12 +3,13 @@
 //! shows, as each operation's example, its real answer to one request; the changelog feed links to
 //! the address, since a feed reader holds no other base to resolve a relative link against.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 use hyper::Method;
 use tapster_store::Store;
 
+use crate::gate::{Admission, CallingKey, Policies, Policy, PolicyState, Quota};
 use crate::metrics::Metrics;
 use crate::openapi;
 use crate::routes::{documented, route};
@@ -51,10 +52,36 @@ impl Site {
         Bytes::from(serde_json::to_vec(&document).unwrap_or_default())
     }
 
-    /// The body of the `200` that `store` answers to `target`, if it does.
+    /// The body of the `200` that `store` answers to `target`, if it does, asked by [`example_caller`].
     fn answer(&self, store: &Store, metrics: &Metrics, target: &str) -> Option<Bytes> {
         let (path, query) = target.split_once('?').map_or((target, None), |(p, q)| (p, Some(q)));
-        let reply = route(store, self, metrics, &Method::GET, path, query).ok()?.answer().ok()?;
+        let caller = example_caller();
+        let reply =
+            route(store, self, metrics, Some(&caller), &Method::GET, path, query).ok()?.answer().ok()?;
         Some(reply.body)
+    }
+}
+
+/// Who asks the examples' requests: a key named `example key` with the default limits (300 a minute
+/// in bursts of 60, 20,000 a day), after its first request of the day. Only `/v1/key` shows it.
+fn example_caller() -> Admission {
+    let policies = [
+        Policy { name: "burst", quota: 60, window: 12 },
+        Policy { name: "minute", quota: 300, window: 60 },
+        Policy { name: "day", quota: 20_000, window: 86_400 },
+    ];
+    let states = policies.map(|policy| PolicyState {
+        policy,
+        remaining: policy.quota - 1,
+        reset: if policy.name == "burst" { 1 } else { policy.window },
+    });
+    Admission {
+        key: Arc::new(CallingKey {
+            prefix: "tap_3xAmp1eK".to_owned(),
+            name: "example key".to_owned(),
+            expires_at: None,
+        }),
+        quota: Quota::new(Policies::new(&policies), &states),
+        requests_today: 1,
     }
 }

@@ -13,7 +13,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tapster_accounts::{AccessSnapshot, Accounts, KeyAccess, KeyHash, Usage, hash_key};
 use tapster_domain::{AddressBlock, AddressLimit, ApiKey, Limits, Timestamp};
-use tapster_http::{Admission, Credentials, Gate, Policies, Policy, PolicyState, Quota, Refusal, Verdict};
+use tapster_http::{
+    Admission, CallingKey, Credentials, Gate, Policies, Policy, PolicyState, Quota, Refusal, Verdict,
+};
 
 use crate::failures::failures;
 use crate::limiter::{Checked, Decision, Limiter, Remaining, Status};
@@ -188,12 +190,12 @@ struct Keys {
     blocked: Vec<AddressBlock>,
 }
 
-/// One key as the gate reads it, with what every answer to it shares made once: its prefix for the
-/// log and its `RateLimit-Policy` value.
+/// One key as the gate reads it, with what every answer to it shares made once: what `/v1/key` and
+/// the log say of it, and its `RateLimit-Policy` value.
 #[derive(Debug)]
 struct KeyEntry {
     access: KeyAccess,
-    prefix: Arc<str>,
+    described: Arc<CallingKey>,
     policies: Policies,
 }
 
@@ -205,7 +207,11 @@ impl From<AccessSnapshot> for Keys {
             .into_iter()
             .map(|(hash, access)| {
                 let entry = KeyEntry {
-                    prefix: access.prefix.as_str().into(),
+                    described: Arc::new(CallingKey {
+                        prefix: access.prefix.clone(),
+                        name: access.name.clone(),
+                        expires_at: access.expires_at,
+                    }),
                     policies: Policies::new(&policies(access.limits)),
                     access,
                 };
@@ -265,7 +271,7 @@ impl Gate for Access {
 struct Caller {
     id: i64,
     limits: Limits,
-    prefix: Arc<str>,
+    described: Arc<CallingKey>,
     policies: Policies,
 }
 
@@ -285,7 +291,11 @@ fn decided(
                 last_used: Timestamp(now.as_secs() as i64),
             };
             merge(&mut pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()), usage);
-            Ok(Admission { key_prefix: Arc::clone(&key.prefix), quota: quota(key, status) })
+            Ok(Admission {
+                key: Arc::clone(&key.described),
+                quota: quota(key, status),
+                requests_today: u64::from(status.requests_today),
+            })
         }
         Decision::Limited { status, retry_after } => Err(Refusal::RateLimited {
             quota: quota(key, status),
@@ -332,7 +342,7 @@ impl Access {
         Ok(Caller {
             id: access.id,
             limits: access.limits,
-            prefix: Arc::clone(&entry.prefix),
+            described: Arc::clone(&entry.described),
             policies: entry.policies.clone(),
         })
     }

@@ -69,6 +69,9 @@ pub struct Status {
     pub burst: Remaining,
     pub minute: Remaining,
     pub day: Remaining,
+    /// Requests counted today (UTC); while a shared limiter's store is out of reach, this
+    /// replica's count, which starts from its share of the day's.
+    pub requests_today: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,6 +197,7 @@ pub(crate) fn status(limits: Limits, now: u64, tat: u64, minute_count: u32, day_
             left: limits.per_day.saturating_sub(day_count),
             reset: Duration::from_nanos(if day_count == 0 { 0 } else { (day + 1) * DAY - now }),
         },
+        requests_today: day_count,
     }
 }
 

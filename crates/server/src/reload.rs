@@ -66,7 +66,7 @@ impl Reloader {
 
 #[cfg(test)]
 mod tests {
-    use tapster_http::{Admission, Credentials, Gate, Quota, Verdict};
+    use tapster_http::{Admission, CallingKey, Credentials, Gate, Quota, Verdict};
     use tapster_store::{GAME_DB, import};
     use tapster_test_support::{DataDir, mini};
 
@@ -77,7 +77,8 @@ mod tests {
 
     impl Gate for Open {
         fn admit(&self, _: std::net::IpAddr, _: &Credentials) -> Verdict {
-            Ok(Admission { key_prefix: "".into(), quota: Quota::default() }).into()
+            let key = CallingKey { prefix: String::new(), name: String::new(), expires_at: None };
+            Ok(Admission { key: key.into(), quota: Quota::default(), requests_today: 0 }).into()
         }
     }
 

@@ -286,6 +286,7 @@ pub(crate) async fn snapshot(client: &mut Client) -> Result<AccessSnapshot> {
                 suspended: row.get(8),
                 account_suspended: row.get(9),
                 account_confirmed: row.get(10),
+                name: row.get(11),
             },
         );
     }

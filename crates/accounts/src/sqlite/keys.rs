@@ -268,6 +268,7 @@ pub(crate) fn snapshot(conn: &mut Connection) -> Result<AccessSnapshot> {
                     suspended: row.get(8)?,
                     account_suspended: row.get(9)?,
                     account_confirmed: row.get(10)?,
+                    name: row.get(11)?,
                 },
             );
         }

@@ -176,6 +176,9 @@ fn tag_description(tag: &str) -> &'static str {
         "service" => {
             "The service itself, without a key: health, this document, and the feed of game versions."
         }
+        "key" => {
+            "The API key a request is made with: its name, limits, what remains of each, and its expiry."
+        }
         "versions" => "Published game versions and what each changed since an earlier one.",
         "languages" => "The languages of a game version and how much of it each translates.",
         "items" => {

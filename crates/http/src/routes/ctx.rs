@@ -9,20 +9,23 @@ use tapster_store::{Catalog, Store, Window};
 
 use crate::envelope::{Envelope, Localizer, Pagination};
 use crate::error::ApiError;
+use crate::gate::Admission;
 use crate::metrics::Metrics;
 use crate::params::Query;
 use crate::response::{LATEST_MAX_AGE, NAMED_VERSION_MAX_AGE, Reply, json};
 use crate::site::Site;
 
 /// What a handler gets besides its parameters: the published game data, where the service is served
-/// from, the service's counters, the request's path and checked query (for the links of a page),
-/// and its path parameters.
+/// from, the service's counters, who is calling, the request's path and checked query (for the
+/// links of a page), and its path parameters.
 #[derive(Debug)]
 pub(crate) struct Ctx<'a> {
     pub(crate) store: &'a Store,
     pub(crate) site: &'a Site,
     /// The service's counters, which `/metrics` answers.
     pub(crate) metrics: &'a Metrics,
+    /// The key a `/v1` request was admitted with; `None` on the public routes, which take no key.
+    pub(crate) caller: Option<&'a Admission>,
     pub(crate) path: &'a str,
     pub(crate) query: Query,
     pub(super) params: PathParams,

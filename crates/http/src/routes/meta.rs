@@ -1,6 +1,7 @@
-//! The service and its versions: health, the published game versions, languages, and the
-//! operators' counters.
+//! The service and its versions: health, the calling key, the published game versions, languages,
+//! and the operators' counters.
 
+use hyper::header::{CACHE_CONTROL, HeaderValue};
 use tapster_i18n::Language;
 
 use super::{Ctx, Endpoint, Handle, resolve};
@@ -8,8 +9,8 @@ use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
 use crate::params::{NoParams, VersionLang};
-use crate::response::{Reply, json};
-use crate::views::{Degraded, GameVersionView, Health, LanguageView};
+use crate::response::{NO_STORE, Reply, json};
+use crate::views::{Degraded, GameVersionView, Health, KeyView, LanguageView};
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
@@ -19,6 +20,14 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         example: Some("/healthz"),
         handler: &Handle(health),
         data: schema::<Health>,
+    },
+    Endpoint {
+        path: "/v1/key",
+        key: None,
+        summary: "The calling API key: its name, limits, what remains of each, and its expiry",
+        example: Some("/v1/key"),
+        handler: &Handle(calling_key),
+        data: schema::<KeyView>,
     },
     Endpoint {
         path: "/v1/versions",
@@ -77,6 +86,18 @@ fn health(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
 /// `GET /metrics`: the service's counters, never cached.
 fn metrics(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     Ok(ctx.metrics.answer(ctx.store.versions().len()))
+}
+
+/// `GET /v1/key`: the key the request was admitted with, in the envelope of `/v1/versions`. The
+/// answer is about this caller at this moment, so neither the service's cache nor any other keeps it.
+fn calling_key(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
+    let caller = ctx
+        .caller
+        .ok_or_else(|| ApiError::Internal("`/v1/key` was routed without the gate's admission".into()))?;
+    let localizer = Localizer::new(ctx.store.latest(), Language::SOURCE);
+    let mut reply = ctx.render(localizer, KeyView::from(caller), None)?;
+    reply.headers.insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
+    Ok(reply)
 }
 
 /// `GET /v1/versions`: every published version, newest first.

@@ -13,6 +13,7 @@ use tapster_domain::{ProgressionKey, RecordKey, VersionSelector};
 use super::ctx::{PathKey, PathParams};
 use super::{Ctx, Endpoint, PathRule, endpoints};
 use crate::error::ApiError;
+use crate::gate::Admission;
 use crate::metrics::Metrics;
 use crate::params::Query;
 use crate::response::Reply;
@@ -100,6 +101,7 @@ impl<'a> Matched<'a> {
         store: &'a Store,
         site: &'a Site,
         metrics: &'a Metrics,
+        caller: Option<&'a Admission>,
         method: &Method,
         query: Option<&str>,
     ) -> Result<Routed<'a>, ApiError> {
@@ -109,7 +111,7 @@ impl<'a> Matched<'a> {
         // The query first, then the path: a request wrong in both hears about its query.
         let query = Query::parse(query, self.endpoint.params())?;
         let params = path_params(self.endpoint, &self.bound)?;
-        let ctx = Ctx { store, site, metrics, path: self.path, query, params };
+        let ctx = Ctx { store, site, metrics, caller, path: self.path, query, params };
         Ok(Routed { endpoint: self.endpoint, index: self.index, ctx })
     }
 }
@@ -119,11 +121,12 @@ pub(crate) fn route<'a>(
     store: &'a Store,
     site: &'a Site,
     metrics: &'a Metrics,
+    caller: Option<&'a Admission>,
     method: &Method,
     path: &'a str,
     query: Option<&str>,
 ) -> Result<Routed<'a>, ApiError> {
-    find(path).ok_or_else(|| no_endpoint(path))?.route(store, site, metrics, method, query)
+    find(path).ok_or_else(|| no_endpoint(path))?.route(store, site, metrics, caller, method, query)
 }
 
 /// The path parameters bound from a request, checked by `endpoint`'s rules: a malformed one is a
@@ -220,7 +223,7 @@ mod tests {
         let metrics = Metrics::new(endpoints().map(|e| e.path));
         let key_of = |target: &str| {
             let (path, query) = target.split_once('?').map_or((target, None), |(p, q)| (p, Some(q)));
-            route(&store, &site, &metrics, &Method::GET, path, query).unwrap().cache_key()
+            route(&store, &site, &metrics, None, &Method::GET, path, query).unwrap().cache_key()
         };
         let cases = [
             ("/v1/items", "/v1/items"),

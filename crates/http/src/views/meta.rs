@@ -1,4 +1,4 @@
-//! Game versions and languages.
+//! The service: its health, the calling key, game versions and languages.
 
 use std::collections::BTreeMap;
 
@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use tapster_store::{ChangeSummary, LanguageInfo, VersionInfo};
 
+use crate::gate::{Admission, PolicyState};
 use crate::value_sets;
 
 /// The answer of `/healthz`.
@@ -30,6 +31,60 @@ pub(crate) struct Degraded {
     pub(crate) dependency: &'static str,
     /// What it means for callers meanwhile.
     pub(crate) detail: String,
+}
+
+/// `Key`: the API key the request was made with, and what it may still ask. Every number is as it
+/// stands after this request, which counts like any other.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "Key")]
+pub(crate) struct KeyView {
+    /// The name its owner gave it.
+    name: String,
+    /// Its public prefix, as the dashboard lists it: `tap_` and the key's next 8 characters.
+    #[schemars(regex(pattern = r"^tap_[0-9A-Za-z]{8}$"))]
+    prefix: String,
+    /// When it stops working (RFC 3339, UTC); `null` when it never expires.
+    #[schemars(extend("format" = "date-time"))]
+    expires_at: Option<String>,
+    /// Requests it made today (UTC), this one included.
+    requests_today: u64,
+    /// Its rate limits, each with what remains of it: a request passes only when every one allows it.
+    limits: Vec<LimitView>,
+}
+
+/// One rate limit of a key, as the `RateLimit-Policy` and `RateLimit` headers name it.
+#[derive(Debug, Serialize, JsonSchema)]
+struct LimitView {
+    /// `burst` (requests in a row, refilled at the minute's rate), `minute` or `day` (UTC).
+    policy: &'static str,
+    /// Requests it allows per window.
+    quota: u32,
+    /// The window, in seconds.
+    window_seconds: u64,
+    /// Requests left of `quota`.
+    remaining: u32,
+    /// Seconds until some of the quota comes back; 0 when none is used.
+    reset_seconds: u64,
+}
+
+impl From<&Admission> for KeyView {
+    fn from(admission: &Admission) -> Self {
+        let key = &admission.key;
+        let limit = |state: &PolicyState| LimitView {
+            policy: state.policy.name,
+            quota: state.policy.quota,
+            window_seconds: state.policy.window,
+            remaining: state.remaining,
+            reset_seconds: state.reset,
+        };
+        Self {
+            name: key.name.clone(),
+            prefix: key.prefix.clone(),
+            expires_at: key.expires_at.map(|at| at.to_string()),
+            requests_today: admission.requests_today,
+            limits: admission.quota.states.iter().map(limit).collect(),
+        }
+    }
 }
 
 /// `GameVersion`: a published game version, what changed since the one before it, and what it holds.

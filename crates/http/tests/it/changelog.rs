@@ -47,7 +47,7 @@ fn unescape(text: &str) -> String {
 fn the_feed_links_to_the_page_section_of_each_version_at_the_public_address() {
     let store = Store::open(bundled_data_dir()).unwrap();
     let versions: Vec<String> = store.versions().map(|c| c.info.name.to_string()).collect();
-    let app = App::new(store, OneKey).with_public_url("https://api.example.com/");
+    let app = App::new(store, OneKey::default()).with_public_url("https://api.example.com/");
 
     let (status, content_type, feed) = answer(&app, "/changelog.rss");
     assert_eq!((status, content_type.as_str()), (StatusCode::OK, "application/rss+xml; charset=utf-8"));
@@ -79,7 +79,7 @@ fn the_feed_links_to_the_page_section_of_each_version_at_the_public_address() {
 fn without_a_public_address_links_are_relative() {
     let store = Store::open(bundled_data_dir()).unwrap();
     let latest = store.latest().info.name.to_string();
-    let app = App::new(store, OneKey);
+    let app = App::new(store, OneKey::default());
     let (_, _, feed) = answer(&app, "/changelog.rss");
     assert_eq!(texts(&feed, "link")[..2], ["/changelog".to_owned(), format!("/changelog#{latest}")]);
     let (_, _, document) = answer(&app, "/openapi.json");

@@ -36,6 +36,8 @@ const SLOW_FOR: Duration = Duration::from_millis(1500);
 struct EdgeGate {
     /// Slow requests that have entered the gate.
     slow_entered: Arc<AtomicUsize>,
+    /// Which admits the rest.
+    one_key: OneKey,
 }
 
 impl Gate for EdgeGate {
@@ -47,7 +49,7 @@ impl Gate for EdgeGate {
             self.slow_entered.fetch_add(1, Ordering::SeqCst);
             std::thread::sleep(SLOW_FOR);
         }
-        OneKey.admit(peer, credentials)
+        self.one_key.admit(peer, credentials)
     }
 }
 

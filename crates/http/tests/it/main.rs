@@ -9,6 +9,7 @@ mod edge;
 mod errors;
 mod hostile;
 mod items;
+mod key;
 mod logs;
 mod metrics;
 mod openapi;
@@ -23,6 +24,7 @@ mod world;
 
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -33,9 +35,9 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
-use tapster_domain::ApiKey;
+use tapster_domain::{ApiKey, Timestamp};
 use tapster_http::{
-    Admission, App, Credentials, Gate, Policies, Policy, PolicyState, Quota, Refusal, Verdict,
+    Admission, App, CallingKey, Credentials, Gate, Policies, Policy, PolicyState, Quota, Refusal, Verdict,
 };
 use tapster_store::Store;
 use tapster_test_support::DataDir;
@@ -52,10 +54,29 @@ fn key() -> &'static ApiKey {
     })
 }
 
-/// A gate that knows one key and never runs out: the real one (accounts, limits) is the server
-/// crate's and is tested there; this crate's tests are about routes, envelopes and headers.
+/// A gate that knows one key and never runs out, though it counts its requests: the real one
+/// (accounts, limits) is the server crate's and is tested there; this crate's tests are about routes,
+/// envelopes and headers.
 #[derive(Debug)]
-struct OneKey;
+struct OneKey {
+    described: Arc<CallingKey>,
+    requests: AtomicU64,
+}
+
+/// What the test gate says its key is called and when it expires (`2030-01-01T00:00:00Z`).
+const KEY_NAME: &str = "integration tests";
+const KEY_EXPIRES: i64 = 1_893_456_000;
+
+impl Default for OneKey {
+    fn default() -> Self {
+        let described = CallingKey {
+            prefix: key().display_prefix().to_owned(),
+            name: KEY_NAME.to_owned(),
+            expires_at: Some(Timestamp(KEY_EXPIRES)),
+        };
+        Self { described: Arc::new(described), requests: AtomicU64::new(0) }
+    }
+}
 
 impl Gate for OneKey {
     fn admit(&self, _peer: std::net::IpAddr, credentials: &Credentials) -> Verdict {
@@ -63,11 +84,12 @@ impl Gate for OneKey {
             Credentials::Key(k) if k == key() => {
                 let minute = Policy { name: "minute", quota: 100, window: 60 };
                 Ok(Admission {
-                    key_prefix: k.display_prefix().into(),
+                    key: Arc::clone(&self.described),
                     quota: Quota::new(
                         Policies::new(&[minute]),
                         &[PolicyState { policy: minute, remaining: 99, reset: 60 }],
                     ),
+                    requests_today: self.requests.fetch_add(1, Ordering::Relaxed) + 1,
                 })
             }
             Credentials::Key(_) => Err(Refusal::UnknownKey),
@@ -119,7 +141,7 @@ fn start(data_dir: &Path, cache_budget: usize) -> Server {
             tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let addr = listener.local_addr().unwrap();
-        let app = Arc::new(App::new(store, OneKey).with_cache_budget(cache_budget));
+        let app = Arc::new(App::new(store, OneKey::default()).with_cache_budget(cache_budget));
         let config = tapster_edge::ServeConfig { shutdown_grace: Duration::ZERO, ..Default::default() };
         runtime.spawn(tapster_edge::serve(listener, Arc::clone(&app), config, std::future::pending()));
         let client = Client::builder(TokioExecutor::new()).build_http();

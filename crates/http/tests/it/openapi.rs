@@ -17,6 +17,7 @@ const EXPECTED: &[&str] = &[
     "/openapi.json",
     "/changelog",
     "/changelog.rss",
+    "/v1/key",
     "/v1/versions",
     "/v1/versions/{version}",
     "/v1/versions/{version}/changes",

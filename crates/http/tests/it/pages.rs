@@ -77,7 +77,8 @@ fn server() -> &'static Running {
             tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let addr = listener.local_addr().unwrap();
-        let app = Arc::new(App::new(Store::open(data_dir.path()).unwrap(), OneKey).with_pages(Echo));
+        let app =
+            Arc::new(App::new(Store::open(data_dir.path()).unwrap(), OneKey::default()).with_pages(Echo));
         runtime.spawn(tapster_edge::serve(listener, app, ServeConfig::default(), std::future::pending()));
         Running { addr, _runtime: runtime, _data_dir: data_dir }
     })

@@ -275,6 +275,52 @@ fn the_daily_cap_survives_a_restart() {
     assert!(listed[0].last_used_at.is_some());
 }
 
+/// `GET /v1/key` describes the key from the accounts database (its name and expiry as the dashboard
+/// made it), its limits as the gate applies them, and today's requests as counted, across a restart.
+#[test]
+fn the_key_endpoint_tells_a_key_its_name_expiry_limits_and_requests_today() {
+    use tapster_accounts::KeyName;
+    use tapster_domain::{ApiKey, Timestamp};
+
+    let dir = TempDir::new().unwrap();
+    let (accounts, owner, now) = block(crate::signed_up(dir.path(), "whoami@example.org"));
+    let key = ApiKey::generate(|| 17);
+    let expires = Timestamp(now.0 + 90 * 86_400);
+    let name = KeyName::parse("price bot").unwrap();
+    block(accounts.create_key(owner, &name, Some(expires), &key, now)).unwrap();
+    let key = key.expose();
+
+    let server = Running::start(dir.path());
+    assert_eq!(get_with_key(server.addr, "/v1/versions", key).status, 200);
+    let answer = get_with_key(server.addr, "/v1/key", key);
+    assert_eq!(answer.status, 200, "{}", String::from_utf8_lossy(&answer.body));
+    assert_eq!(answer.header("cache-control"), "no-store");
+    let data = &answer.json()["data"];
+    assert_eq!(data["name"], "price bot");
+    assert_eq!(data["prefix"], &key[..12]);
+    assert_eq!(data["expires_at"], expires.to_string());
+    assert_eq!(data["requests_today"], 2);
+    let limits: Vec<(&str, u64, u64)> = data["limits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (l["policy"].as_str().unwrap(), l["quota"].as_u64().unwrap(), l["remaining"].as_u64().unwrap())
+        })
+        .collect();
+    // The default limits, less the two requests: the burst refills between them only on a slow machine.
+    assert_eq!(limits[1..], [("minute", 300, 298), ("day", 20_000, 19_998)]);
+    assert_eq!(limits[0].0, "burst");
+    assert!((58..=60).contains(&limits[0].2), "{limits:?}");
+    server.stop();
+
+    // Today's count is the accounts database's after a restart, as the daily cap is.
+    let server = Running::start(dir.path());
+    let data = &get_with_key(server.addr, "/v1/key", key).json()["data"];
+    assert_eq!(data["requests_today"], 3, "{data}");
+    server.stop();
+}
+
 #[test]
 fn too_many_failed_authentications_get_429_while_a_valid_key_from_the_address_passes() {
     let dir = TempDir::new().unwrap();

@@ -61,6 +61,8 @@ fn two_replicas_share_one_burst_and_one_day() {
         tokio::time::sleep(Duration::from_millis(1_050)).await;
         let Decision::Allowed(status) = decide(&one, KEY, SMALL).await else { panic!("the fifth request") };
         assert_eq!(status.day.left, 0);
+        // Counted across both replicas, as `/v1/key` tells it.
+        assert_eq!(status.requests_today, 5);
         tokio::time::sleep(Duration::from_millis(1_050)).await;
         match decide(&two, KEY, SMALL).await {
             Decision::Limited { retry_after, .. } => {
