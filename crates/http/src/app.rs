@@ -51,6 +51,9 @@ pub struct App {
     pages: Option<Arc<dyn Pages>>,
     /// The address clients reach the service at, if the embedder named it.
     public_url: Option<String>,
+    /// Whether `/metrics` is answered beside the API; otherwise only on the operators' port
+    /// ([`App::operators`]).
+    public_metrics: bool,
 }
 
 /// What the request's log event and the metrics say about it, noted while it is answered.
@@ -104,7 +107,15 @@ impl App {
             metrics: Metrics::new(endpoints().map(|endpoint| endpoint.path)),
             pages: None,
             public_url: None,
+            public_metrics: true,
         }
+    }
+
+    /// Answers `/metrics` only on the operators' port ([`App::operators`]), served on an address
+    /// of its own: beside the API it is then `404`, as any path without an endpoint.
+    pub fn with_metrics_apart(mut self) -> Self {
+        self.public_metrics = false;
+        self
     }
 
     /// Names `origin` (`https://api.example.com`), the address clients reach the service at, as the
@@ -263,7 +274,7 @@ impl App {
         let path = uri.path();
         if !path.starts_with("/v1/") && path != "/v1" {
             let published = self.current();
-            let matched = find(path);
+            let matched = find(path).filter(|matched| self.public_metrics || !matched.is_for_operators());
             noted.route =
                 matched.as_ref().map_or(self.metrics.unmatched(), |m| self.metrics.endpoint(m.index));
             let answer = matched.ok_or_else(|| no_endpoint(path)).and_then(|matched| {
@@ -319,6 +330,26 @@ impl App {
         };
         rate_limit_headers(&mut response, &admission.quota);
         response
+    }
+
+    /// The answer of the operators' port: `/metrics`, counted and logged as it is beside the API;
+    /// every other path is `404`.
+    pub(crate) fn answer_operators<B>(&self, request: &Request<B>, peer: IpAddr) -> Response<Body> {
+        let started = Instant::now();
+        let (path, query) = (request.uri().path(), request.uri().query());
+        let published = self.current();
+        let matched = find(path).filter(Matched::is_for_operators);
+        let route = matched.as_ref().map_or(self.metrics.unmatched(), |m| self.metrics.endpoint(m.index));
+        let answer = matched
+            .ok_or_else(|| ApiError::NotFound(format!("this address serves only /metrics, not {path}")))
+            .and_then(|matched| {
+                let (store, site) = (&published.store, &published.site);
+                matched.route(store, site, &self.metrics, None, request.method(), query)?.answer()
+            });
+        let reply = answer.unwrap_or_else(|error| failed(&error, path));
+        let noted = Noted { route, lookup: Lookup::Bypass, key: None };
+        self.observe(request.method(), path, peer, reply.status, started, &noted);
+        reply.into_response()
     }
 
     /// The route label of a request refused before it was routed: its endpoint's template when the

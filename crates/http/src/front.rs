@@ -2,6 +2,7 @@
 //! every other one is the API's, answered with what browser tools need (the CORS headers, answers to
 //! `OPTIONS` preflights) and a `413` for a body, which no API request takes. The requests the edge
 //! refused on the API's paths are rendered here as problem+json and counted like every other.
+//! [`Operators`] is the service of the operators' own address, which answers `/metrics` alone.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -45,18 +46,7 @@ impl Service for App {
         }
         let started = Instant::now();
         let path = request.uri().path();
-        let error = match refusal {
-            Refusal::UriTooLong { length, limit } => ApiError::UriTooLong { length, limit },
-            Refusal::HeadersTooLarge { size, limit } => ApiError::HeadersTooLarge { size, limit },
-            Refusal::OverBudget { retry_after } => ApiError::Unavailable {
-                reason: "the request waited longer than its time budget",
-                retry_after,
-            },
-            Refusal::TooManyConnections { retry_after } => {
-                ApiError::Unavailable { reason: "the server has too many open connections", retry_after }
-            }
-        };
-        let mut response = error.reply(path).into_response();
+        let mut response = ApiError::from(refusal).reply(path).into_response();
         self.answered_unrouted(request, caller, response.status(), started);
         allow_cross_origin(response.headers_mut());
         response
@@ -101,6 +91,22 @@ impl App {
     }
 }
 
+/// The problem a request the edge refused is answered with.
+impl From<Refusal> for ApiError {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::UriTooLong { length, limit } => Self::UriTooLong { length, limit },
+            Refusal::HeadersTooLarge { size, limit } => Self::HeadersTooLarge { size, limit },
+            Refusal::OverBudget { retry_after } => {
+                Self::Unavailable { reason: "the request waited longer than its time budget", retry_after }
+            }
+            Refusal::TooManyConnections { retry_after } => {
+                Self::Unavailable { reason: "the server has too many open connections", retry_after }
+            }
+        }
+    }
+}
+
 fn carries_body<B: hyper::body::Body>(request: &Request<B>) -> bool {
     let declared = request
         .headers()
@@ -126,4 +132,30 @@ fn preflight() -> Response<Body> {
 fn allow_cross_origin(headers: &mut HeaderMap) {
     headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, ANY_ORIGIN);
     headers.insert(ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED);
+}
+
+/// The operators' port: `GET /metrics` of an [`App`] alone, for an address of its own that only
+/// scrapers reach (`--metrics-addr`), while the API's address answers `/metrics` with `404`
+/// ([`App::with_metrics_apart`]). No CORS headers: no browser tool has business there.
+#[derive(Debug)]
+pub struct Operators(Arc<App>);
+
+impl App {
+    /// The operators' port of this app, which counts its requests with the API's.
+    pub fn operators(self: &Arc<Self>) -> Operators {
+        Operators(Arc::clone(self))
+    }
+}
+
+impl Service for Operators {
+    fn call(self: Arc<Self>, request: Request<Incoming>, caller: IpAddr) -> Answer {
+        Answer::Ready(self.0.answer_operators(&request, caller))
+    }
+
+    fn refused(&self, request: &Request<Incoming>, caller: IpAddr, refusal: Refusal) -> Response<Body> {
+        let started = Instant::now();
+        let response = ApiError::from(refusal).reply(request.uri().path()).into_response();
+        self.0.answered_unrouted(request, caller, response.status(), started);
+        response
+    }
 }

@@ -21,6 +21,7 @@ mod value_sets;
 mod views;
 
 pub use app::{App, DEFAULT_CACHE_BUDGET};
+pub use front::Operators;
 pub use gate::{
     Admission, CallingKey, Credentials, Gate, PendingVerdict, Policies, Policy, PolicyState, Quota, Refusal,
     Verdict,

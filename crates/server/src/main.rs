@@ -48,6 +48,10 @@ enum Command {
         /// Address to listen on.
         #[arg(long, env = "TAPSTER_ADDR", default_value = "127.0.0.1:8080")]
         addr: SocketAddr,
+        /// Serve `/metrics` on this address alone (plain HTTP, for the operators' scraper) instead of
+        /// beside the API, which then answers it 404.
+        #[arg(long, env = "TAPSTER_METRICS_ADDR", value_name = "ADDR")]
+        metrics_addr: Option<SocketAddr>,
         #[command(flatten)]
         data: DataDir,
         /// Dataset imported when the data dir holds no game data yet.
@@ -513,11 +517,12 @@ enum AddressesCommand {
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Command::Serve { addr, data, fixtures, cache_mib, replicas, edge, dashboard, log } => {
+        Command::Serve { addr, metrics_addr, data, fixtures, cache_mib, replicas, edge, dashboard, log } => {
             tracing::subscriber::set_global_default(log_subscriber(log.format, log.level, std::io::stderr))
                 .context("setting up the log")?;
             let sharing = Sharing { accounts: data.accounts()?, limits: replicas.limits() };
-            serve(addr, &data.path, &sharing, &fixtures, cache_mib, edge.config()?, dashboard.options())
+            let addrs = Addresses { api: addr, metrics: metrics_addr };
+            serve(addrs, &data.path, &sharing, &fixtures, cache_mib, edge.config()?, dashboard.options())
         }
         Command::Import { dir, data } => import(&dir, &data.path),
         Command::Backup { dest, data } => {
@@ -611,8 +616,14 @@ fn import(dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Where `serve` listens: the API (with the dashboard), and `/metrics` when it is served apart.
+struct Addresses {
+    api: SocketAddr,
+    metrics: Option<SocketAddr>,
+}
+
 fn serve(
-    addr: SocketAddr,
+    addrs: Addresses,
     data_dir: &Path,
     sharing: &Sharing,
     fixtures: &Path,
@@ -637,9 +648,18 @@ fn serve(
     runtime.block_on(async {
         let mut service = open_service(data_dir, sharing, fixtures).await?;
         service.cache_budget = cache_mib.saturating_mul(1024 * 1024);
+        let addr = addrs.api;
         let listener =
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
         let bound = listener.local_addr().context("reading the bound address")?;
+        if let Some(metrics) = addrs.metrics {
+            let listener = tokio::net::TcpListener::bind(metrics)
+                .await
+                .with_context(|| format!("listening for metrics on {metrics}"))?;
+            let bound = listener.local_addr().context("reading the bound metrics address")?;
+            tracing::info!("metrics are served apart, at http://{bound}/metrics");
+            service.metrics_listener = Some(listener);
+        }
         service.public_url = dashboard.public_url.as_ref().map(|url| url.origin().to_owned());
         let public_url = dashboard.public_url(bound, config.tls.is_some())?;
         // The console, not the log: the one time a key is shown whole, it must not reach log storage.

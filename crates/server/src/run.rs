@@ -50,6 +50,9 @@ pub struct Service {
     /// default address (the listening one, loopback for a wildcard) would send a client on
     /// another machine to itself, so without it those stay relative.
     pub public_url: Option<String>,
+    /// Where operators scrape `/metrics` (`--metrics-addr`), over plain HTTP, instead of beside the
+    /// API, which then answers it `404`.
+    pub metrics_listener: Option<TcpListener>,
 }
 
 /// Where a server keeps what it shares with other replicas: the accounts, and the rate limits.
@@ -161,6 +164,7 @@ pub async fn open_service_with_clock(
         layout: Layout::for_sharing(sharing),
         dashboard: DashboardOptions::default(),
         public_url: None,
+        metrics_listener: None,
     })
 }
 
@@ -183,6 +187,9 @@ impl Service {
             tapster_http::App::new(self.store, Arc::clone(&self.access)).with_cache_budget(self.cache_budget);
         if let Some(origin) = &self.public_url {
             app = app.with_public_url(origin);
+        }
+        if self.metrics_listener.is_some() {
+            app = app.with_metrics_apart();
         }
         // The stores shared with other replicas are reported on in /healthz and /metrics.
         if let Location::Postgres(_) = self.sharing.accounts {
@@ -247,6 +254,22 @@ impl Service {
             }
             None => {}
         });
+        // One shutdown for both addresses: the API's passes it on to the operators' port, as does
+        // the API's serving ending any other way.
+        let (stopping, stopped) = tokio::sync::watch::channel(false);
+        let shutdown = async {
+            shutdown.await;
+            let _ = stopping.send(true);
+        };
+        let operators = self.metrics_listener.map(|listener| {
+            let operators = Arc::new(app.operators());
+            let mut stopped = stopped.clone();
+            let stopped = async move {
+                let _ = stopped.wait_for(|stopped| *stopped).await;
+            };
+            let config = tapster_edge::ServeConfig { tls: None, ..config.clone() };
+            tokio::spawn(tapster_edge::serve(listener, operators, config, stopped))
+        });
         let served = match self.layout {
             Layout::PerCore(threads) => {
                 tracing::info!(threads, "connections are served on one thread per core");
@@ -254,11 +277,17 @@ impl Service {
             }
             Layout::Runtime => tapster_edge::serve(listener, app, config, shutdown).await,
         };
+        let _ = stopping.send(true);
+        let operators = match operators {
+            Some(serving) => serving.await.map_err(anyhow::Error::from).and_then(|served| Ok(served?)),
+            None => Ok(()),
+        };
         stop.store(true, Ordering::Relaxed);
         let _ = keys.await;
         let _ = data.join();
         self.access.flush().await.context("recording the last usage counts")?;
-        served.context("serving")
+        served.context("serving")?;
+        operators.context("serving the metrics")
     }
 }
 

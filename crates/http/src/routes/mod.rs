@@ -115,8 +115,11 @@ pub(crate) enum PathRule {
 /// and in Prometheus' format rather than JSON, so the OpenAPI document leaves it out (docs/api.md).
 /// Routes under `/v1` pass the gate first (see `App`).
 pub(crate) fn endpoints() -> impl Iterator<Item = &'static Endpoint> {
-    documented().chain(meta::OPERATORS)
+    documented().chain(OPERATORS)
 }
+
+/// The endpoints for operators: beside the API, or alone on an address of their own.
+pub(crate) const OPERATORS: &[Endpoint] = meta::OPERATORS;
 
 /// Every endpoint the OpenAPI document describes, each area's table in turn.
 pub(crate) fn documented() -> impl Iterator<Item = &'static Endpoint> {

@@ -11,7 +11,7 @@ use tapster_store::Store;
 use tapster_domain::{ProgressionKey, RecordKey, VersionSelector};
 
 use super::ctx::{PathKey, PathParams};
-use super::{Ctx, Endpoint, PathRule, endpoints};
+use super::{Ctx, Endpoint, OPERATORS, PathRule, endpoints};
 use crate::error::ApiError;
 use crate::gate::Admission;
 use crate::metrics::Metrics;
@@ -95,6 +95,11 @@ pub(crate) fn no_endpoint(path: &str) -> ApiError {
 }
 
 impl<'a> Matched<'a> {
+    /// Whether the endpoint is for operators (`/metrics`) rather than clients.
+    pub(crate) fn is_for_operators(&self) -> bool {
+        OPERATORS.iter().any(|endpoint| endpoint.path == self.endpoint.path)
+    }
+
     /// Checks the method and the query, then the path parameters, and gives the request its context.
     pub(crate) fn route(
         self,

@@ -124,3 +124,53 @@ fn each_request_moves_exactly_its_counters() {
     let versions = send(&server, Method::GET, "/healthz", &[]).json()["versions"].as_f64().unwrap();
     assert_eq!(after["tapster_game_versions"], versions);
 }
+
+/// With the metrics apart, `/metrics` is answered on the operators' port alone, which counts the
+/// API's requests and answers nothing else; beside the API it is a path like any unknown one.
+#[test]
+fn metrics_apart_are_served_on_the_operators_port_only() {
+    use std::sync::Arc;
+
+    use tapster_http::App;
+    use tapster_test_support::http::get;
+
+    let data_dir = DataDir::mini();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let app = Arc::new(
+        App::new(tapster_store::Store::open(data_dir.path()).unwrap(), crate::OneKey::default())
+            .with_metrics_apart(),
+    );
+    let listen = || runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let (public, operators) = (listen(), listen());
+    let (api, ops) = (public.local_addr().unwrap(), operators.local_addr().unwrap());
+    let config =
+        || tapster_edge::ServeConfig { shutdown_grace: std::time::Duration::ZERO, ..Default::default() };
+    runtime.spawn(tapster_edge::serve(public, Arc::clone(&app), config(), std::future::pending()));
+    runtime.spawn(tapster_edge::serve(
+        operators,
+        Arc::new(app.operators()),
+        config(),
+        std::future::pending(),
+    ));
+
+    let hidden = get(api, "/metrics", &[]);
+    assert_eq!(hidden.status, 404);
+    assert_eq!(hidden.header("content-type"), "application/problem+json");
+    let bearer = format!("Bearer {}", key().expose());
+    assert_eq!(get(api, "/v1/versions", &[("Authorization", &bearer)]).status, 200);
+
+    let scraped = get(ops, "/metrics", &[]);
+    assert_eq!(scraped.status, 200);
+    assert_eq!(scraped.header("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+    assert_eq!(scraped.header("access-control-allow-origin"), "", "no CORS on the operators' port");
+    let samples: HashMap<String, f64> =
+        scraped.text().lines().filter(|line| !line.starts_with('#')).map(parse_sample).collect();
+    assert_eq!(samples.get(&requests("/v1/versions", 200)), Some(&1.0), "the API's requests are counted");
+    assert_eq!(samples.get(&requests("unmatched", 404)), Some(&1.0), "so is the public /metrics refused");
+
+    for path in ["/v1/versions", "/healthz", "/"] {
+        let answer = get(ops, path, &[("Authorization", &bearer)]);
+        assert_eq!(answer.status, 404, "{path}");
+        assert!(answer.json()["detail"].as_str().unwrap().contains("only /metrics"), "{path}");
+    }
+}

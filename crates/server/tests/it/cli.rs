@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::{TAPSTER, get, get_with_key, serve, serve_with};
+use crate::{Serving, TAPSTER, get, get_with_key, serve, serve_with};
 
 pub(crate) fn tapster(args: &[&str], data_dir: &Path) -> Output {
     Command::new(TAPSTER).args(args).arg("--data-dir").arg(data_dir).output().unwrap()
@@ -203,6 +203,16 @@ fn sigterm_stops_serving_writes_the_usage_counts_and_exits_zero() {
         assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200);
     }
     // Usage is written every 5 s; stopping at once leaves it to the shutdown.
+    terminate(&mut server);
+
+    let listed = tapster(&["keys", "list"], data_dir.path());
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let local = listed.lines().find(|line| line.contains(&key[..12])).unwrap();
+    assert!(!local.contains("never"), "the usage was not written at shutdown: {local}");
+}
+
+/// Sends SIGTERM to `server` and waits for it to exit, successfully, and stop listening.
+fn terminate(server: &mut Serving) {
     let killed = Command::new("kill").args(["-TERM", &server.child.id().to_string()]).status().unwrap();
     assert!(killed.success());
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
@@ -215,11 +225,31 @@ fn sigterm_stops_serving_writes_the_usage_counts_and_exits_zero() {
     };
     assert!(status.success(), "serve exited with {status}");
     assert!(std::net::TcpStream::connect(server.addr).is_err(), "still listening");
+}
 
-    let listed = tapster(&["keys", "list"], data_dir.path());
-    let listed = String::from_utf8_lossy(&listed.stdout);
-    let local = listed.lines().find(|line| line.contains(&key[..12])).unwrap();
-    assert!(!local.contains("never"), "the usage was not written at shutdown: {local}");
+/// `--metrics-addr`: `/metrics` on its own address, counting the API's requests, and `404` beside
+/// the API; both addresses close on SIGTERM.
+#[test]
+fn metrics_apart_are_answered_on_their_own_address_until_the_server_stops() {
+    let data_dir = tempfile::TempDir::new().unwrap();
+    assert!(tapster(&["import", crate::mini().to_str().unwrap()], data_dir.path()).status.success());
+    // A free port: bound, read and let go, for the server to bind again.
+    let metrics = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let mut server = serve_with(data_dir.path(), &["--metrics-addr", &metrics.to_string()]);
+    let key = server.first_key().to_owned();
+    assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200);
+    assert_eq!(get(server.addr, "/metrics", &[]).status, 404);
+    let scraped = get(metrics, "/metrics", &[]);
+    assert_eq!(scraped.status, 200);
+    assert!(
+        scraped.text().contains("tapster_http_requests_total{route=\"/v1/versions\",status=\"200\"} 1"),
+        "{}",
+        scraped.text()
+    );
+    assert_eq!(get(metrics, "/v1/versions", &[]).status, 404);
+
+    terminate(&mut server);
+    assert!(std::net::TcpStream::connect(metrics).is_err(), "the metrics address is still listening");
 }
 
 /// `--public-url` is the address clients reach the service at: the OpenAPI document's server, and
