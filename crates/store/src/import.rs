@@ -1,6 +1,6 @@
 //! Atomic import: game versions are read and checked whole, written into a new copy of the
-//! database, and the copy is renamed over the served file only once it is complete. A refused or
-//! interrupted import leaves the served data byte for byte as it was.
+//! database with the bulk exports built from it, and the copy is renamed over the served file only
+//! once it is complete. A refused or interrupted import leaves the served data byte for byte as it was.
 
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
@@ -9,8 +9,9 @@ use rusqlite::{Connection, OpenFlags, Transaction, params};
 use tapster_domain::{BuildId, GameData, GameVersion, RecordType, SOURCE_LANGUAGE, validate};
 
 use crate::catalog::LANGUAGE_NAME_PREFIX;
+use crate::exports::{self, Exporter};
 use crate::source::{SourceVersion, read_dataset};
-use crate::{Error, GAME_DB, Result, diff, schema};
+use crate::{Error, GAME_DB, Result, Store, diff, schema};
 
 /// Most problems listed when a version is refused; enough to fix a batch at once, few enough to read.
 const MAX_PROBLEMS: usize = 50;
@@ -40,8 +41,21 @@ pub enum Outcome {
 }
 
 /// Imports the dataset at `dataset` (one version folder, or a folder of them) into the store in
-/// `data_dir`, creating the store if there is none.
+/// `data_dir`, creating the store if there is none; without bulk exports (those kept before are
+/// dropped, since the data they were built from changes), for programs that only read the data.
 pub fn import(data_dir: &Path, dataset: &Path) -> Result<ImportReport> {
+    run(data_dir, dataset, None)
+}
+
+/// Imports like [`import`], and keeps the exports `exporter` builds from the data as it will be
+/// served: of every version, whether this import changed it or not (a record's first version, which
+/// the answers name, can change with another version's import). An import that changes nothing
+/// keeps the exports it finds, unless there are none.
+pub fn import_with_exports(data_dir: &Path, dataset: &Path, exporter: Exporter<'_>) -> Result<ImportReport> {
+    run(data_dir, dataset, Some(exporter))
+}
+
+fn run(data_dir: &Path, dataset: &Path, exporter: Option<Exporter<'_>>) -> Result<ImportReport> {
     let versions = read_dataset(dataset)?;
     for version in &versions {
         let mut problems = validate(&version.data);
@@ -56,10 +70,12 @@ pub fn import(data_dir: &Path, dataset: &Path) -> Result<ImportReport> {
     let _lock = ImportLock::take(data_dir)?;
     let target = data_dir.join(GAME_DB);
     let staging = Staging::new(data_dir);
+    let mut upgraded = false;
     if target.exists() {
         let served = Connection::open_with_flags(&target, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
         check_schema(&served, &target)?;
         served.execute("VACUUM INTO ?1", [staging.path.to_string_lossy()])?;
+        upgraded = schema::upgrade(&Connection::open(&staging.path)?)?;
     } else {
         schema::create(&Connection::open(&staging.path)?)?;
     }
@@ -74,11 +90,22 @@ pub fn import(data_dir: &Path, dataset: &Path) -> Result<ImportReport> {
     for version in &versions {
         report.versions.push(write_version(&tx, version)?);
     }
-    if report.versions.iter().all(|v| v.outcome == Outcome::Unchanged) {
+    let unchanged = report.versions.iter().all(|v| v.outcome == Outcome::Unchanged);
+    let has_exports =
+        tx.query_row("SELECT EXISTS (SELECT 1 FROM exports)", [], |row| row.get::<_, bool>(0))?;
+    if unchanged && !upgraded && (exporter.is_none() || has_exports) {
         return Ok(report);
     }
     check_release_order(&tx)?;
     diff::recompute(&tx)?;
+    tx.commit()?;
+    let files = match exporter {
+        // Built from the data as a server will read it, before it is published.
+        Some(exporter) => exporter(&Store::open_file(&staging.path)?),
+        None => Vec::new(),
+    };
+    let tx = conn.transaction()?;
+    exports::replace(&tx, &files)?;
     tx.commit()?;
     drop(conn);
     staging.publish(&target)?;
@@ -106,7 +133,7 @@ fn check_distinct(versions: &[SourceVersion]) -> Result<()> {
 
 fn check_schema(conn: &Connection, path: &Path) -> Result<()> {
     let found = schema::version(conn)?;
-    if found != schema::SCHEMA_VERSION {
+    if !(schema::OLDEST_READABLE..=schema::SCHEMA_VERSION).contains(&found) {
         return Err(Error::Schema { path: path.to_owned(), found, expected: schema::SCHEMA_VERSION });
     }
     Ok(())

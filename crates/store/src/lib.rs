@@ -7,6 +7,7 @@ mod backup;
 mod catalog;
 mod diff;
 mod error;
+mod exports;
 mod import;
 mod query;
 mod read;
@@ -16,7 +17,8 @@ mod source;
 pub use backup::backup;
 pub use catalog::{Catalog, Change, LanguageInfo};
 pub use error::{Error, Result};
-pub use import::{ImportReport, ImportedVersion, Outcome, import};
+pub use exports::{ExportFile, ExportInfo, Exporter};
+pub use import::{ImportReport, ImportedVersion, Outcome, import, import_with_exports};
 pub use query::{
     ChangeFilter, ChangesPage, CropFilter, CropOrder, FishFilter, Found, ItemFilter, ItemOrder, ItemSources,
     ItemUse, ItemUsePage, MatchTier, Page, ProgressionSet, Ranking, RankingQuery, RecipeFilter, RecipeOrder,

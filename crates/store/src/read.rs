@@ -17,6 +17,7 @@ use tapster_domain::{
 use tapster_i18n::Language;
 
 use crate::catalog::{Catalog, Change, Coverage, TextPool, Texts};
+use crate::exports::{ExportInfo, Exports};
 use crate::{Error, GAME_DB, Result, schema};
 
 /// An opened game-data store: every published version, newest first.
@@ -25,6 +26,7 @@ pub struct Store {
     path: PathBuf,
     stamp: FileStamp,
     versions: Arc<[Arc<Catalog>]>,
+    exports: Arc<Exports>,
 }
 
 /// Which game database file a data dir holds, as the file system tells it: an import puts a new
@@ -40,8 +42,11 @@ pub struct FileStamp {
 impl FileStamp {
     /// The stamp of the game database in `data_dir` as it is now.
     pub fn of_data_dir(data_dir: &Path) -> Result<Self> {
-        let path = data_dir.join(GAME_DB);
-        let metadata = std::fs::metadata(&path).map_err(Error::io(&path))?;
+        Self::of_file(&data_dir.join(GAME_DB))
+    }
+
+    fn of_file(path: &Path) -> Result<Self> {
+        let metadata = std::fs::metadata(path).map_err(Error::io(path))?;
         #[cfg(unix)]
         let file = {
             use std::os::unix::fs::MetadataExt;
@@ -85,6 +90,12 @@ impl Store {
         Self::read(data_dir, false)
     }
 
+    /// Opens the database file at `path` like [`Store::open`]: an import's staging copy, for its
+    /// exporter.
+    pub(crate) fn open_file(path: &Path) -> Result<Self> {
+        Self::read_file(path, false)
+    }
+
     /// Opens the store like [`Store::open`], after SQLite has checked the whole file's structure:
     /// for data that appeared under a running server, which must never serve a damaged or
     /// half-copied file.
@@ -97,9 +108,15 @@ impl Store {
         if !path.is_file() {
             return Err(Error::NoData(data_dir.to_owned()));
         }
+        Self::read_file(&path, verify)
+    }
+
+    fn read_file(path: &Path, verify: bool) -> Result<Self> {
+        let path = path.to_owned();
+        let no_data = || Error::NoData(path.parent().unwrap_or(&path).to_owned());
         // Taken before opening: should the file be replaced meanwhile, the stamp is already stale
         // and the new file is noticed and read in turn.
-        let stamp = FileStamp::of_data_dir(data_dir)?;
+        let stamp = FileStamp::of_file(&path)?;
         let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
         if verify {
             let verdict: String = conn.query_row("PRAGMA quick_check(1)", [], |row| row.get(0))?;
@@ -108,13 +125,15 @@ impl Store {
             }
         }
         let found = schema::version(&conn)?;
-        if found != schema::SCHEMA_VERSION {
+        if !(schema::OLDEST_READABLE..=schema::SCHEMA_VERSION).contains(&found) {
             return Err(Error::Schema { path, found, expected: schema::SCHEMA_VERSION });
         }
         let mut catalogs = load(&conn)?;
         if catalogs.is_empty() {
-            return Err(Error::NoData(data_dir.to_owned()));
+            return Err(no_data());
         }
+        // Its own connection, kept open on this file: see `Exports`.
+        let exports = Exports::open(&path, found)?;
         // Oldest first, each record is introduced by the first version that has it.
         let mut introduced: HashMap<(RecordType, String), GameVersion> = HashMap::new();
         for catalog in catalogs.iter_mut().rev() {
@@ -130,7 +149,12 @@ impl Store {
         }
         // Most searches are of the latest version: its index is ready before the first one.
         catalogs[0].name_index();
-        Ok(Self { path, stamp, versions: catalogs.into_iter().map(Arc::new).collect() })
+        Ok(Self {
+            path,
+            stamp,
+            versions: catalogs.into_iter().map(Arc::new).collect(),
+            exports: Arc::new(exports),
+        })
     }
 
     /// The database file this store was read from.
@@ -150,6 +174,18 @@ impl Store {
 
     pub fn latest(&self) -> &Catalog {
         &self.versions[0]
+    }
+
+    /// The bulk exports kept with this data, newest version first; none when it was imported without
+    /// them (or by a build before exports).
+    pub fn exports(&self) -> &[ExportInfo] {
+        &self.exports.list
+    }
+
+    /// The bytes of the export of `version` in `lang`, if one is kept: read from the file this store
+    /// was opened from, whatever an import has put in its place since.
+    pub fn export_body(&self, version: &GameVersion, lang: Language) -> Result<Option<Vec<u8>>> {
+        self.exports.body(version, lang)
     }
 
     /// The version a selector names, if it is published.

@@ -9,8 +9,12 @@ use rusqlite::Connection;
 
 use crate::Result;
 
-/// Generation of this layout, kept in SQLite's `user_version`.
-pub(crate) const SCHEMA_VERSION: i64 = 1;
+/// Generation of this layout, kept in SQLite's `user_version`. Generation 1 had no `exports`; it is
+/// still read (without exports), and an import brings it up to date.
+pub(crate) const SCHEMA_VERSION: i64 = 2;
+
+/// The oldest generation this build reads.
+pub(crate) const OLDEST_READABLE: i64 = 1;
 
 const DDL: &str = "
 CREATE TABLE versions (
@@ -66,11 +70,36 @@ CREATE TABLE changes (
 ) WITHOUT ROWID;
 ";
 
+/// The bulk exports of each version in each language (generation 2): built at import by the
+/// importer's caller from the data as it is served, kept as bytes the store knows nothing about.
+/// A rowid table, as SQLite advises for rows this large.
+const EXPORTS: &str = "
+CREATE TABLE exports (
+    version_id INTEGER NOT NULL REFERENCES versions (id),
+    lang       TEXT    NOT NULL,
+    records    INTEGER NOT NULL,
+    sha256     BLOB    NOT NULL,
+    body       BLOB    NOT NULL,
+    UNIQUE (version_id, lang)
+);
+";
+
 /// Lays out an empty database.
 pub(crate) fn create(conn: &Connection) -> Result<()> {
     conn.execute_batch(DDL)?;
+    conn.execute_batch(EXPORTS)?;
     conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     Ok(())
+}
+
+/// Brings a database of an older generation up to this one; whether it had to.
+pub(crate) fn upgrade(conn: &Connection) -> Result<bool> {
+    if version(conn)? >= SCHEMA_VERSION {
+        return Ok(false);
+    }
+    conn.execute_batch(EXPORTS)?;
+    conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    Ok(true)
 }
 
 /// The layout generation of an existing database.

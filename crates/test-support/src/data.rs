@@ -34,6 +34,15 @@ impl DataDir {
         data_dir
     }
 
+    /// A data dir with `dataset` imported and the exports `exporter` builds kept with it, as the
+    /// server imports (the exports are the wire format's, which this crate does not know).
+    pub fn with_exports(dataset: &Path, exporter: tapster_store::Exporter<'_>) -> Self {
+        let data_dir = Self::empty();
+        tapster_store::import_with_exports(data_dir.path(), dataset, exporter)
+            .unwrap_or_else(|e| panic!("importing {}: {e}", dataset.display()));
+        data_dir
+    }
+
     /// A data dir with [`mini`] imported.
     pub fn mini() -> Self {
         Self::with(&mini())

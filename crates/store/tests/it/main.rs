@@ -2,6 +2,7 @@
 
 mod broken;
 mod bundled;
+mod exports;
 mod extraction;
 mod import;
 mod memory;

@@ -1,0 +1,132 @@
+//! The bulk exports kept beside the game data: one file per published version and language, built
+//! at import by the importer's caller from the data as it will be served (what is in a file is the
+//! wire format's business, not the store's: it keeps bytes), written into the same database as the
+//! data so that they are replaced together, in one rename, and read back one file per request.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
+use sha2::{Digest, Sha256};
+use tapster_domain::GameVersion;
+use tapster_i18n::Language;
+
+use crate::{Error, Result, Store};
+
+/// Builds the exports of the data an import is about to publish, given that data opened as a
+/// [`Store`]: what [`import_with_exports`](crate::import_with_exports) keeps beside it.
+pub type Exporter<'a> = &'a dyn Fn(&Store) -> Vec<ExportFile>;
+
+/// One file an [`Exporter`] built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportFile {
+    pub version: GameVersion,
+    pub lang: Language,
+    /// How many records it holds.
+    pub records: u64,
+    pub body: Vec<u8>,
+}
+
+/// A kept export, as a store lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportInfo {
+    pub version: GameVersion,
+    pub lang: Language,
+    pub records: u64,
+    /// Its length in bytes.
+    pub size: u64,
+    pub sha256: [u8; 32],
+}
+
+/// The exports of one opened database: their list, read at open, and the connection their bytes are
+/// read through. The connection stays on the file the store was read from, so that a body always
+/// belongs to the data being served even after an import renamed a new file over it.
+#[derive(Debug)]
+pub(crate) struct Exports {
+    pub(crate) list: Vec<ExportInfo>,
+    conn: Mutex<Connection>,
+}
+
+impl Exports {
+    /// The exports of the database at `path`, opened read-only; none in a database of generation 1.
+    pub(crate) fn open(path: &Path, generation: i64) -> Result<Self> {
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let list = if generation >= 2 { list(&conn)? } else { Vec::new() };
+        Ok(Self { list, conn: Mutex::new(conn) })
+    }
+
+    /// The bytes of the export of `version` in `lang`, if one is kept.
+    pub(crate) fn body(&self, version: &GameVersion, lang: Language) -> Result<Option<Vec<u8>>> {
+        if !self.list.iter().any(|e| &e.version == version && e.lang == lang) {
+            return Ok(None);
+        }
+        let conn = self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let body = conn
+            .query_row(
+                "SELECT e.body FROM exports e JOIN versions v ON v.id = e.version_id
+                WHERE v.name = ?1 AND e.lang = ?2",
+                params![version.as_str(), lang.code()],
+                |row| row.get(0),
+            )
+            .optional()?;
+        Ok(body)
+    }
+}
+
+fn list(conn: &Connection) -> Result<Vec<ExportInfo>> {
+    let mut stmt = conn.prepare(
+        "SELECT v.name, e.lang, e.records, length(e.body), e.sha256 FROM exports e
+        JOIN versions v ON v.id = e.version_id ORDER BY v.build_id DESC, e.rowid",
+    )?;
+    let rows = stmt.query_map([], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, i64>(2)?,
+            row.get::<_, i64>(3)?,
+            row.get::<_, Vec<u8>>(4)?,
+        ))
+    })?;
+    let mut list = Vec::new();
+    for row in rows {
+        let (version, lang, records, size, sha256) = row?;
+        let corrupt =
+            || Error::Conflict(format!("the export of {version} in {lang} is damaged; import again"));
+        list.push(ExportInfo {
+            version: GameVersion::parse(&version).map_err(|_| corrupt())?,
+            lang: Language::parse(&lang).map_err(|_| corrupt())?,
+            records: u64::try_from(records).map_err(|_| corrupt())?,
+            size: u64::try_from(size).map_err(|_| corrupt())?,
+            sha256: sha256.try_into().map_err(|_| corrupt())?,
+        });
+    }
+    Ok(list)
+}
+
+/// Replaces every kept export with `files`, in the import's staging copy; none for an import
+/// without exports, whose data the old ones would no longer match.
+pub(crate) fn replace(tx: &Transaction<'_>, files: &[ExportFile]) -> Result<()> {
+    tx.execute("DELETE FROM exports", [])?;
+    let mut insert = tx.prepare(
+        "INSERT INTO exports (version_id, lang, records, sha256, body)
+        SELECT id, ?2, ?3, ?4, ?5 FROM versions WHERE name = ?1",
+    )?;
+    for file in files {
+        let sha256: [u8; 32] = Sha256::digest(&file.body).into();
+        let records = i64::try_from(file.records).unwrap_or(i64::MAX);
+        let written = insert.execute(params![
+            file.version.as_str(),
+            file.lang.code(),
+            records,
+            sha256.as_slice(),
+            file.body
+        ])?;
+        if written != 1 {
+            return Err(Error::Conflict(format!(
+                "an export names {}, which the imported data does not hold",
+                file.version
+            )));
+        }
+    }
+    Ok(())
+}
