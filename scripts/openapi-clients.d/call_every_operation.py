@@ -12,7 +12,8 @@ shapes of answer: every page of each paginated list, each value of the enum quer
 `lang` (for which one other language, and all of them on item detail), the oldest game version, and
 the variants in EXTRA (`fields`, `expand`, filters).
 
-Each call must answer 200 with a media type its 200 response declares; where that is JSON, `.parsed`
+Each call must answer 200 with a media type its 200 response declares (a bulk export's is
+`application/gzip`, which the generator is told to take as bytes); where that is JSON, `.parsed`
 must be an instance of a generated model class named in the function's return type (the generated
 code parsed the body), and `parsed.to_dict()` must give back the body as served (nothing dropped or
 changed by the models). Where the generator made no model (the RSS feed), status and media type are
@@ -271,6 +272,8 @@ def main() -> int:
                 path_variants = [{**v, "key": k} for v in path_variants for k in keys.get(op.path.split("/")[2], [])]
             elif where == "path" and name == "version":
                 path_variants = [{**v, "version": version} for v in path_variants for version in ["latest", *versions]]
+            elif where == "path" and name == "lang":
+                path_variants = [{**v, "lang": lang} for v in path_variants for lang in ["en", "de"]]
             elif name == "q":
                 required["q"] = "ale"
             elif parameter.get("required"):

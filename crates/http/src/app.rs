@@ -16,14 +16,14 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use hyper::header::{
-    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LANGUAGE, CONTENT_TYPE, ETAG, HeaderMap, HeaderName,
-    HeaderValue, VARY,
+    ACCEPT_RANGES, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LANGUAGE, CONTENT_RANGE, CONTENT_TYPE, ETAG,
+    HeaderMap, HeaderName, HeaderValue, VARY,
 };
 use hyper::{Method, Request, Response, StatusCode};
 use tapster_store::Store;
 
 use crate::cache::{Headers, Rendered, ResponseCache};
-use crate::conditional::{accepts_gzip, none_match};
+use crate::conditional::{Wanted, accepts_gzip, byte_range, none_match};
 use crate::error::ApiError;
 use crate::gate::{Admission, CallingKey, Credentials, Gate, PendingVerdict, Quota, Refusal, Verdict};
 use crate::metrics::{Dependency, Lookup, Metrics, Route};
@@ -321,11 +321,12 @@ impl App {
             published.rendered(&self.metrics, &admission, request.method(), target, path, uri.query());
         noted.route = endpoint.map_or(self.metrics.unmatched(), |index| self.metrics.endpoint(index));
         let mut response = match rendered {
-            Ok((rendered, lookup)) => {
+            Ok(Answer::Rendered(rendered, lookup)) => {
                 noted.lookup = lookup;
                 self.metrics.lookup(lookup);
                 data_reply(request, &rendered)
             }
+            Ok(Answer::File(file)) => file_reply(request, file),
             Err(error) => failed(&error, path),
         };
         rate_limit_headers(&mut response, &admission.quota);
@@ -364,7 +365,6 @@ impl Published {
     /// request target as it came, then by the canonical form of the request), else rendered now (and
     /// kept); with whether the cache answered, and the endpoint's position in the table when the path
     /// matched one. The table is matched at most once, and not at all for a hit by target.
-    #[expect(clippy::type_complexity, reason = "a private helper's pair, named where it is taken apart")]
     fn rendered(
         &self,
         metrics: &Metrics,
@@ -373,13 +373,13 @@ impl Published {
         target: &str,
         path: &str,
         query: Option<&str>,
-    ) -> (Option<usize>, Result<(Arc<Rendered>, Lookup), ApiError>) {
+    ) -> (Option<usize>, Result<Answer, ApiError>) {
         // Only reads are cached; any other method is routed to its `405`.
         if self.cache.enabled()
             && matches!(*method, Method::GET | Method::HEAD)
             && let Some(hit) = self.cache.get(target)
         {
-            return (Some(hit.endpoint), Ok((hit, Lookup::Hit)));
+            return (Some(hit.endpoint), Ok(Answer::Rendered(hit, Lookup::Hit)));
         }
         let Some(matched) = find(path) else { return (None, Err(no_endpoint(path))) };
         let index = matched.index;
@@ -389,6 +389,7 @@ impl Published {
     /// Routes a matched request and renders its answer, unless the cache holds it under its
     /// canonical form. An answer marked `no-store` (one about the caller, as `/v1/key`) is never
     /// kept: it was never put under a request target either, so no other caller is ever answered it.
+    /// Nor is a file (`Accept-Ranges`), which is already kept whole and compressed where it comes from.
     fn render(
         &self,
         matched: Matched<'_>,
@@ -396,13 +397,16 @@ impl Published {
         caller: &Admission,
         method: &Method,
         query: Option<&str>,
-    ) -> Result<(Arc<Rendered>, Lookup), ApiError> {
+    ) -> Result<Answer, ApiError> {
         let routed = matched.route(&self.store, &self.site, metrics, Some(caller), method, query)?;
         let key = self.cache.enabled().then(|| routed.cache_key());
         if let Some(hit) = key.as_deref().and_then(|key| self.cache.get(key)) {
-            return Ok((hit, Lookup::Hit));
+            return Ok(Answer::Rendered(hit, Lookup::Hit));
         }
         let reply = routed.answer()?;
+        if reply.headers.contains_key(ACCEPT_RANGES) {
+            return Ok(Answer::File(reply));
+        }
         let content_type =
             reply.headers.get(CONTENT_TYPE).cloned().unwrap_or(HeaderValue::from_static("application/json"));
         let content_language = reply.headers.get(CONTENT_LANGUAGE).cloned();
@@ -414,9 +418,45 @@ impl Published {
             Headers { content_type, content_language, cache_control },
             reply.body,
         ));
-        let Some(key) = key else { return Ok((rendered, Lookup::Bypass)) };
+        let Some(key) = key else { return Ok(Answer::Rendered(rendered, Lookup::Bypass)) };
         self.cache.insert(&key, Arc::clone(&rendered));
-        Ok((rendered, Lookup::Miss))
+        Ok(Answer::Rendered(rendered, Lookup::Miss))
+    }
+}
+
+/// What a `/v1` route answered: a rendered answer, cached or not, or a file to serve in part or whole.
+enum Answer {
+    Rendered(Arc<Rendered>, Lookup),
+    File(Reply),
+}
+
+/// A file answer (an export), as the request's conditional headers and `Range` ask: `304` when the
+/// client holds it, `206` with the bytes asked for, `416` for a range past its end, else all of it.
+fn file_reply<B>(request: &Request<B>, mut file: Reply) -> Reply {
+    let tag = file.headers.get(ETAG).and_then(|tag| tag.to_str().ok()).unwrap_or_default().to_owned();
+    if none_match(request.headers(), &tag) {
+        let mut headers = HeaderMap::with_capacity(6);
+        for name in [ETAG, CACHE_CONTROL] {
+            if let Some(value) = file.headers.remove(&name) {
+                headers.insert(name, value);
+            }
+        }
+        return Reply { status: StatusCode::NOT_MODIFIED, headers, body: Bytes::new() };
+    }
+    let size = file.body.len() as u64;
+    match byte_range(request.headers(), size, &tag) {
+        Wanted::Whole => file,
+        Wanted::Part(range) => {
+            // Digits only: always a valid header.
+            let content_range = format!("bytes {}-{}/{size}", range.start, range.end - 1);
+            if let Ok(value) = HeaderValue::try_from(content_range) {
+                file.headers.insert(CONTENT_RANGE, value);
+            }
+            file.body = file.body.slice(range.start as usize..range.end as usize);
+            file.status = StatusCode::PARTIAL_CONTENT;
+            file
+        }
+        Wanted::PastTheEnd => ApiError::RangeNotSatisfiable { size }.reply(request.uri().path()),
     }
 }
 

@@ -130,6 +130,14 @@ impl<'a> Localizer<'a> {
         }
     }
 
+    /// The pointers of the texts served in English so far, in document order: for the exports,
+    /// which write each record's own envelope.
+    pub(crate) fn into_fallbacks(self) -> Vec<String> {
+        let mut fallbacks = self.fallbacks;
+        fallbacks.sort_by(|a, b| document_order(a, b));
+        fallbacks
+    }
+
     /// The envelope around `data`, keeping only the `fields` asked for (and the fallbacks inside them).
     /// Without `fields`, the views are serialized as they are, with no intermediate JSON tree.
     pub(crate) fn envelope<T: Serialize>(

@@ -4,7 +4,9 @@
 //! answer is decided here.
 
 use hyper::StatusCode;
-use hyper::header::{ALLOW, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE};
+use hyper::header::{
+    ALLOW, CONTENT_RANGE, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE,
+};
 use serde::Serialize;
 
 use crate::gate::Refusal;
@@ -60,6 +62,9 @@ pub(crate) enum ApiError {
     NotFound(String),
     #[error("{method} is not supported here; this API only reads")]
     MethodNotAllowed { method: String },
+    /// A `Range` of a download that starts past its end.
+    #[error("the range asked for starts past the end of the file, which is {size} bytes long")]
+    RangeNotSatisfiable { size: u64 },
     /// Over the key's `policy` (`burst`, `minute` or `day`).
     #[error("the {policy} rate limit of this key is reached; retry in {retry_after} second{}", if *retry_after == 1 { "" } else { "s" })]
     RateLimited { policy: &'static str, retry_after: u64 },
@@ -93,6 +98,7 @@ impl ApiError {
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            Self::RangeNotSatisfiable { .. } => StatusCode::RANGE_NOT_SATISFIABLE,
             Self::RateLimited { .. } | Self::TooManyFailures { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::ContentTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UriTooLong { .. } => StatusCode::URI_TOO_LONG,
@@ -110,6 +116,7 @@ impl ApiError {
             Self::Forbidden(_) => ("/errors/forbidden", "Forbidden"),
             Self::NotFound(_) => ("/errors/not-found", "Not found"),
             Self::MethodNotAllowed { .. } => ("/errors/method-not-allowed", "Method not allowed"),
+            Self::RangeNotSatisfiable { .. } => ("/errors/range-not-satisfiable", "Range not satisfiable"),
             Self::RateLimited { .. } | Self::TooManyFailures { .. } => {
                 ("/errors/rate-limited", "Too many requests")
             }
@@ -131,6 +138,12 @@ impl ApiError {
             }
             Self::Unauthorized { challenge, .. } => {
                 headers.insert(WWW_AUTHENTICATE, challenge.header());
+            }
+            Self::RangeNotSatisfiable { size } => {
+                // Digits only: always a valid header.
+                if let Ok(range) = HeaderValue::try_from(format!("bytes */{size}")) {
+                    headers.insert(CONTENT_RANGE, range);
+                }
             }
             Self::RateLimited { retry_after, .. }
             | Self::TooManyFailures { retry_after }

@@ -6,6 +6,7 @@ mod cache;
 mod conditional;
 mod envelope;
 mod error;
+pub mod exports;
 mod front;
 mod gate;
 #[cfg(test)]

@@ -568,17 +568,22 @@ impl<T: FromParam> FromParam for Named<T> {
     }
 }
 
+/// A language code, in the query or the path; an unknown one is told the languages there are.
+pub(crate) fn parse_lang(value: &str) -> Result<Language, String> {
+    Language::parse(value).map_err(|e| match e {
+        tapster_i18n::Error::Unknown { .. } => format!(
+            "{e}; the languages are {}",
+            Language::ALL.iter().map(|l| l.code()).collect::<Vec<_>>().join(", ")
+        ),
+        _ => e.to_string(),
+    })
+}
+
 fn check(rule: Rule, value: &str) -> Result<Value, String> {
     let too_long = |max: usize| format!("must be at most {max} characters long");
     match rule {
         Rule::Version => VersionSelector::parse(value).map(Value::Version).map_err(|e| e.to_string()),
-        Rule::Lang => Language::parse(value).map(Value::Lang).map_err(|e| match e {
-            tapster_i18n::Error::Unknown { .. } => format!(
-                "{e}; the languages are {}",
-                Language::ALL.iter().map(|l| l.code()).collect::<Vec<_>>().join(", ")
-            ),
-            _ => e.to_string(),
-        }),
+        Rule::Lang => parse_lang(value).map(Value::Lang),
         Rule::Limit { max, .. } => integer(value, 1, i64::from(max)).map(Value::Number),
         Rule::Offset => integer(value, 0, i64::from(MAX_OFFSET)).map(Value::Number),
         Rule::Int { min, max } => integer(value, min, max).map(Value::Number),

@@ -2,13 +2,15 @@
 //! failed authentications per address), where the logs go (`logging`), the administrative commands
 //! on accounts, keys and addresses (`admin`), the dashboard's settings, clock and randomness
 //! (`dashboard`), and the wiring of store, gate, dashboard and HTTP interface into a running service
-//! (`run`), which publishes newly imported game data while it serves (`reload`). The binary in
-//! `main.rs` is only its command line.
+//! (`run`), which publishes newly imported game data while it serves (`reload`); the game data on
+//! disk, imported with its bulk exports and those written out for mirrors (`game_data`). The binary
+//! in `main.rs` is only its command line.
 
 mod access;
 mod admin;
 mod dashboard;
 mod failures;
+mod game_data;
 mod limiter;
 mod logging;
 mod reload;
@@ -18,6 +20,7 @@ mod shared;
 pub use access::{Access, Clock};
 pub use admin::{Admin, LOCAL_ACCOUNT, NewKey, format_keys};
 pub use dashboard::{DEFAULT_MAIL_FROM, DashboardOptions};
+pub use game_data::{export, import};
 pub use limiter::{Checked, Decision, InProcess, Limiter, Remaining, Status};
 pub use logging::{LogFormat, LogLevel, log_subscriber};
 pub use run::{Layout, RedisLimits, Service, Sharing, open_service, open_service_with_clock};

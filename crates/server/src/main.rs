@@ -77,6 +77,14 @@ enum Command {
         #[command(flatten)]
         data: DataDir,
     },
+    /// Write the bulk exports (one gzip-compressed NDJSON file per game version and language, as
+    /// `/v1/exports` serves them) and their SHA256SUMS into a directory, for mirroring.
+    Export {
+        /// The directory to write them into; files of the same names are replaced, others left alone.
+        dest: PathBuf,
+        #[command(flatten)]
+        data: DataDir,
+    },
     /// Copy the accounts and game databases into a new directory, consistently, even while `serve`
     /// runs; restore by copying them into an empty data dir.
     Backup {
@@ -525,6 +533,12 @@ fn main() -> anyhow::Result<()> {
             serve(addrs, &data.path, &sharing, &fixtures, cache_mib, edge.config()?, dashboard.options())
         }
         Command::Import { dir, data } => import(&dir, &data.path),
+        Command::Export { dest, data } => {
+            for file in tapster_server::export(&data.path, &dest)? {
+                println!("wrote {}", file.display());
+            }
+            Ok(())
+        }
         Command::Backup { dest, data } => {
             admin(async {
                 let written =
@@ -605,7 +619,7 @@ async fn keys(command: KeysCommand) -> anyhow::Result<()> {
 }
 
 fn import(dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
-    let report = tapster_store::import(data_dir, dir)
+    let report = tapster_server::import(data_dir, dir)
         .with_context(|| format!("importing {} into {}", dir.display(), data_dir.display()))?;
     for version in &report.versions {
         println!(

@@ -10,7 +10,7 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::{Map, Value, json};
 
-use crate::routes::{Endpoint, documented};
+use crate::routes::{DOWNLOAD, Endpoint, documented};
 use crate::value_sets;
 
 /// The schema of a view type, registered in the document's components; endpoints name their `data`
@@ -176,6 +176,9 @@ fn tag_description(tag: &str) -> &'static str {
         "service" => {
             "The service itself, without a key: health, this document, and the feed of game versions."
         }
+        "exports" => {
+            "Whole datasets, one gzip-compressed NDJSON file per game version and language, instead of crawling the lists."
+        }
         "key" => {
             "The API key a request is made with: its name, limits, what remains of each, and its expiry."
         }
@@ -249,16 +252,21 @@ fn operation(
     let mut responses = Map::new();
     if keyed {
         op["security"] = json!([{ "bearerAuth": [] }]);
-        let envelope = envelope(endpoint, data, partials);
-        let name = envelope_name(&envelope);
-        let schema = match name {
-            Some(name) if envelopes.get(&name).is_none_or(|known| *known == envelope) => {
-                envelopes.insert(name.clone(), envelope);
-                json!({ "$ref": format!("#/components/schemas/{name}") })
-            }
-            _ => envelope,
-        };
-        responses.insert("200".into(), responses::data(schema));
+        if endpoint.path == DOWNLOAD {
+            // A file, not an envelope.
+            responses.extend(responses::file().map(|(status, response)| (status.to_owned(), response)));
+        } else {
+            let envelope = envelope(endpoint, data, partials);
+            let name = envelope_name(&envelope);
+            let schema = match name {
+                Some(name) if envelopes.get(&name).is_none_or(|known| *known == envelope) => {
+                    envelopes.insert(name.clone(), envelope);
+                    json!({ "$ref": format!("#/components/schemas/{name}") })
+                }
+                _ => envelope,
+            };
+            responses.insert("200".into(), responses::data(schema));
+        }
         responses.insert("304".into(), responses::not_modified());
     } else {
         op["security"] = json!([]);
@@ -443,7 +451,8 @@ mod tests {
     #[test]
     fn every_answer_has_a_named_envelope_and_pages_have_pagination() {
         let doc = document(None);
-        for endpoint in documented().filter(|e| e.path.starts_with("/v1/")) {
+        // A download answers a file, not an envelope.
+        for endpoint in documented().filter(|e| e.path.starts_with("/v1/") && e.path != DOWNLOAD) {
             let schema = &doc["paths"][endpoint.path]["get"]["responses"]["200"]["content"]["application/json"]
                 ["schema"];
             assert!(schema["$ref"].is_string(), "{}: {schema}", endpoint.path);

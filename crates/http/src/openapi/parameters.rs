@@ -7,7 +7,7 @@ use tapster_domain::{Ident, MAX_KEY_LEN, ProgressionKey, RecordKey, VersionSelec
 use tapster_i18n::Language;
 
 use crate::params::{LANG, LIMIT, MAX_OFFSET, OFFSET, Param, Rule, VERSION};
-use crate::routes::{Endpoint, PathRule};
+use crate::routes::{DOWNLOAD, Endpoint, PathRule};
 use crate::value_sets;
 
 /// The query parameters that are components, under their own names.
@@ -22,7 +22,7 @@ pub(super) fn components() -> Value {
     for param in &SHARED {
         parameters.insert(param.name.to_owned(), query_parameter(param));
     }
-    for rule in [PathRule::Version, PathRule::RecordKey, PathRule::ProgressionKey] {
+    for rule in [PathRule::Version, PathRule::Lang, PathRule::RecordKey, PathRule::ProgressionKey] {
         parameters.insert(path_component(rule).to_owned(), path_parameter(rule));
     }
     parameters.insert(
@@ -54,6 +54,22 @@ pub(super) fn of_operation(endpoint: &Endpoint, keyed: bool) -> Vec<Value> {
     if keyed {
         parameters.push(reference(IF_NONE_MATCH));
     }
+    if endpoint.path == DOWNLOAD {
+        parameters.push(json!({
+            "name": "Range",
+            "in": "header",
+            "required": false,
+            "description": "One range of bytes, `bytes=<first>-[<last>]` or `bytes=-<suffix length>`, to resume a download: the answer is `206` with those bytes.",
+            "schema": { "type": "string" },
+        }));
+        parameters.push(json!({
+            "name": "If-Range",
+            "in": "header",
+            "required": false,
+            "description": "The `ETag` of the part you hold: the range is served only if the file is still that one, else the whole file.",
+            "schema": { "type": "string" },
+        }));
+    }
     parameters
 }
 
@@ -65,6 +81,7 @@ fn reference(component: &str) -> Value {
 fn path_component(rule: PathRule) -> &'static str {
     match rule {
         PathRule::Version => "versionPath",
+        PathRule::Lang => "langPath",
         PathRule::RecordKey => "recordKey",
         PathRule::ProgressionKey => "progressionKey",
     }
@@ -77,6 +94,11 @@ fn path_parameter(rule: PathRule) -> Value {
             "version",
             version_schema(),
             "Game version: `latest` or a published version name such as `v0.6.4.2.1`. Unknown is `404`, malformed is `422`.",
+        ),
+        PathRule::Lang => (
+            "lang",
+            value_sets::Lang::SET.reference(),
+            "Language code (BCP 47), one of the game version's languages.",
         ),
         PathRule::ProgressionKey => (
             "key",

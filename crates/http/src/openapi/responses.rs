@@ -27,6 +27,58 @@ pub(super) fn data(schema: Value) -> Value {
     })
 }
 
+/// `200`, `206` and `416` of a file download (an export): gzip bytes, whole or the range asked for.
+pub(super) fn file() -> [(&'static str, Value); 3] {
+    let file_headers = |extra: &[(&str, &str)]| {
+        let mut headers = Map::new();
+        for name in ["ETag", "Cache-Control", "Vary", "RateLimit-Policy", "RateLimit"] {
+            headers.insert(name.to_owned(), header(name));
+        }
+        headers.insert(
+            "Accept-Ranges".to_owned(),
+            json!({ "description": "`bytes`: a download can be resumed with `Range`.", "schema": { "type": "string" } }),
+        );
+        headers.insert(
+            "Content-Disposition".to_owned(),
+            json!({ "description": "`attachment` with the file's name, `tapster-<version>-<lang>.ndjson.gz`.", "schema": { "type": "string" } }),
+        );
+        for (name, description) in extra {
+            headers.insert(
+                (*name).to_owned(),
+                json!({ "description": description, "schema": { "type": "string" } }),
+            );
+        }
+        Value::Object(headers)
+    };
+    // Bytes, not JSON: OpenAPI 3.1 describes a binary body by its media type alone, without a schema.
+    let gzip = json!({ "application/gzip": {} });
+    [
+        (
+            "200",
+            json!({
+                "description": "The whole file: gzip-compressed NDJSON, one record per line (see docs/api.md, \"Bulk exports\"). Its `ETag` is its SHA-256 in hex, as `/v1/exports` lists it.",
+                "headers": file_headers(&[]),
+                "content": gzip,
+            }),
+        ),
+        (
+            "206",
+            json!({
+                "description": "The part of the file one `Range` of bytes asked for (several ranges, or an `If-Range` that is not the current `ETag`, get the whole file).",
+                "headers": file_headers(&[("Content-Range", "`bytes <first>-<last>/<size>`.")]),
+                "content": gzip,
+            }),
+        ),
+        (
+            "416",
+            problem(
+                "The `Range` starts past the end of the file (type `/errors/range-not-satisfiable`); `Content-Range: bytes */<size>` gives its size.",
+                &["Vary", "RateLimit-Policy", "RateLimit"],
+            ),
+        ),
+    ]
+}
+
 pub(super) fn not_modified() -> Value {
     json!({
         "description": "Not modified: the `If-None-Match` header named the current `ETag`. No body; counts toward the rate limits.",

@@ -5,6 +5,7 @@
 use hyper::header::{CACHE_CONTROL, CONTENT_LANGUAGE, HeaderValue};
 use serde::Serialize;
 use tapster_domain::{ProgressionKey, RecordKey, VersionSelector};
+use tapster_i18n::Language;
 use tapster_store::{Catalog, Store, Window};
 
 use crate::envelope::{Envelope, Localizer, Pagination};
@@ -35,6 +36,7 @@ pub(crate) struct Ctx<'a> {
 #[derive(Debug, Default)]
 pub(crate) struct PathParams {
     pub(super) version: Option<VersionSelector>,
+    pub(super) lang: Option<Language>,
     pub(super) key: Option<PathKey>,
 }
 
@@ -59,6 +61,11 @@ impl Ctx<'_> {
     /// The `{version}` path parameter.
     pub(crate) fn path_version(&self) -> Result<VersionSelector, ApiError> {
         self.params.version.clone().ok_or_else(|| not_in_path("version"))
+    }
+
+    /// The `{lang}` path parameter.
+    pub(crate) fn path_lang(&self) -> Result<Language, ApiError> {
+        self.params.lang.ok_or_else(|| not_in_path("lang"))
     }
 
     /// The `{key}` path parameter of a record named by id or slug (spec 2.4).

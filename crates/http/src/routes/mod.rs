@@ -7,6 +7,7 @@
 mod changes;
 mod ctx;
 mod docs;
+mod exports;
 mod items;
 mod meta;
 mod prices;
@@ -23,6 +24,7 @@ use crate::error::ApiError;
 use crate::params::{Param, QueryParams};
 use crate::response::Reply;
 pub(crate) use ctx::{Ctx, resolve};
+pub(crate) use exports::DOWNLOAD;
 pub(crate) use router::{Matched, find, no_endpoint, route};
 #[cfg(test)]
 pub(crate) use router::{bind, percent_decode};
@@ -50,10 +52,12 @@ impl Endpoint {
         self.handler.params()
     }
 
-    /// The rule of the path parameter `name`: `{version}` is a version, `{key}` what [`Self::key`] says.
+    /// The rule of the path parameter `name`: `{version}` is a version, `{lang}` a language, `{key}`
+    /// what [`Self::key`] says.
     pub(crate) fn path_rule(&self, name: &str) -> PathRule {
         match (name, self.key) {
             ("version", _) => PathRule::Version,
+            ("lang", _) => PathRule::Lang,
             (_, Some(KeyRule::Progression)) => PathRule::ProgressionKey,
             _ => PathRule::RecordKey,
         }
@@ -107,6 +111,7 @@ pub(crate) enum KeyRule {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PathRule {
     Version,
+    Lang,
     RecordKey,
     ProgressionKey,
 }
@@ -127,6 +132,7 @@ pub(crate) fn documented() -> impl Iterator<Item = &'static Endpoint> {
         meta::ENDPOINTS,
         items::ENDPOINTS,
         docs::ENDPOINTS,
+        exports::ENDPOINTS,
         changes::ENDPOINTS,
         relations::ENDPOINTS,
         prices::ENDPOINTS,

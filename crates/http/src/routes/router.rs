@@ -15,7 +15,7 @@ use super::{Ctx, Endpoint, OPERATORS, PathRule, endpoints};
 use crate::error::ApiError;
 use crate::gate::Admission;
 use crate::metrics::Metrics;
-use crate::params::Query;
+use crate::params::{Query, parse_lang};
 use crate::response::Reply;
 use crate::site::Site;
 
@@ -143,6 +143,9 @@ fn path_params(endpoint: &Endpoint, bound: &Bound<'_>) -> Result<PathParams, Api
         match endpoint.path_rule(name) {
             PathRule::Version => {
                 params.version = Some(VersionSelector::parse(value).map_err(|e| invalid(&e))?)
+            }
+            PathRule::Lang => {
+                params.lang = Some(parse_lang(value).map_err(|e| invalid(&e))?);
             }
             PathRule::RecordKey => {
                 params.key = Some(PathKey::Record(RecordKey::parse(value).map_err(|e| invalid(&e))?));

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use tapster_store::{ChangeSummary, LanguageInfo, VersionInfo};
+use tapster_store::{ChangeSummary, ExportInfo, LanguageInfo, VersionInfo};
 
 use crate::gate::{Admission, PolicyState};
 use crate::value_sets;
@@ -83,6 +83,40 @@ impl From<&Admission> for KeyView {
             expires_at: key.expires_at.map(|at| at.to_string()),
             requests_today: admission.requests_today,
             limits: admission.quota.states.iter().map(limit).collect(),
+        }
+    }
+}
+
+/// `Export`: one bulk export, a file holding every record of a game version in one language.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "Export")]
+pub(crate) struct ExportView {
+    version: String,
+    #[schemars(with = "value_sets::Lang")]
+    lang: &'static str,
+    /// Where to download it (absolute when the service knows the address it is reached at).
+    url: String,
+    /// The name to save it under.
+    file_name: String,
+    /// Its length in bytes.
+    size: u64,
+    /// The SHA-256 of the file, in lowercase hex: also its `ETag`.
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    sha256: String,
+    /// How many records it holds, the version's own line aside.
+    records: u64,
+}
+
+impl ExportView {
+    pub(crate) fn new(export: &ExportInfo, url: String, file_name: String) -> Self {
+        Self {
+            version: export.version.to_string(),
+            lang: export.lang.code(),
+            url,
+            file_name,
+            size: export.size,
+            sha256: crate::exports::sha256_hex(export),
+            records: export.records,
         }
     }
 }

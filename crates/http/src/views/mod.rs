@@ -12,7 +12,7 @@ pub(crate) mod search;
 pub(crate) mod world;
 
 pub(crate) use items::{ITEM_DETAIL_FIELDS, ITEM_EXPANSIONS, ITEM_SUMMARY_FIELDS, ItemDetail, ItemSummary};
-pub(crate) use meta::{Degraded, GameVersionView, Health, KeyView, LanguageView};
+pub(crate) use meta::{Degraded, ExportView, GameVersionView, Health, KeyView, LanguageView};
 use schemars::JsonSchema;
 use serde::Serialize;
 use tapster_domain::{

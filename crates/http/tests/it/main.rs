@@ -7,6 +7,7 @@ mod changelog;
 mod changes;
 mod edge;
 mod errors;
+mod exports;
 mod hostile;
 mod items;
 mod key;
@@ -40,7 +41,7 @@ use tapster_http::{
     Admission, App, CallingKey, Credentials, Gate, Policies, Policy, PolicyState, Quota, Refusal, Verdict,
 };
 use tapster_store::Store;
-use tapster_test_support::DataDir;
+use tapster_test_support::{DataDir, fixtures, mini};
 
 /// The one key the test gate knows.
 fn key() -> &'static ApiKey {
@@ -108,12 +109,12 @@ struct Server {
     client: Client<HttpConnector, Empty<Bytes>>,
 }
 
-/// The server on the small hand-written dataset.
+/// The server on the small hand-written dataset, imported with its exports as the server imports.
 fn server() -> &'static Server {
     static SERVER: OnceLock<Server> = OnceLock::new();
     static DATA_DIR: OnceLock<DataDir> = OnceLock::new();
-    SERVER
-        .get_or_init(|| start(DATA_DIR.get_or_init(DataDir::mini).path(), tapster_http::DEFAULT_CACHE_BUDGET))
+    let data_dir = DATA_DIR.get_or_init(|| DataDir::with_exports(&mini(), &tapster_http::exports::build));
+    SERVER.get_or_init(|| start(data_dir.path(), tapster_http::DEFAULT_CACHE_BUDGET))
 }
 
 /// The server on the bundled dataset (three versions, 27 languages, real scale).
@@ -128,10 +129,10 @@ fn bundled_uncached() -> &'static Server {
     SERVER.get_or_init(|| start(bundled_data_dir(), 0))
 }
 
-/// The bundled dataset, imported once; it outlives the test process's servers.
+/// The bundled dataset, imported once with its exports; it outlives the test process's servers.
 fn bundled_data_dir() -> &'static Path {
     static DATA_DIR: OnceLock<DataDir> = OnceLock::new();
-    DATA_DIR.get_or_init(DataDir::bundled).path()
+    DATA_DIR.get_or_init(|| DataDir::with_exports(&fixtures(), &tapster_http::exports::build)).path()
 }
 
 fn start(data_dir: &Path, cache_budget: usize) -> Server {

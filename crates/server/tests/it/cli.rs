@@ -211,6 +211,52 @@ fn sigterm_stops_serving_writes_the_usage_counts_and_exits_zero() {
     assert!(!local.contains("never"), "the usage was not written at shutdown: {local}");
 }
 
+/// `tapster import` keeps the bulk exports; `tapster export` writes them out, with sums that
+/// `sha256sum -c` checks, byte for byte what `serve` answers for them.
+#[test]
+fn export_writes_the_files_the_server_serves_with_their_checksums() {
+    let data_dir = tempfile::TempDir::new().unwrap();
+    assert!(tapster(&["import", crate::mini().to_str().unwrap()], data_dir.path()).status.success());
+    let mirror = tempfile::TempDir::new().unwrap();
+    let dest = mirror.path().join("exports");
+    let exported = tapster(&["export", dest.to_str().unwrap()], data_dir.path());
+    assert!(exported.status.success(), "{}", String::from_utf8_lossy(&exported.stderr));
+    let printed = String::from_utf8_lossy(&exported.stdout);
+    // Two versions in three languages, and the sums.
+    assert_eq!(printed.lines().count(), 7, "{printed}");
+    let checked = Command::new("sha256sum")
+        .args(["--check", "--strict", "SHA256SUMS"])
+        .current_dir(&dest)
+        .output()
+        .unwrap();
+    assert!(checked.status.success(), "{}", String::from_utf8_lossy(&checked.stdout));
+
+    let server = serve(data_dir.path());
+    let key = server.first_key().to_owned();
+    let listing = get_with_key(server.addr, "/v1/exports", &key).json();
+    let sums = std::fs::read_to_string(dest.join("SHA256SUMS")).unwrap();
+    for export in listing["data"].as_array().unwrap() {
+        let line =
+            format!("{}  {}", export["sha256"].as_str().unwrap(), export["file_name"].as_str().unwrap());
+        assert!(sums.lines().any(|l| l == line), "{line} not in\n{sums}");
+    }
+    let first = &listing["data"][0];
+    let served = get_with_key(server.addr, first["url"].as_str().unwrap(), &key);
+    assert_eq!(served.status, 200);
+    assert_eq!(served.body, std::fs::read(dest.join(first["file_name"].as_str().unwrap())).unwrap());
+
+    // A data dir without data says so, and writes nothing.
+    let empty = tempfile::TempDir::new().unwrap();
+    let refused = tapster(&["export", mirror.path().join("none").to_str().unwrap()], empty.path());
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("no game data"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert!(!mirror.path().join("none").exists());
+}
+
 /// Sends SIGTERM to `server` and waits for it to exit, successfully, and stop listening.
 fn terminate(server: &mut Serving) {
     let killed = Command::new("kill").args(["-TERM", &server.child.id().to_string()]).status().unwrap();

@@ -1,0 +1,100 @@
+//! `/v1/exports`: the bulk exports built at import (see `crate::exports`), listed with their size and
+//! checksum, and served whole or in byte ranges for resuming.
+
+use bytes::Bytes;
+use hyper::StatusCode;
+use hyper::header::{
+    ACCEPT_RANGES, CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, ETAG, HeaderMap, HeaderValue,
+};
+use tapster_domain::VersionSelector;
+use tapster_i18n::Language;
+use tapster_store::ExportInfo;
+
+use super::{Ctx, Endpoint, Handle, resolve};
+use crate::envelope::Localizer;
+use crate::error::ApiError;
+use crate::exports::{file_name, sha256_hex};
+use crate::openapi::schema;
+use crate::params::NoParams;
+use crate::response::{LATEST_MAX_AGE, NAMED_VERSION_MAX_AGE, Reply};
+use crate::views::ExportView;
+
+/// The template of one export's download, whose answer is a file rather than JSON (the OpenAPI
+/// document describes it so).
+pub(crate) const DOWNLOAD: &str = "/v1/exports/{version}/{lang}";
+
+pub(super) const ENDPOINTS: &[Endpoint] = &[
+    Endpoint {
+        path: "/v1/exports",
+        key: None,
+        summary: "The bulk exports: one file per game version and language, with its size, SHA-256 and URL",
+        example: Some("/v1/exports"),
+        handler: &Handle(list),
+        data: schema::<Vec<ExportView>>,
+    },
+    Endpoint {
+        path: DOWNLOAD,
+        key: None,
+        summary: "Every record of a game version in one language, as gzip-compressed NDJSON; resumable with `Range`",
+        example: None,
+        handler: &Handle(download),
+        data: schema::<String>,
+    },
+];
+
+/// `GET /v1/exports`: every kept export, newest version first, in the envelope of `/v1/versions`.
+fn list(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
+    let store = ctx.store;
+    let data: Vec<ExportView> = store
+        .exports()
+        .iter()
+        .map(|export| ExportView::new(export, ctx.site.url(&path_of(export)), file_name(export)))
+        .collect();
+    ctx.render(Localizer::new(store.latest(), Language::SOURCE), data, None)
+}
+
+/// `GET /v1/exports/{version}/{lang}`: the file, with its SHA-256 as its strong `ETag`. The app
+/// answers `Range` and the conditional headers from it (`Accept-Ranges` marks it as a file).
+fn download(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
+    let version = ctx.path_version()?;
+    let lang = ctx.path_lang()?;
+    let catalog = resolve(ctx.store, &version)?;
+    let name = &catalog.info.name;
+    if !catalog.info.languages.contains(&lang) {
+        let languages: Vec<&str> = catalog.info.languages.iter().map(|l| l.code()).collect();
+        return Err(ApiError::NotFound(format!(
+            "{name} has no texts in {}; its languages are {}",
+            lang.code(),
+            languages.join(", ")
+        )));
+    }
+    let not_built = || {
+        ApiError::NotFound(format!(
+            "no export of {name} in {} is kept: the data was imported without exports; importing it with `tapster import` builds them",
+            lang.code()
+        ))
+    };
+    let export =
+        ctx.store.exports().iter().find(|e| &e.version == name && e.lang == lang).ok_or_else(not_built)?;
+    let body = ctx.store.export_body(name, lang)?.ok_or_else(not_built)?;
+    let mut headers = HeaderMap::new();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/gzip"));
+    let disposition = format!("attachment; filename=\"{}\"", file_name(export));
+    headers.insert(CONTENT_DISPOSITION, header_value(disposition)?);
+    headers.insert(ETAG, header_value(format!("\"{}\"", sha256_hex(export)))?);
+    headers.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    let max_age =
+        if matches!(version, VersionSelector::Exact(_)) { NAMED_VERSION_MAX_AGE } else { LATEST_MAX_AGE };
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static(max_age));
+    Ok(Reply { status: StatusCode::OK, headers, body: Bytes::from(body) })
+}
+
+/// Where an export is downloaded from.
+fn path_of(export: &ExportInfo) -> String {
+    format!("/v1/exports/{}/{}", export.version, export.lang.code())
+}
+
+/// A header of version names, language codes and hex digits, which are always valid.
+fn header_value(value: String) -> Result<HeaderValue, ApiError> {
+    HeaderValue::try_from(value).map_err(|e| ApiError::Internal(Box::new(e)))
+}
