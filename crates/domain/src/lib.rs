@@ -2,7 +2,7 @@
 //! version whole (every reference resolves, no recipe feeds itself), and the values that govern
 //! access (API keys, e-mail addresses, address blocks, limits, timestamps, attempts per address).
 //!
-//! Everything here is pure: no IO, no clock, no environment. The serde form of [`records`] *is* the
+//! Everything here is pure: no IO, no clock, no environment. The serde form of the records ([`GameData`]) *is* the
 //! on-disk game-data format described in `docs/data-format.md`; the HTTP wire format lives in
 //! `tapster-http` and is built from these types, never the reverse.
 

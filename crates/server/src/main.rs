@@ -266,7 +266,7 @@ struct DashboardArgs {
     public_url: Option<PublicUrl>,
     /// Send mail through this SMTP server: smtp://host:port (plain), smtp://user:pass@host?tls=required
     /// (STARTTLS) or smtps://user:pass@host (TLS). Without it, each mail is written to
-    /// <data-dir>/outbox/ and its link is logged.
+    /// the data dir's `outbox/` and its link is logged.
     #[arg(long, env = "TAPSTER_SMTP_URL", value_name = "URL", hide_env_values = true)]
     smtp_url: Option<String>,
     /// The sender of the mails.
@@ -277,7 +277,7 @@ struct DashboardArgs {
         default_value = DEFAULT_MAIL_FROM
     )]
     mail_from: String,
-    /// The client id of the GitHub OAuth app (its callback URL is <public-url>/auth/github/callback).
+    /// The client id of the GitHub OAuth app (its callback URL is the public URL and `/auth/github/callback`).
     #[arg(long, env = "TAPSTER_GITHUB_CLIENT_ID", requires = "github_client_secret")]
     github_client_id: Option<String>,
     /// The GitHub OAuth app's client secret (better given in the environment than on the command line).
@@ -298,7 +298,7 @@ struct DashboardArgs {
     /// GitHub's REST API, for /user and /user/emails.
     #[arg(long, env = "TAPSTER_GITHUB_API_URL", default_value = "https://api.github.com")]
     github_api_url: String,
-    /// The client id of the Discord application (its redirect is <public-url>/auth/discord/callback).
+    /// The client id of the Discord application (its redirect is the public URL and `/auth/discord/callback`).
     #[arg(long, env = "TAPSTER_DISCORD_CLIENT_ID", requires = "discord_client_secret")]
     discord_client_id: Option<String>,
     /// The Discord application's client secret (better given in the environment).

@@ -22,7 +22,8 @@ pub use import::{ImportReport, ImportedVersion, Outcome, import, import_with_exp
 pub use query::{
     ChangeFilter, ChangesPage, CropFilter, CropOrder, FishFilter, Found, ItemFilter, ItemOrder, ItemSources,
     ItemUse, ItemUsePage, MatchTier, Page, ProgressionSet, Ranking, RankingQuery, RecipeFilter, RecipeOrder,
-    RecordLabel, SearchHit, ServingPrices, Sort, TreeEntry, TreeGroup, TreeItem, UseVia, Vocabulary, Window,
+    RecordLabel, SearchHit, ServingPrices, Sort, TREE_MAX_DEPTH, TREE_MAX_NODES, TreeEntry, TreeGroup,
+    TreeItem, UseVia, Vocabulary, Window,
 };
 pub use read::{ChangeSummary, FileStamp, Store, VersionInfo};
 pub use source::{SourceVersion, read_dataset};

@@ -16,7 +16,9 @@ pub use items::{ItemFilter, ItemOrder};
 pub use prices::{Ranking, RankingQuery, ServingPrices};
 pub use progression::ProgressionSet;
 pub use recipes::{RecipeFilter, RecipeOrder};
-pub use relations::{ItemSources, ItemUse, ItemUsePage, TreeEntry, TreeGroup, TreeItem, UseVia};
+pub use relations::{
+    ItemSources, ItemUse, ItemUsePage, TREE_MAX_DEPTH, TREE_MAX_NODES, TreeEntry, TreeGroup, TreeItem, UseVia,
+};
 pub(crate) use search::NameIndex;
 pub use search::{Found, MatchTier, SearchHit};
 pub use world::{CropFilter, CropOrder, FishFilter};

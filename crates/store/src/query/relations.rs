@@ -12,11 +12,11 @@ use super::{ProgressionSet, Window};
 use crate::Catalog;
 
 /// Item levels a tree goes down at most; a node that would go deeper is cut off (`truncated`).
-pub(crate) const TREE_MAX_DEPTH: usize = 32;
+pub const TREE_MAX_DEPTH: usize = 32;
 
 /// Item nodes a tree holds at most; past this budget, nodes are cut off (`truncated`). The bundled
 /// data's largest tree is far below it; it only stops a pathological dataset from blowing up.
-pub(crate) const TREE_MAX_NODES: usize = 5_000;
+pub const TREE_MAX_NODES: usize = 5_000;
 
 /// One entry of an ingredient tree: an item, or an ingredient group filled by one of its members.
 #[derive(Debug, Clone, PartialEq, Eq)]
