@@ -7,35 +7,22 @@ use serde::Serialize;
 use serde_json::Value;
 use tapster_i18n::Language;
 use tapster_store::Catalog;
+use tapster_wire::{Meta, Pagination};
 
-#[derive(Debug, Serialize)]
-pub(crate) struct Envelope<T> {
-    pub(crate) data: Data<T>,
-    pub(crate) meta: Meta,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) pagination: Option<Pagination>,
-}
+use crate::views::lang;
 
-impl<T> Envelope<T> {
-    /// The `Content-Language` of the answer: the requested language, and English too where a text fell
-    /// back to it (`de, en`).
-    pub(crate) fn content_language(&self) -> HeaderValue {
-        match self.meta.lang {
-            lang if self.meta.lang_fallback.is_empty() || lang == "en" => HeaderValue::from_static(lang),
-            lang => HeaderValue::from_str(&format!("{lang}, en")).expect("language codes are header-safe"),
-        }
-    }
-}
+/// An answer as the server writes it: the wire's envelope around the records, whole or reduced to the
+/// `fields` asked for.
+pub(crate) type Envelope<T> = tapster_wire::Envelope<Data<T>>;
 
-#[derive(Debug, Serialize)]
-pub(crate) struct Meta {
-    /// Always the concrete version, never `latest`.
-    pub(crate) game_version: String,
-    pub(crate) build_id: i64,
-    pub(crate) lang: &'static str,
-    /// JSON Pointers (RFC 6901), in document order, to each text served in English because the
-    /// requested language lacks it.
-    pub(crate) lang_fallback: Vec<String>,
+/// The `Content-Language` of an answer: the requested language, and English too where a text fell
+/// back to it (`de, en`).
+pub(crate) fn content_language(meta: &Meta) -> HeaderValue {
+    let lang = meta.lang.as_str();
+    let value =
+        if meta.lang_fallback.is_empty() || lang == "en" { lang.to_owned() } else { format!("{lang}, en") };
+    // Language codes are letters and hyphens.
+    HeaderValue::try_from(value).unwrap_or_else(|_| HeaderValue::from_static("en"))
 }
 
 /// The records, as the view types render them, or reduced to the `fields` asked for.
@@ -46,45 +33,33 @@ pub(crate) enum Data<T> {
     Fields(Value),
 }
 
-/// Where a page sits in its list, with links to its neighbours (path and query, `null` at the ends).
-#[derive(Debug, Serialize)]
-pub(crate) struct Pagination {
-    pub(crate) limit: u32,
-    pub(crate) offset: u32,
-    pub(crate) total: u64,
-    pub(crate) next: Option<String>,
-    pub(crate) prev: Option<String>,
-}
-
-impl Pagination {
-    /// The pagination of a page of `total` records requested at `path` with the (canonical) query
-    /// `params`, which the links keep, after their own `limit` and `offset`.
-    pub(crate) fn new<'n, 'v>(
-        path: &str,
-        params: impl Iterator<Item = (&'n str, &'v str)> + Clone,
-        limit: u32,
-        offset: u32,
-        total: u64,
-    ) -> Self {
-        let link = |offset: u32| {
-            let mut serializer = form_urlencoded::Serializer::new(String::new());
-            serializer.append_pair("limit", &limit.to_string());
-            serializer.append_pair("offset", &offset.to_string());
-            for (name, value) in params.clone() {
-                if name != "limit" && name != "offset" {
-                    serializer.append_pair(name, value);
-                }
+/// The pagination of a page of `total` records requested at `path` with the (canonical) query
+/// `params`, which the links keep, after their own `limit` and `offset`.
+pub(crate) fn pagination<'n, 'v>(
+    path: &str,
+    params: impl Iterator<Item = (&'n str, &'v str)> + Clone,
+    limit: u32,
+    offset: u32,
+    total: u64,
+) -> Pagination {
+    let link = |offset: u32| {
+        let mut serializer = form_urlencoded::Serializer::new(String::new());
+        serializer.append_pair("limit", &limit.to_string());
+        serializer.append_pair("offset", &offset.to_string());
+        for (name, value) in params.clone() {
+            if name != "limit" && name != "offset" {
+                serializer.append_pair(name, value);
             }
-            format!("{path}?{}", serializer.finish())
-        };
-        let end = u64::from(offset) + u64::from(limit);
-        let next = (end < total && end <= u64::from(crate::params::MAX_OFFSET)).then(|| link(end as u32));
-        // Past the end of the list, the page before is its last page (the first when it is empty).
-        let size = u64::from(limit.max(1));
-        let last = (total.saturating_sub(1) / size * size) as u32;
-        let prev = (offset > 0).then(|| link(offset.saturating_sub(limit).min(last)));
-        Self { limit, offset, total, next, prev }
-    }
+        }
+        format!("{path}?{}", serializer.finish())
+    };
+    let end = u64::from(offset) + u64::from(limit);
+    let next = (end < total && end <= u64::from(crate::params::MAX_OFFSET)).then(|| link(end as u32));
+    // Past the end of the list, the page before is its last page (the first when it is empty).
+    let size = u64::from(limit.max(1));
+    let last = (total.saturating_sub(1) / size * size) as u32;
+    let prev = (offset > 0).then(|| link(offset.saturating_sub(limit).min(last)));
+    Pagination { limit, offset, total, next, prev }
 }
 
 /// Resolves texts in the requested language and notes, as JSON Pointers, each one served in English.
@@ -157,7 +132,7 @@ impl<'a> Localizer<'a> {
             meta: Meta {
                 game_version: self.catalog.info.name.to_string(),
                 build_id: self.catalog.info.build_id,
-                lang: self.lang.code(),
+                lang: lang(self.lang),
                 lang_fallback: fallbacks,
             },
             pagination,
@@ -214,7 +189,7 @@ mod tests {
 
     #[test]
     fn links_keep_every_other_parameter_and_stop_at_the_ends() {
-        let p = Pagination::new(
+        let p = pagination(
             "/v1/items",
             [("kind", "food"), ("limit", "50"), ("lang", "de")].into_iter(),
             50,
@@ -223,20 +198,20 @@ mod tests {
         );
         assert_eq!(p.next.as_deref(), Some("/v1/items?limit=50&offset=50&kind=food&lang=de"));
         assert_eq!(p.prev, None);
-        let p = Pagination::new("/v1/items", [("offset", "100")].into_iter(), 50, 100, 120);
+        let p = pagination("/v1/items", [("offset", "100")].into_iter(), 50, 100, 120);
         assert_eq!(p.next, None);
         assert_eq!(p.prev.as_deref(), Some("/v1/items?limit=50&offset=50"));
-        let p = Pagination::new("/v1/items", [].into_iter(), 50, 30, 120);
+        let p = pagination("/v1/items", [].into_iter(), 50, 30, 120);
         assert_eq!(p.prev.as_deref(), Some("/v1/items?limit=50&offset=0"));
         // Past the end, `prev` is the last page, which holds records.
-        let p = Pagination::new("/v1/items", [].into_iter(), 3, 5000, 200);
+        let p = pagination("/v1/items", [].into_iter(), 3, 5000, 200);
         assert_eq!((p.next, p.prev.as_deref()), (None, Some("/v1/items?limit=3&offset=198")));
-        let p = Pagination::new("/v1/items", [].into_iter(), 50, 200, 200);
+        let p = pagination("/v1/items", [].into_iter(), 50, 200, 200);
         assert_eq!(p.prev.as_deref(), Some("/v1/items?limit=50&offset=150"));
-        let p = Pagination::new("/v1/items", [].into_iter(), 50, 80, 0);
+        let p = pagination("/v1/items", [].into_iter(), 50, 80, 0);
         assert_eq!(p.prev.as_deref(), Some("/v1/items?limit=50&offset=0"));
         // Offsets stop at 10000, so no link points past it.
-        let p = Pagination::new("/v1/items", [].into_iter(), 100, 10_000, 50_000);
+        let p = pagination("/v1/items", [].into_iter(), 100, 10_000, 50_000);
         assert_eq!(p.next, None);
     }
 

@@ -7,7 +7,7 @@ use hyper::StatusCode;
 use hyper::header::{
     ALLOW, CONTENT_RANGE, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE,
 };
-use serde::Serialize;
+use tapster_wire::{InvalidParam, Problem};
 
 use crate::gate::Refusal;
 use crate::response::Reply;
@@ -34,17 +34,9 @@ impl Challenge {
     }
 }
 
-/// One invalid parameter of a request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub(crate) struct InvalidParam {
-    pub(crate) parameter: String,
-    pub(crate) detail: String,
-}
-
-impl InvalidParam {
-    pub(crate) fn new(parameter: impl Into<String>, detail: impl Into<String>) -> Self {
-        Self { parameter: parameter.into(), detail: detail.into() }
-    }
+/// One invalid parameter of a request, as the `errors` of its `422` name it.
+pub(crate) fn invalid_param(parameter: impl Into<String>, detail: impl Into<String>) -> InvalidParam {
+    InvalidParam { parameter: parameter.into(), detail: detail.into() }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -88,7 +80,7 @@ pub(crate) enum ApiError {
 
 impl ApiError {
     pub(crate) fn invalid(parameter: impl Into<String>, detail: impl Into<String>) -> Self {
-        Self::Validation(vec![InvalidParam::new(parameter, detail)])
+        Self::Validation(vec![invalid_param(parameter, detail)])
     }
 
     pub(crate) fn status(&self) -> StatusCode {
@@ -169,20 +161,21 @@ impl ApiError {
     }
 
     /// The problem+json body.
-    fn problem(&self, instance: &str) -> Problem<'_> {
+    fn problem(&self, instance: &str) -> Problem {
         let (kind, title) = self.kind();
         Problem {
-            kind,
-            title,
+            kind: kind.to_owned(),
+            title: title.to_owned(),
             status: self.status().as_u16(),
             detail: self.to_string(),
             instance: instance.to_owned(),
             errors: match self {
-                Self::Validation(errors) => Some(errors),
+                Self::Validation(errors) => Some(errors.clone()),
                 _ => None,
             },
+            // The RateLimit header fields draft's quota-exceeded problems name the policy used up.
             violated_policies: match self {
-                Self::RateLimited { policy, .. } => Some([policy]),
+                Self::RateLimited { policy, .. } => Some(vec![(*policy).to_owned()]),
                 _ => None,
             },
         }
@@ -228,22 +221,6 @@ impl From<tapster_store::Error> for ApiError {
     fn from(error: tapster_store::Error) -> Self {
         Self::Internal(Box::new(error))
     }
-}
-
-#[derive(Debug, Serialize)]
-pub(crate) struct Problem<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    title: &'static str,
-    status: u16,
-    detail: String,
-    instance: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    errors: Option<&'a [InvalidParam]>,
-    /// On `429` for a rate limit: the policy it used up, as the RateLimit header fields draft's
-    /// quota-exceeded problems name it.
-    #[serde(rename = "violated-policies", skip_serializing_if = "Option::is_none")]
-    violated_policies: Option<[&'a str; 1]>,
 }
 
 #[cfg(test)]

@@ -22,10 +22,7 @@ use tapster_i18n::Language;
 use tapster_store::{Catalog, ExportFile, ExportInfo, Store};
 
 use crate::envelope::Localizer;
-use crate::views::progression::{DocumentDetail, Documented};
-use crate::views::recipes::{CraftingStationView, IngredientGroupView, RecipeDetail};
-use crate::views::world::{Crop, Fish, Npc, ShopDetail};
-use crate::views::{GameVersionView, ItemDetail};
+use crate::views::{self, Documented};
 
 /// Builds the export of every version of `store` in each of its languages, on every core this
 /// process may use.
@@ -71,32 +68,32 @@ pub fn sha256_hex(export: &ExportInfo) -> String {
 /// The export of `catalog` in `lang`.
 fn export(catalog: &Catalog, lang: Language) -> ExportFile {
     let mut out = Lines { catalog, lang, buffer: Vec::with_capacity(1 << 20), records: 0 };
-    out.line("versions", |_| GameVersionView::from(&catalog.info));
+    out.line("versions", |_| views::game_version(&catalog.info));
     out.records = 0;
     let data = &catalog.data;
     for item in &data.items {
-        out.line("items", |loc| ItemDetail::new(loc, item, &[]));
+        out.line("items", |loc| views::item_detail(loc, item, &[]));
     }
     for recipe in &data.recipes {
-        out.line("recipes", |loc| RecipeDetail::new(loc, recipe));
+        out.line("recipes", |loc| views::recipe_detail(loc, recipe));
     }
     for group in &data.ingredient_groups {
-        out.line("ingredient-groups", |loc| IngredientGroupView::new(loc, group));
+        out.line("ingredient-groups", |loc| views::ingredient_group(loc, group));
     }
     for station in &data.crafting_stations {
-        out.line("crafters", |loc| CraftingStationView::new(loc, station, "/data"));
+        out.line("crafters", |loc| views::crafting_station(loc, station, "/data"));
     }
     for crop in &data.crops {
-        out.line("crops", |loc| Crop::new(loc, crop, "/data"));
+        out.line("crops", |loc| views::crop(loc, crop, "/data"));
     }
     for shop in &data.shops {
-        out.line("shops", |loc| ShopDetail::new(loc, shop));
+        out.line("shops", |loc| views::shop_detail(loc, shop));
     }
     for npc in &data.shopkeepers {
-        out.line("npcs", |loc| Npc::new(loc, npc, "/data"));
+        out.line("npcs", |loc| views::npc(loc, npc, "/data"));
     }
     for fish in &data.fish {
-        out.line("fish", |loc| Fish::new(loc, fish, "/data"));
+        out.line("fish", |loc| views::fish(loc, fish, "/data"));
     }
     out.documents(&data.quests);
     out.documents(&data.perks);
@@ -149,7 +146,7 @@ impl Lines<'_> {
 
     fn documents<R: Documented>(&mut self, records: &[R]) {
         for record in records {
-            self.line(R::TYPE.plural(), |loc| DocumentDetail::new(loc, record));
+            self.line(R::TYPE.plural(), |loc| views::document_detail(loc, record));
         }
     }
 }

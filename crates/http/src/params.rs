@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use tapster_domain::{Ident, RecordId, RecordKey, VersionSelector};
 use tapster_i18n::Language;
 
-use crate::error::{ApiError, InvalidParam};
+use crate::error::{ApiError, invalid_param};
 use crate::value_sets::ValueSet;
 
 /// One query parameter an endpoint takes.
@@ -140,7 +140,7 @@ impl Query {
                         params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
                     )
                 };
-                errors.push(InvalidParam::new(
+                errors.push(invalid_param(
                     name.as_ref(),
                     format!("is not a parameter of this endpoint; {takes}"),
                 ));
@@ -148,7 +148,7 @@ impl Query {
             };
             if pairs[..i].iter().any(|(earlier, _)| earlier == name) {
                 if !errors.iter().any(|e| e.parameter == param.name) {
-                    errors.push(InvalidParam::new(param.name, "is given more than once; give it once"));
+                    errors.push(invalid_param(param.name, "is given more than once; give it once"));
                 }
                 continue;
             }
@@ -157,14 +157,12 @@ impl Query {
                     values.push((param.name, checked));
                     given.push((param.name, value.to_string()));
                 }
-                Err(detail) => {
-                    errors.push(InvalidParam::new(param.name, format!("{detail} (given {value:?})")))
-                }
+                Err(detail) => errors.push(invalid_param(param.name, format!("{detail} (given {value:?})"))),
             }
         }
         for param in params.iter().filter(|p| p.rule.required()) {
             if !pairs.iter().any(|(name, _)| name == param.name) {
-                errors.push(InvalidParam::new(param.name, "is required"));
+                errors.push(invalid_param(param.name, "is required"));
             }
         }
         if !errors.is_empty() {

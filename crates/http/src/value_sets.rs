@@ -3,9 +3,8 @@
 //! and every response member of that set refers to, so that a generated client has one `Season` type
 //! instead of one per use. A parameter checks its values against the same list.
 
-use std::borrow::Cow;
-
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use schemars::{Schema, json_schema};
+use tapster_wire::ValueSet as WireSet;
 
 use crate::params::{FromParam, Param, Rule, Value};
 
@@ -29,28 +28,22 @@ impl ValueSet {
     }
 }
 
-/// Declares each set as a type whose JSON schema is the named set, for views to use
-/// (`#[schemars(with = "value_sets::Season")]`), and as a [`ValueSet`] for parameters.
+/// Names each set of the wire crate here, as a [`ValueSet`] for parameters: its name, description and
+/// values are the wire type's, so that the parameters take exactly what the answers hold, and the
+/// document has one schema for both.
 macro_rules! value_sets {
-    ($($(#[doc = $doc:literal])+ $name:ident = $values:expr;)+) => {
+    ($($name:ident),+ $(,)?) => {
         $(
-            $(#[doc = $doc])+
+            #[doc = concat!("The set of [`tapster_wire::", stringify!($name), "`].")]
             #[derive(Debug)]
             pub(crate) struct $name;
 
             impl $name {
-                pub(crate) const SET: ValueSet =
-                    ValueSet { name: stringify!($name), description: concat!($($doc),+), values: $values };
-            }
-
-            impl JsonSchema for $name {
-                fn schema_name() -> Cow<'static, str> {
-                    Cow::Borrowed(stringify!($name))
-                }
-
-                fn json_schema(_: &mut SchemaGenerator) -> Schema {
-                    Self::SET.schema()
-                }
+                pub(crate) const SET: ValueSet = ValueSet {
+                    name: <tapster_wire::$name as WireSet>::NAME,
+                    description: <tapster_wire::$name as WireSet>::DESCRIPTION,
+                    values: <tapster_wire::$name as WireSet>::VALUES,
+                };
             }
         )+
 
@@ -60,37 +53,8 @@ macro_rules! value_sets {
 }
 
 value_sets! {
-    /// A language code, as the game names its languages.
-    Lang = tapster_i18n::Language::CODES;
-    /// A season of the game's calendar.
-    Season = tapster_domain::Season::NAMES;
-    /// Where a fish lives.
-    Water = tapster_domain::Water::NAMES;
-    /// What a fish bites on.
-    Bait = tapster_domain::Bait::NAMES;
-    /// How an item is gathered in the world.
-    GatherMethod = tapster_domain::GatherMethod::NAMES;
-    /// What an item is, the coarsest way to browse the catalogue.
-    ItemKind = tapster_domain::ItemKind::NAMES;
-    /// How a tavern serves a product.
-    FoodType = tapster_domain::FoodType::NAMES;
-    /// How a recipe is unlocked: `default` (known from the start) or by the kind of progression record
-    /// that unlocks it.
-    UnlockKind = tapster_domain::Unlock::KINDS;
-    /// A type of game record, plural as in the data files.
-    ChangeType = &tapster_domain::RecordType::PLURALS;
-    /// What happened to a record between two game versions.
-    ChangeKind = tapster_domain::ChangeKind::NAMES;
-    /// Which member fills each ingredient group, all the way down the recipe chain.
-    IngredientChoice = tapster_pricing::IngredientChoice::NAMES;
-    /// How long a product was aged in the cellar.
-    Aging = tapster_pricing::Aging::NAMES;
-    /// How well a product was made.
-    Quality = tapster_pricing::Quality::NAMES;
-    /// The kind of record a search hit is.
-    HitType = &["item", "recipe"];
-    /// The kind of a progression record, singular.
-    DocumentType = &["quest", "perk", "spell", "talent", "reputation", "mission", "letter"];
+    Lang, Season, Water, Bait, GatherMethod, ItemKind, FoodType, UnlockKind, ChangeType, ChangeKind,
+    IngredientChoice, Aging, Quality, HitType, DocumentType,
 }
 
 /// Reads a parameter of each set that has a type as that type: `reads` ties the type to its set, so
@@ -130,7 +94,7 @@ read_as_type! {
     tapster_pricing::IngredientChoice: IngredientChoice, tapster_pricing::IngredientChoice::parse, Some(Default::default());
     tapster_pricing::Aging: Aging, tapster_pricing::Aging::parse, Some(Default::default());
     tapster_pricing::Quality: Quality, tapster_pricing::Quality::parse, Some(Default::default());
-    crate::views::search::HitType: HitType, crate::views::search::HitType::parse, None;
+    crate::views::HitType: HitType, crate::views::HitType::parse, None;
 }
 
 #[cfg(test)]
@@ -146,16 +110,34 @@ mod tests {
         assert!(ALL.iter().all(|s| !s.values.is_empty() && !s.description.trim().is_empty()));
     }
 
-    /// The sets written here rather than taken from a type name what those types spell.
+    /// The wire crate spells each set as the domain and pricing crates do, value for value: the
+    /// answers are made from those, and the parameters read into them.
     #[test]
-    fn written_sets_spell_what_their_types_spell() {
+    fn the_wire_sets_spell_what_the_domain_spells() {
         use tapster_domain::RecordType;
         let progression: Vec<&str> =
             RecordType::ALL.into_iter().filter(|t| t.is_progression()).map(RecordType::singular).collect();
-        assert_eq!(progression, DocumentType::SET.values);
-        use crate::views::search::HitType as Hit;
-        let hits: Vec<serde_json::Value> =
-            [Hit::Item, Hit::Recipe].iter().map(|h| serde_json::to_value(h).unwrap()).collect();
-        assert_eq!(hits, HitType::SET.values);
+        let hits = [crate::views::HitType::Item, crate::views::HitType::Recipe].map(|h| h.to_wire());
+        let hits: Vec<&str> = hits.iter().map(|h| h.as_str()).collect();
+        let cases: [(&ValueSet, &[&str]); 15] = [
+            (&Lang::SET, tapster_i18n::Language::CODES),
+            (&Season::SET, tapster_domain::Season::NAMES),
+            (&Water::SET, tapster_domain::Water::NAMES),
+            (&Bait::SET, tapster_domain::Bait::NAMES),
+            (&GatherMethod::SET, tapster_domain::GatherMethod::NAMES),
+            (&ItemKind::SET, tapster_domain::ItemKind::NAMES),
+            (&FoodType::SET, tapster_domain::FoodType::NAMES),
+            (&UnlockKind::SET, tapster_domain::Unlock::KINDS),
+            (&ChangeType::SET, &RecordType::PLURALS),
+            (&ChangeKind::SET, tapster_domain::ChangeKind::NAMES),
+            (&IngredientChoice::SET, tapster_pricing::IngredientChoice::NAMES),
+            (&Aging::SET, tapster_pricing::Aging::NAMES),
+            (&Quality::SET, tapster_pricing::Quality::NAMES),
+            (&HitType::SET, &hits),
+            (&DocumentType::SET, &progression),
+        ];
+        for (set, domain) in cases {
+            assert_eq!(set.values, domain, "{}", set.name);
+        }
     }
 }

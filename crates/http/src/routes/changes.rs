@@ -11,7 +11,9 @@ use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, Named, OFFSET, Param, Rule, query_params};
 use crate::response::Reply;
 use crate::value_sets::{self, ChangeType};
-use crate::views::progression::VersionChange;
+use tapster_wire::VersionChange;
+
+use crate::views;
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
     path: "/v1/versions/{version}/changes",
@@ -81,7 +83,7 @@ fn changes(ctx: &Ctx<'_>, p: ChangesParams) -> Result<Reply, ApiError> {
         .map(|(i, change)| {
             // A removed record is only in the version compared with.
             let named_in = if change.change == ChangeKind::Removed { from } else { catalog };
-            VersionChange::new(&mut loc, change, named_in, &format!("/data/{i}"))
+            views::version_change(&mut loc, change, named_in, &format!("/data/{i}"))
         })
         .collect();
     ctx.render_page(loc, data, None, window, page.total)

@@ -8,7 +8,7 @@ use tapster_domain::{ProgressionKey, RecordKey, VersionSelector};
 use tapster_i18n::Language;
 use tapster_store::{Catalog, Store, Window};
 
-use crate::envelope::{Envelope, Localizer, Pagination};
+use crate::envelope::{Envelope, Localizer, content_language, pagination};
 use crate::error::ApiError;
 use crate::gate::Admission;
 use crate::metrics::Metrics;
@@ -120,8 +120,7 @@ impl Ctx<'_> {
         window: Window,
         total: u64,
     ) -> Result<Reply, ApiError> {
-        let pagination =
-            Pagination::new(self.path, self.query.canonical(), window.limit, window.offset, total);
+        let pagination = pagination(self.path, self.query.canonical(), window.limit, window.offset, total);
         let envelope = localizer.envelope(data, fields, Some(pagination));
         self.answer(&envelope.map_err(|e| ApiError::Internal(Box::new(e)))?)
     }
@@ -130,7 +129,7 @@ impl Ctx<'_> {
     /// in, and kept longer when it is about a version named by its number.
     fn answer<T: Serialize>(&self, envelope: &Envelope<T>) -> Result<Reply, ApiError> {
         let mut reply = json(envelope)?;
-        reply.headers.insert(CONTENT_LANGUAGE, envelope.content_language());
+        reply.headers.insert(CONTENT_LANGUAGE, content_language(&envelope.meta));
         let max_age = if self.names_a_version() { NAMED_VERSION_MAX_AGE } else { LATEST_MAX_AGE };
         reply.headers.insert(CACHE_CONTROL, HeaderValue::from_static(max_age));
         Ok(reply)

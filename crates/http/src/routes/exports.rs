@@ -17,7 +17,9 @@ use crate::exports::{file_name, sha256_hex};
 use crate::openapi::schema;
 use crate::params::NoParams;
 use crate::response::{LATEST_MAX_AGE, NAMED_VERSION_MAX_AGE, Reply};
-use crate::views::ExportView;
+use tapster_wire::Export;
+
+use crate::views;
 
 /// The template of one export's download, whose answer is a file rather than JSON (the OpenAPI
 /// document describes it so).
@@ -30,7 +32,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         summary: "The bulk exports: one file per game version and language, with its size, SHA-256 and URL",
         example: Some("/v1/exports"),
         handler: &Handle(list),
-        data: schema::<Vec<ExportView>>,
+        data: schema::<Vec<Export>>,
     },
     Endpoint {
         path: DOWNLOAD,
@@ -45,10 +47,10 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
 /// `GET /v1/exports`: every kept export, newest version first, in the envelope of `/v1/versions`.
 fn list(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let store = ctx.store;
-    let data: Vec<ExportView> = store
+    let data: Vec<Export> = store
         .exports()
         .iter()
-        .map(|export| ExportView::new(export, ctx.site.url(&path_of(export)), file_name(export)))
+        .map(|export| views::export(export, ctx.site.url(&path_of(export)), file_name(export)))
         .collect();
     ctx.render(Localizer::new(store.latest(), Language::SOURCE), data, None)
 }

@@ -11,7 +11,9 @@ use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, Named, OFFSET, Param, Rule, SortKeys, VERSION, query_params};
 use crate::response::Reply;
 use crate::value_sets;
-use crate::views::{ITEM_DETAIL_FIELDS, ITEM_EXPANSIONS, ITEM_SUMMARY_FIELDS, ItemDetail, ItemSummary};
+use tapster_wire::{ItemDetail, ItemSummary};
+
+use crate::views::{self, ITEM_DETAIL_FIELDS, ITEM_EXPANSIONS, ITEM_SUMMARY_FIELDS};
 
 const ITEM_SORT_KEYS: &[&str] = &["id", "name", "price"];
 
@@ -149,7 +151,7 @@ fn list(ctx: &Ctx<'_>, p: ListParams) -> Result<Reply, ApiError> {
     let window = Window { limit: p.limit, offset: p.offset };
     let page = catalog.items(&filter, &sort, p.lang, window);
     let mut loc = Localizer::new(catalog, p.lang);
-    let data = loc.list(page.records.iter().copied(), ItemSummary::new);
+    let data = loc.list(page.records.iter().copied(), views::item_summary);
     ctx.render_page(loc, data, p.fields.as_deref(), window, page.total)
 }
 
@@ -157,6 +159,6 @@ fn list(ctx: &Ctx<'_>, p: ListParams) -> Result<Reply, ApiError> {
 fn detail(ctx: &Ctx<'_>, p: DetailParams) -> Result<Reply, ApiError> {
     let (catalog, item) = ctx.record("item", &p.version, Catalog::item)?;
     let mut loc = Localizer::new(catalog, p.lang);
-    let detail = ItemDetail::new(&mut loc, item, p.expand.as_deref().unwrap_or_default());
+    let detail = views::item_detail(&mut loc, item, p.expand.as_deref().unwrap_or_default());
     ctx.render(loc, detail, p.fields.as_deref())
 }

@@ -10,7 +10,9 @@ use crate::error::ApiError;
 use crate::openapi::schema;
 use crate::params::{NoParams, VersionLang};
 use crate::response::{NO_STORE, Reply, json};
-use crate::views::{Degraded, GameVersionView, Health, KeyView, LanguageView};
+use tapster_wire::{self as wire, Degraded, GameVersion, Health, Key};
+
+use crate::views;
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
@@ -27,7 +29,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         summary: "The calling API key: its name, limits, what remains of each, and its expiry",
         example: Some("/v1/key"),
         handler: &Handle(calling_key),
-        data: schema::<KeyView>,
+        data: schema::<Key>,
     },
     Endpoint {
         path: "/v1/versions",
@@ -35,7 +37,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         summary: "Published game versions, newest first",
         example: Some("/v1/versions"),
         handler: &Handle(versions),
-        data: schema::<Vec<GameVersionView>>,
+        data: schema::<Vec<GameVersion>>,
     },
     Endpoint {
         path: "/v1/versions/{version}",
@@ -43,7 +45,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         summary: "One game version",
         example: Some("/v1/versions/latest"),
         handler: &Handle(version),
-        data: schema::<GameVersionView>,
+        data: schema::<GameVersion>,
     },
     Endpoint {
         path: "/v1/languages",
@@ -51,7 +53,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         summary: "The languages of a game version, named in the requested language",
         example: Some("/v1/languages?lang=de"),
         handler: &Handle(languages),
-        data: schema::<Vec<LanguageView>>,
+        data: schema::<Vec<wire::Language>>,
     },
 ];
 
@@ -73,10 +75,10 @@ fn health(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
         .metrics
         .troubles()
         .into_iter()
-        .map(|(dependency, detail)| Degraded { dependency, detail })
+        .map(|(dependency, detail)| Degraded { dependency: dependency.to_owned(), detail })
         .collect();
     json(&Health {
-        status: if degraded.is_empty() { "ok" } else { "degraded" },
+        status: if degraded.is_empty() { "ok" } else { "degraded" }.to_owned(),
         latest: store.latest().info.name.to_string(),
         versions: store.versions().len(),
         degraded,
@@ -95,7 +97,7 @@ fn calling_key(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
         .caller
         .ok_or_else(|| ApiError::Internal("`/v1/key` was routed without the gate's admission".into()))?;
     let localizer = Localizer::new(ctx.store.latest(), Language::SOURCE);
-    let mut reply = ctx.render(localizer, KeyView::from(caller), None)?;
+    let mut reply = ctx.render(localizer, views::key(caller), None)?;
     reply.headers.insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
     Ok(reply)
 }
@@ -103,27 +105,27 @@ fn calling_key(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
 /// `GET /v1/versions`: every published version, newest first.
 fn versions(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let store = &ctx.store;
-    let data: Vec<GameVersionView> = store.versions().map(|c| GameVersionView::from(&c.info)).collect();
+    let data: Vec<GameVersion> = store.versions().map(|c| views::game_version(&c.info)).collect();
     ctx.render(Localizer::new(store.latest(), Language::SOURCE), data, None)
 }
 
 /// `GET /v1/versions/{version}`.
 fn version(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let catalog = resolve(ctx.store, &ctx.path_version()?)?;
-    ctx.render(Localizer::new(catalog, Language::SOURCE), GameVersionView::from(&catalog.info), None)
+    ctx.render(Localizer::new(catalog, Language::SOURCE), views::game_version(&catalog.info), None)
 }
 
 /// `GET /v1/languages`: the languages of a version, named in the requested language.
 fn languages(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog(&p.version)?;
     let mut localizer = Localizer::new(catalog, p.lang);
-    let data: Vec<LanguageView> = catalog
+    let data: Vec<wire::Language> = catalog
         .languages(p.lang)
         .into_iter()
         .enumerate()
         .map(|(i, info)| {
             localizer.note(info.name.1, || format!("/data/{i}/name"));
-            LanguageView::from(info)
+            views::language(info)
         })
         .collect();
     ctx.render(localizer, data, None)

@@ -12,7 +12,9 @@ use crate::openapi::schema;
 use crate::params::{LANG, Named, OFFSET, Param, Rule, VERSION, query_params};
 use crate::response::Reply;
 use crate::value_sets;
-use crate::views::prices::{ItemPrice, RankingRow};
+use tapster_wire::{ItemPrice, RankingRow};
+
+use crate::views;
 
 const INGREDIENTS: Param = Param {
     name: "ingredients",
@@ -100,7 +102,7 @@ fn price(ctx: &Ctx<'_>, p: PriceParams) -> Result<Reply, ApiError> {
         other => ApiError::Internal(Box::new(other)),
     })?;
     let mut loc = Localizer::new(catalog, p.lang);
-    let view = ItemPrice::new(&mut loc, item, &breakdown);
+    let view = views::item_price(&mut loc, item, &breakdown);
     ctx.render(loc, view, None)
 }
 
@@ -117,6 +119,6 @@ fn ranking(ctx: &Ctx<'_>, p: RankingParams) -> Result<Reply, ApiError> {
     };
     let ranking = catalog.product_ranking(&query);
     let mut loc = Localizer::new(catalog, p.lang);
-    let data = RankingRow::list(&mut loc, &ranking.rows, p.offset);
+    let data = views::ranking_rows(&mut loc, &ranking.rows, p.offset);
     ctx.render_page(loc, data, None, window, ranking.total)
 }

@@ -12,7 +12,9 @@ use crate::error::ApiError;
 use crate::openapi::{branch_of, schema};
 use crate::params::{VersionLang, VersionLangPage};
 use crate::response::Reply;
-use crate::views::progression::{Document, DocumentDetail, Documented, noun};
+use tapster_wire::{Document, DocumentDetail};
+
+use crate::views::{self, Documented, noun};
 
 /// A list and a single-record endpoint for each segment: the record type, a record's key in the
 /// bundled data (percent-encoded, for the document's examples), and how its summaries read.
@@ -62,7 +64,7 @@ fn list<R: Documented>(ctx: &Ctx<'_>, p: VersionLangPage) -> Result<Reply, ApiEr
     let window = Window { limit: p.limit, offset: p.offset };
     let page = catalog.progression_page::<R>(window);
     let mut loc = Localizer::new(catalog, p.lang);
-    let data = loc.list(page.records.iter().copied(), Document::new);
+    let data = loc.list(page.records.iter().copied(), views::document);
     ctx.render_page(loc, data, None, window, page.total)
 }
 
@@ -74,6 +76,6 @@ fn detail<R: Documented>(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiErro
         ApiError::NotFound(format!("there is no {} {key} in {}", noun(R::TYPE), catalog.info.name))
     })?;
     let mut loc = Localizer::new(catalog, p.lang);
-    let detail = DocumentDetail::new(&mut loc, record);
+    let detail = views::document_detail(&mut loc, record);
     ctx.render(loc, detail, None)
 }

@@ -11,9 +11,8 @@ use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, Named, OFFSET, Param, Rule, SortKeys, VERSION, VersionLang, query_params};
 use crate::response::Reply;
 use crate::value_sets;
-use crate::views::recipes::{
-    CraftingStationView, IngredientGroupView, RECIPE_SUMMARY_FIELDS, RecipeDetail, RecipeSummary,
-};
+use crate::views::{self, RECIPE_SUMMARY_FIELDS};
+use tapster_wire::{CraftingStation, IngredientGroup, RecipeDetail, RecipeSummary};
 
 const RECIPE_SORT_KEYS: &[&str] = &["id", "name", "time"];
 
@@ -95,7 +94,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         summary: "One ingredient group by id or slug, with its members",
         example: Some("/v1/ingredient-groups/any-grain"),
         handler: &Handle(group),
-        data: schema::<IngredientGroupView>,
+        data: schema::<IngredientGroup>,
     },
     Endpoint {
         path: "/v1/crafters",
@@ -103,7 +102,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         summary: "Every crafting station, with the current recipes it makes",
         example: Some("/v1/crafters"),
         handler: &Handle(crafters),
-        data: schema::<Vec<CraftingStationView>>,
+        data: schema::<Vec<CraftingStation>>,
     },
 ];
 
@@ -142,7 +141,7 @@ fn list(ctx: &Ctx<'_>, p: ListParams) -> Result<Reply, ApiError> {
     let window = Window { limit: p.limit, offset: p.offset };
     let page = catalog.recipe_list(&filter, &sort, p.lang, window);
     let mut loc = Localizer::new(catalog, p.lang);
-    let data = loc.list(page.records.iter().copied(), RecipeSummary::new);
+    let data = loc.list(page.records.iter().copied(), views::recipe_summary);
     ctx.render_page(loc, data, p.fields.as_deref(), window, page.total)
 }
 
@@ -150,7 +149,7 @@ fn list(ctx: &Ctx<'_>, p: ListParams) -> Result<Reply, ApiError> {
 fn detail(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let (catalog, recipe) = ctx.record("recipe", &p.version, Catalog::recipe)?;
     let mut loc = Localizer::new(catalog, p.lang);
-    let detail = RecipeDetail::new(&mut loc, recipe);
+    let detail = views::recipe_detail(&mut loc, recipe);
     ctx.render(loc, detail, None)
 }
 
@@ -158,7 +157,7 @@ fn detail(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
 fn group(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let (catalog, group) = ctx.record("ingredient group", &p.version, Catalog::group)?;
     let mut loc = Localizer::new(catalog, p.lang);
-    let view = IngredientGroupView::new(&mut loc, group);
+    let view = views::ingredient_group(&mut loc, group);
     ctx.render(loc, view, None)
 }
 
@@ -166,6 +165,6 @@ fn group(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
 fn crafters(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog(&p.version)?;
     let mut loc = Localizer::new(catalog, p.lang);
-    let data = loc.list(catalog.data.crafting_stations.iter(), CraftingStationView::new);
+    let data = loc.list(catalog.data.crafting_stations.iter(), views::crafting_station);
     ctx.render(loc, data, None)
 }

@@ -13,7 +13,9 @@ use crate::openapi::schema;
 use crate::params::{LANG, Param, Rule, VERSION, VersionLang, VersionLangPage, query_params};
 use crate::response::Reply;
 use crate::value_sets;
-use crate::views::relations::{SourcesView, TreeItemNode, TreeNode, UsedIn};
+use tapster_wire::{Sources, TreeNode, UsedIn};
+
+use crate::views;
 
 query_params! {
     /// The query of `GET /v1/recipes/{key}/tree`.
@@ -51,7 +53,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         summary: "Everywhere an item comes from: shops, recipes, crops, fish, rewards and letters",
         example: Some("/v1/items/barley/sources"),
         handler: &Handle(sources),
-        data: schema::<SourcesView>,
+        data: schema::<Sources>,
     },
 ];
 
@@ -60,7 +62,7 @@ fn tree(ctx: &Ctx<'_>, p: TreeParams) -> Result<Reply, ApiError> {
     let (catalog, recipe) = ctx.record("recipe", &p.version, Catalog::recipe)?;
     let tree = catalog.ingredient_tree(recipe, p.ingredients);
     let mut loc = Localizer::new(catalog, p.lang);
-    let view = TreeNode::Item(TreeItemNode::new(&mut loc, &tree, "/data"));
+    let view = TreeNode::Item(views::tree_item_node(&mut loc, &tree, "/data"));
     ctx.render(loc, view, None)
 }
 
@@ -70,7 +72,7 @@ fn used_in(ctx: &Ctx<'_>, p: VersionLangPage) -> Result<Reply, ApiError> {
     let window = Window { limit: p.limit, offset: p.offset };
     let page = catalog.used_in(item.id, window);
     let mut loc = Localizer::new(catalog, p.lang);
-    let data = loc.list(page.uses.iter(), UsedIn::new);
+    let data = loc.list(page.uses.iter(), views::used_in);
     ctx.render_page(loc, data, None, window, page.total)
 }
 
@@ -79,6 +81,6 @@ fn sources(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let (catalog, item) = ctx.record("item", &p.version, Catalog::item)?;
     let sources = catalog.sources(item.id);
     let mut loc = Localizer::new(catalog, p.lang);
-    let view = SourcesView::new(&mut loc, item.id, &sources);
+    let view = views::sources(&mut loc, item.id, &sources);
     ctx.render(loc, view, None)
 }

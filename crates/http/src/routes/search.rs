@@ -10,7 +10,9 @@ use crate::openapi::schema;
 use crate::params::{LANG, Param, Rule, VERSION, query_params};
 use crate::response::Reply;
 use crate::value_sets;
-use crate::views::search::{HitType, SearchResult};
+use tapster_wire::SearchResult;
+
+use crate::views::{self, HitType};
 
 query_params! {
     /// The query of `GET /v1/search`. No `offset` (spec 4.6): search answers the best hits, not
@@ -58,6 +60,6 @@ fn search(ctx: &Ctx<'_>, p: SearchParams) -> Result<Reply, ApiError> {
     let kind = p.kind.map(HitType::record_type);
     let hits = catalog.search(&p.q, kind, p.lang, p.limit);
     let mut loc = Localizer::new(catalog, p.lang);
-    let data = loc.list(hits.iter(), SearchResult::new);
+    let data = loc.list(hits.iter(), views::search_result);
     ctx.render(loc, data, None)
 }

@@ -12,7 +12,9 @@ use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, SortKeys, VERSION, VersionLang, query_params};
 use crate::response::Reply;
 use crate::value_sets;
-use crate::views::world::{Crop, Fish, Npc, ShopDetail, ShopSummary};
+use tapster_wire::{Crop, Fish, Npc, ShopDetail, ShopSummary};
+
+use crate::views;
 
 const CROP_SORT_KEYS: &[&str] = &["id", "name", "days"];
 
@@ -134,7 +136,7 @@ fn crops(ctx: &Ctx<'_>, p: CropListParams) -> Result<Reply, ApiError> {
     let window = Window { limit: p.limit, offset: p.offset };
     let page = catalog.crops(filter, &sort, p.lang, window);
     let mut loc = Localizer::new(catalog, p.lang);
-    let data = loc.list(page.records.iter().copied(), Crop::new);
+    let data = loc.list(page.records.iter().copied(), views::crop);
     ctx.render_page(loc, data, None, window, page.total)
 }
 
@@ -142,7 +144,7 @@ fn crops(ctx: &Ctx<'_>, p: CropListParams) -> Result<Reply, ApiError> {
 fn crop(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let (catalog, crop) = ctx.record("crop", &p.version, Catalog::crop)?;
     let mut loc = Localizer::new(catalog, p.lang);
-    let view = Crop::new(&mut loc, crop, "/data");
+    let view = views::crop(&mut loc, crop, "/data");
     ctx.render(loc, view, None)
 }
 
@@ -150,7 +152,7 @@ fn crop(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
 fn shops(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog(&p.version)?;
     let mut loc = Localizer::new(catalog, p.lang);
-    let data = loc.list(catalog.data.shops.iter(), ShopSummary::new);
+    let data = loc.list(catalog.data.shops.iter(), views::shop_summary);
     ctx.render(loc, data, None)
 }
 
@@ -158,7 +160,7 @@ fn shops(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
 fn shop(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let (catalog, shop) = ctx.record("shop", &p.version, Catalog::shop)?;
     let mut loc = Localizer::new(catalog, p.lang);
-    let view = ShopDetail::new(&mut loc, shop);
+    let view = views::shop_detail(&mut loc, shop);
     ctx.render(loc, view, None)
 }
 
@@ -166,7 +168,7 @@ fn shop(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
 fn npcs(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog(&p.version)?;
     let mut loc = Localizer::new(catalog, p.lang);
-    let data = loc.list(catalog.data.shopkeepers.iter(), Npc::new);
+    let data = loc.list(catalog.data.shopkeepers.iter(), views::npc);
     ctx.render(loc, data, None)
 }
 
@@ -177,6 +179,6 @@ fn fish(ctx: &Ctx<'_>, p: FishParams) -> Result<Reply, ApiError> {
     let window = Window { limit: p.limit, offset: p.offset };
     let page = catalog.fish(filter, window);
     let mut loc = Localizer::new(catalog, p.lang);
-    let data = loc.list(page.records.iter().copied(), Fish::new);
+    let data = loc.list(page.records.iter().copied(), views::fish);
     ctx.render_page(loc, data, None, window, page.total)
 }

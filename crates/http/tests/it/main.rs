@@ -21,6 +21,7 @@ mod recipes;
 mod relations;
 mod search;
 mod versions;
+mod wire;
 mod world;
 
 use std::net::SocketAddr;

@@ -1,0 +1,32 @@
+//! The JSON shapes of the Tapster API: every answer's `data`, the envelope around it, and the
+//! problems errors are told in. The server writes its answers with these types and writes its OpenAPI
+//! document from their schemas; a client reads the answers into them. One definition for both, so
+//! that they cannot drift apart.
+//!
+//! Field names are the wire's, as documented in `docs/api.md`. Every closed set of values ([`sets`])
+//! keeps a value this crate does not know as `Unknown`, and the structs' fields are public, so a
+//! client compiled against this version still reads the answers of a newer server.
+
+pub mod common;
+pub mod envelope;
+pub mod items;
+pub mod prices;
+pub mod progression;
+pub mod recipes;
+pub mod relations;
+pub mod search;
+pub mod service;
+pub mod sets;
+pub mod world;
+
+pub use common::*;
+pub use envelope::*;
+pub use items::*;
+pub use prices::*;
+pub use progression::*;
+pub use recipes::*;
+pub use relations::*;
+pub use search::*;
+pub use service::*;
+pub use sets::*;
+pub use world::*;
