@@ -1,0 +1,245 @@
+//! One method per endpoint of the API, each taking the parameters its route documents and answering
+//! in the wire's types; a paged list also has a `*_pages` method, a [`Pages`] stream that follows
+//! `pagination.next` to the end.
+
+use bytes::Bytes;
+use tapster_wire::{
+    CraftingStation, Crop, Document, DocumentDetail, DocumentType, Export, Fish, GameVersion, Health,
+    IngredientGroup, ItemDetail, ItemPrice, ItemSummary, Key, Language, Npc, RankingRow, RecipeDetail,
+    RecipeSummary, SearchResult, ShopDetail, ShopSummary, Sources, TreeNode, UsedIn, VersionChange,
+};
+
+use crate::client::{Answer, Client};
+use crate::error::{Error, Result};
+use crate::pages::Pages;
+use crate::query::{
+    ChangesQuery, CropsQuery, FishQuery, ItemQuery, ItemsQuery, PageQuery, PriceQuery, Query, RankingsQuery,
+    RecipesQuery, SearchQuery, TreeQuery, VersionLang, segment,
+};
+
+/// The path segment of a progression type's routes (`quests`, `reputation`).
+fn documents_path(kind: &DocumentType) -> Result<&'static str> {
+    Ok(match kind {
+        DocumentType::Quest => "quests",
+        DocumentType::Perk => "perks",
+        DocumentType::Spell => "spells",
+        DocumentType::Talent => "talents",
+        DocumentType::Reputation => "reputation",
+        DocumentType::Mission => "missions",
+        DocumentType::Letter => "letters",
+        other => return Err(Error::Config(format!("this client has no route for records of type {other}"))),
+    })
+}
+
+impl Client {
+    /// `GET /healthz`: whether the service has its data and works around nothing.
+    pub async fn health(&self) -> Result<Health> {
+        self.get_plain("/healthz").await
+    }
+
+    /// `GET /v1/key`: the calling key, its limits, what remains of each, requests today, expiry.
+    pub async fn key(&self) -> Result<Answer<Key>> {
+        self.get("/v1/key").await
+    }
+
+    /// `GET /v1/versions`: the published game versions, newest first.
+    pub async fn versions(&self) -> Result<Answer<Vec<GameVersion>>> {
+        self.get("/v1/versions").await
+    }
+
+    /// `GET /v1/versions/{version}`.
+    pub async fn version(&self, version: &str) -> Result<Answer<GameVersion>> {
+        self.get(&format!("/v1/versions/{}", segment(version))).await
+    }
+
+    /// `GET /v1/versions/{version}/changes`: one page.
+    pub async fn changes(&self, version: &str, query: &ChangesQuery) -> Result<Answer<Vec<VersionChange>>> {
+        self.get(&changes_target(version, query)).await
+    }
+
+    /// Every page of [`Client::changes`].
+    pub fn changes_pages(&self, version: &str, query: &ChangesQuery) -> Pages<VersionChange> {
+        self.pages(changes_target(version, query))
+    }
+
+    /// `GET /v1/languages`: a version's languages, named in `lang`.
+    pub async fn languages(&self, query: &VersionLang) -> Result<Answer<Vec<Language>>> {
+        self.get(&format!("/v1/languages{}", query.to_query())).await
+    }
+
+    /// `GET /v1/exports`: the bulk exports, one per game version and language.
+    pub async fn exports(&self) -> Result<Answer<Vec<Export>>> {
+        self.get("/v1/exports").await
+    }
+
+    /// `GET /v1/exports/{version}/{lang}`: the whole file (gzip-compressed NDJSON). Compare its
+    /// SHA-256 with `export.sha256`.
+    pub async fn export_file(&self, export: &Export) -> Result<Bytes> {
+        Ok(self.send(&export_target(export), None).await?.body)
+    }
+
+    /// The rest of an export from byte `offset` on, to resume a download cut short (`Range`); the
+    /// server answers the rest only if the file is still the one `export` lists (`If-Range`), and
+    /// otherwise all of it, which [`Error::Unexpected`] reports rather than splice two files.
+    pub async fn export_file_from(&self, export: &Export, offset: u64) -> Result<Bytes> {
+        let target = export_target(export);
+        let tag = format!("\"{}\"", export.sha256);
+        let raw = self.send(&target, Some((offset, &tag))).await?;
+        if raw.status != hyper::StatusCode::PARTIAL_CONTENT {
+            return Err(Error::Unexpected {
+                status: raw.status.as_u16(),
+                target,
+                detail: "the file changed since it was listed: download it whole".into(),
+            });
+        }
+        Ok(raw.body)
+    }
+
+    /// `GET /v1/items`: one page.
+    pub async fn items(&self, query: &ItemsQuery) -> Result<Answer<Vec<ItemSummary>>> {
+        self.get(&format!("/v1/items{}", query.to_query())).await
+    }
+
+    /// Every page of [`Client::items`].
+    pub fn items_pages(&self, query: &ItemsQuery) -> Pages<ItemSummary> {
+        self.pages(format!("/v1/items{}", query.to_query()))
+    }
+
+    /// `GET /v1/items/{key}` by id or slug.
+    pub async fn item(&self, key: &str, query: &ItemQuery) -> Result<Answer<ItemDetail>> {
+        self.get(&format!("/v1/items/{}{}", segment(key), query.to_query())).await
+    }
+
+    /// `GET /v1/items/{key}/price`: one serving's price, step by step.
+    pub async fn item_price(&self, key: &str, query: &PriceQuery) -> Result<Answer<ItemPrice>> {
+        self.get(&format!("/v1/items/{}/price{}", segment(key), query.to_query())).await
+    }
+
+    /// `GET /v1/items/{key}/used-in`: one page.
+    pub async fn item_used_in(&self, key: &str, query: &PageQuery) -> Result<Answer<Vec<UsedIn>>> {
+        self.get(&format!("/v1/items/{}/used-in{}", segment(key), query.to_query())).await
+    }
+
+    /// Every page of [`Client::item_used_in`].
+    pub fn item_used_in_pages(&self, key: &str, query: &PageQuery) -> Pages<UsedIn> {
+        self.pages(format!("/v1/items/{}/used-in{}", segment(key), query.to_query()))
+    }
+
+    /// `GET /v1/items/{key}/sources`: everywhere the item comes from.
+    pub async fn item_sources(&self, key: &str, query: &VersionLang) -> Result<Answer<Sources>> {
+        self.get(&format!("/v1/items/{}/sources{}", segment(key), query.to_query())).await
+    }
+
+    /// `GET /v1/rankings/products`: one page.
+    pub async fn rankings(&self, query: &RankingsQuery) -> Result<Answer<Vec<RankingRow>>> {
+        self.get(&format!("/v1/rankings/products{}", query.to_query())).await
+    }
+
+    /// Every page of [`Client::rankings`].
+    pub fn rankings_pages(&self, query: &RankingsQuery) -> Pages<RankingRow> {
+        self.pages(format!("/v1/rankings/products{}", query.to_query()))
+    }
+
+    /// `GET /v1/recipes`: one page.
+    pub async fn recipes(&self, query: &RecipesQuery) -> Result<Answer<Vec<RecipeSummary>>> {
+        self.get(&format!("/v1/recipes{}", query.to_query())).await
+    }
+
+    /// Every page of [`Client::recipes`].
+    pub fn recipes_pages(&self, query: &RecipesQuery) -> Pages<RecipeSummary> {
+        self.pages(format!("/v1/recipes{}", query.to_query()))
+    }
+
+    /// `GET /v1/recipes/{key}` by id or slug.
+    pub async fn recipe(&self, key: &str, query: &VersionLang) -> Result<Answer<RecipeDetail>> {
+        self.get(&format!("/v1/recipes/{}{}", segment(key), query.to_query())).await
+    }
+
+    /// `GET /v1/recipes/{key}/tree`: the whole ingredient tree down to raw items.
+    pub async fn recipe_tree(&self, key: &str, query: &TreeQuery) -> Result<Answer<TreeNode>> {
+        self.get(&format!("/v1/recipes/{}/tree{}", segment(key), query.to_query())).await
+    }
+
+    /// `GET /v1/ingredient-groups/{key}` by id or slug.
+    pub async fn ingredient_group(&self, key: &str, query: &VersionLang) -> Result<Answer<IngredientGroup>> {
+        self.get(&format!("/v1/ingredient-groups/{}{}", segment(key), query.to_query())).await
+    }
+
+    /// `GET /v1/crafters`: every crafting station with its recipes.
+    pub async fn crafters(&self, query: &VersionLang) -> Result<Answer<Vec<CraftingStation>>> {
+        self.get(&format!("/v1/crafters{}", query.to_query())).await
+    }
+
+    /// `GET /v1/crops`: one page.
+    pub async fn crops(&self, query: &CropsQuery) -> Result<Answer<Vec<Crop>>> {
+        self.get(&format!("/v1/crops{}", query.to_query())).await
+    }
+
+    /// Every page of [`Client::crops`].
+    pub fn crops_pages(&self, query: &CropsQuery) -> Pages<Crop> {
+        self.pages(format!("/v1/crops{}", query.to_query()))
+    }
+
+    /// `GET /v1/crops/{key}` by id or slug.
+    pub async fn crop(&self, key: &str, query: &VersionLang) -> Result<Answer<Crop>> {
+        self.get(&format!("/v1/crops/{}{}", segment(key), query.to_query())).await
+    }
+
+    /// `GET /v1/shops`: every shop.
+    pub async fn shops(&self, query: &VersionLang) -> Result<Answer<Vec<ShopSummary>>> {
+        self.get(&format!("/v1/shops{}", query.to_query())).await
+    }
+
+    /// `GET /v1/shops/{key}` by id or slug, with its catalogue.
+    pub async fn shop(&self, key: &str, query: &VersionLang) -> Result<Answer<ShopDetail>> {
+        self.get(&format!("/v1/shops/{}{}", segment(key), query.to_query())).await
+    }
+
+    /// `GET /v1/npcs`: every shopkeeper.
+    pub async fn npcs(&self, query: &VersionLang) -> Result<Answer<Vec<Npc>>> {
+        self.get(&format!("/v1/npcs{}", query.to_query())).await
+    }
+
+    /// `GET /v1/fish`: one page.
+    pub async fn fish(&self, query: &FishQuery) -> Result<Answer<Vec<Fish>>> {
+        self.get(&format!("/v1/fish{}", query.to_query())).await
+    }
+
+    /// Every page of [`Client::fish`].
+    pub fn fish_pages(&self, query: &FishQuery) -> Pages<Fish> {
+        self.pages(format!("/v1/fish{}", query.to_query()))
+    }
+
+    /// `GET /v1/{quests,perks,spells,talents,reputation,missions,letters}`: one page of `kind`.
+    pub async fn documents(&self, kind: &DocumentType, query: &PageQuery) -> Result<Answer<Vec<Document>>> {
+        self.get(&format!("/v1/{}{}", documents_path(kind)?, query.to_query())).await
+    }
+
+    /// Every page of [`Client::documents`].
+    pub fn documents_pages(&self, kind: &DocumentType, query: &PageQuery) -> Result<Pages<Document>> {
+        Ok(self.pages(format!("/v1/{}{}", documents_path(kind)?, query.to_query())))
+    }
+
+    /// `GET /v1/{type}/{key}`: one progression record of `kind` by the key the game gives it.
+    pub async fn document(
+        &self,
+        kind: &DocumentType,
+        key: &str,
+        query: &VersionLang,
+    ) -> Result<Answer<DocumentDetail>> {
+        self.get(&format!("/v1/{}/{}{}", documents_path(kind)?, segment(key), query.to_query())).await
+    }
+
+    /// `GET /v1/search`: items and recipes by name.
+    pub async fn search(&self, query: &SearchQuery) -> Result<Answer<Vec<SearchResult>>> {
+        self.get(&format!("/v1/search{}", query.to_query())).await
+    }
+}
+
+fn changes_target(version: &str, query: &ChangesQuery) -> String {
+    format!("/v1/versions/{}/changes{}", segment(version), query.to_query())
+}
+
+fn export_target(export: &Export) -> String {
+    format!("/v1/exports/{}/{}", segment(&export.version), export.lang.as_str())
+}

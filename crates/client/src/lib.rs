@@ -1,0 +1,48 @@
+//! A typed async client of the Tapster API, on hyper with rustls.
+//!
+//! One method per endpoint, taking the parameters the route documents ([`query`]) and answering in
+//! the shapes the server writes with ([`tapster_wire`], re-exported here): the same types on both
+//! sides, so a field cannot drift. Sets of values keep a value this client does not know as
+//! `Unknown`, so a newer server's answers still read.
+//!
+//! ```no_run
+//! use tapster_client::{Client, ItemKind, ItemsQuery, Lang};
+//!
+//! # async fn run() -> tapster_client::Result<()> {
+//! let client = Client::builder("http://127.0.0.1:8080", "tap_...").etag_cache(true).build()?;
+//! let drinks = ItemsQuery { kind: Some(ItemKind::Drink), lang: Some(Lang::De), ..Default::default() };
+//! for item in client.items_pages(&drinks).all().await? {
+//!     println!("{}: {}", item.name, item.buy_price.display);
+//! }
+//! println!("{:?}", client.rate_limit());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Every call:
+//! - sends the key as `Authorization: Bearer`, and a `User-Agent` you may set;
+//! - with the ETag cache on, revalidates what it already holds with `If-None-Match` and reads a `304`
+//!   from memory ([`Answer::revalidated`]);
+//! - waits out a `429` by its `Retry-After`, for at most [`ClientBuilder::max_wait`] in all, and then
+//!   fails with [`Error::RateLimited`];
+//! - fails with [`Error::Api`] holding the problem the server answered (`status`, `detail`, and for a
+//!   `422` each refused parameter);
+//! - leaves where the key stands ([`RateLimit`]) in [`Answer::rate_limit`] and [`Client::rate_limit`].
+
+mod client;
+mod endpoints;
+mod error;
+mod pages;
+pub mod query;
+mod rate_limit;
+
+pub use client::{Answer, Client, ClientBuilder, DEFAULT_MAX_WAIT};
+pub use error::{Error, Result};
+pub use pages::Pages;
+pub use query::{
+    ChangesQuery, CropsQuery, Expansion, FishQuery, ItemQuery, ItemsQuery, PageQuery, PriceQuery,
+    RankingsQuery, RecipesQuery, SearchQuery, TreeQuery, VersionLang,
+};
+pub use rate_limit::RateLimit;
+pub use tapster_wire;
+pub use tapster_wire::*;

@@ -1,0 +1,81 @@
+//! What the client does beyond asking: revalidating what it holds, waiting out a `429` within its
+//! budget, telling refusals as problems, reporting the rate limit, and resuming a download.
+
+use std::time::{Duration, Instant};
+
+use tapster_client::*;
+use tapster_domain::Limits;
+
+use crate::{client, key_with, server};
+
+#[tokio::test]
+async fn a_held_answer_is_revalidated_and_read_from_memory() {
+    let server = server();
+    let cached = Client::builder(&server.base, &server.key).etag_cache(true).build().unwrap();
+    let first = cached.versions().await.unwrap();
+    assert!(!first.revalidated && first.etag.is_some());
+    let second = cached.versions().await.unwrap();
+    assert!(second.revalidated, "the server answered 304 and the body came from the cache");
+    assert_eq!((second.data, second.etag), (first.data, first.etag));
+    // Without the cache, every answer is read afresh.
+    assert!(!client().versions().await.unwrap().revalidated);
+}
+
+#[tokio::test]
+async fn a_429_is_waited_out_within_the_budget_and_told_beyond_it() {
+    // One request a second, at most one at once: the probe that saw the key working used it up.
+    let key = key_with(Limits::new(60, 1, 10_000).unwrap()).await;
+    let base = &server().base;
+    let impatient = Client::builder(base, &key).max_wait(Duration::ZERO).build().unwrap();
+    match impatient.versions().await {
+        Err(Error::RateLimited { retry_after, problem }) => {
+            assert!((1..=2).contains(&retry_after), "{retry_after}");
+            assert_eq!(problem.violated_policies.as_deref(), Some(&["burst".to_owned()][..]));
+        }
+        other => panic!("expected a 429, got {other:?}"),
+    }
+    let patient = Client::builder(base, &key).max_wait(Duration::from_secs(5)).build().unwrap();
+    let started = Instant::now();
+    patient.versions().await.unwrap();
+    patient.versions().await.unwrap();
+    assert!(started.elapsed() >= Duration::from_millis(900), "it waited for the burst to refill");
+    let state = patient.rate_limit().expect("the answer said where the key stands");
+    assert_eq!(state.policy, "burst");
+    assert_eq!(state.remaining, 0);
+}
+
+#[tokio::test]
+async fn refusals_are_their_problems() {
+    let client = client();
+    match client.item("no-such-item", &ItemQuery::default()).await {
+        Err(Error::Api { problem }) => {
+            assert_eq!((problem.status, problem.kind.as_str()), (404, "/errors/not-found"));
+            assert!(problem.detail.contains("no-such-item"), "{}", problem.detail);
+        }
+        other => panic!("expected a 404, got {other:?}"),
+    }
+    match client.items(&ItemsQuery { limit: Some(0), ..Default::default() }).await {
+        Err(Error::Api { problem }) => {
+            assert_eq!(problem.status, 422);
+            assert_eq!(problem.errors.unwrap()[0].parameter, "limit");
+        }
+        other => panic!("expected a 422, got {other:?}"),
+    }
+    let stranger =
+        Client::builder(&server().base, "tap_000000000000000000000000000000000000").build().unwrap();
+    assert!(matches!(stranger.key().await, Err(Error::Api { problem }) if problem.status == 401));
+    assert!(matches!(Client::builder("ftp://example.org", "k").build(), Err(Error::Config(_))));
+}
+
+#[tokio::test]
+async fn an_export_resumes_where_it_was_cut() {
+    let client = client();
+    let export = client.exports().await.unwrap().data.into_iter().find(|e| e.lang == Lang::Ja).unwrap();
+    let whole = client.export_file(&export).await.unwrap();
+    assert_eq!(whole.len() as u64, export.size);
+    let rest = client.export_file_from(&export, 1000).await.unwrap();
+    assert_eq!(rest, whole.slice(1000..));
+    // A listing older than the file: the server would send all of it, which is told, not spliced.
+    let stale = Export { sha256: "0".repeat(64), ..export };
+    assert!(matches!(client.export_file_from(&stale, 1000).await, Err(Error::Unexpected { .. })));
+}
