@@ -15,6 +15,7 @@ mod metrics;
 mod openapi;
 mod pages;
 mod params;
+mod reference;
 mod response;
 mod routes;
 mod site;

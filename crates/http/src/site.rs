@@ -1,6 +1,7 @@
 //! Where the service is served from, as its clients reach it, and the documents written for that
 //! address and one published data set: the OpenAPI document names the address as its server and
-//! shows, as each operation's example, its real answer to one request; the changelog feed links to
+//! shows, as each operation's example, its real answer to one request, and `/docs` is that document
+//! as a page; the changelog feed links to
 //! the address, since a feed reader holds no other base to resolve a relative link against.
 
 use std::sync::{Arc, OnceLock};
@@ -9,9 +10,13 @@ use bytes::Bytes;
 use hyper::Method;
 use tapster_store::Store;
 
+use askama::Template;
+
+use crate::error::ApiError;
 use crate::gate::{Admission, CallingKey, Policies, Policy, PolicyState, Quota};
 use crate::metrics::Metrics;
 use crate::openapi;
+use crate::reference::Reference;
 use crate::routes::{documented, route};
 
 /// The public address, and the OpenAPI document built from it and the data on first request.
@@ -20,11 +25,17 @@ pub(crate) struct Site {
     /// `https://api.example.com`, without a trailing slash; `None` when the operator named none.
     origin: Option<String>,
     openapi: OnceLock<Bytes>,
+    /// `/docs`: the reference page, rendered from the document on its first request.
+    reference: OnceLock<Bytes>,
 }
 
 impl Site {
     pub(crate) fn new(origin: Option<&str>) -> Self {
-        Self { origin: origin.map(|o| o.trim_end_matches('/').to_owned()), openapi: OnceLock::new() }
+        Self {
+            origin: origin.map(|o| o.trim_end_matches('/').to_owned()),
+            openapi: OnceLock::new(),
+            reference: OnceLock::new(),
+        }
     }
 
     /// The URL of `path` (which starts with `/`): absolute when the public address is known.
@@ -35,6 +46,17 @@ impl Site {
     /// `/openapi.json`'s body for the data in `store`, which this site is published with.
     pub(crate) fn openapi(&self, store: &Store, metrics: &Metrics) -> Bytes {
         self.openapi.get_or_init(|| self.document(store, metrics)).clone()
+    }
+
+    /// `/docs`'s page for the data in `store`: the document, for people.
+    pub(crate) fn reference(&self, store: &Store, metrics: &Metrics) -> Result<Bytes, ApiError> {
+        if let Some(page) = self.reference.get() {
+            return Ok(page.clone());
+        }
+        let document: serde_json::Value = serde_json::from_slice(&self.openapi(store, metrics))
+            .map_err(|e| ApiError::Internal(Box::new(e)))?;
+        let page = Reference::of(&document).render().map_err(|e| ApiError::Internal(Box::new(e)))?;
+        Ok(self.reference.get_or_init(|| Bytes::from(page)).clone())
     }
 
     /// The document with its examples: each endpoint's answer to its example request. No example

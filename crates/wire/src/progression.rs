@@ -25,6 +25,7 @@ pub struct Document {
 /// attributes; `type` says which kind of record it is, and so which shape `attributes` has.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum DocumentDetail {
     /// A quest, with its giver, objectives and rewards.
     Quest(Detail<QuestAttributes>),
@@ -40,6 +41,11 @@ pub enum DocumentDetail {
     Mission(Detail<MissionAttributes>),
     /// A letter, with its sender, what makes it arrive, and its attachments.
     Letter(Detail<LetterAttributes>),
+    /// A `type` this crate does not know yet: a newer server's answer still reads, without this
+    /// record's fields.
+    #[serde(other)]
+    #[schemars(skip)]
+    Unknown,
 }
 
 /// What the detail of every kind of progression record has, and the attributes of its kind.
@@ -150,6 +156,7 @@ pub struct Rewards {
 /// What makes a letter arrive.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum LetterTrigger {
     /// A fixed day of the calendar.
     Day {
@@ -170,6 +177,11 @@ pub enum LetterTrigger {
         /// The quest's localized name.
         name: String,
     },
+    /// A `kind` this crate does not know yet: a newer server's answer still reads, without this
+    /// record's fields.
+    #[serde(other)]
+    #[schemars(skip)]
+    Unknown,
 }
 
 /// `VersionChange`: one record added, removed or modified between two game versions.

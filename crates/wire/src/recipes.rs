@@ -90,6 +90,7 @@ pub struct RecipeDetail {
 /// `{"kind": "group", "group": {...}, "amount": n}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum RecipeIngredient {
     /// One particular item.
     Item {
@@ -103,6 +104,11 @@ pub enum RecipeIngredient {
         /// Units one craft takes, of any members.
         amount: u32,
     },
+    /// A `kind` this crate does not know yet: a newer server's answer still reads, without this
+    /// record's fields.
+    #[serde(other)]
+    #[schemars(skip)]
+    Unknown,
 }
 
 /// An ingredient group as a recipe names it, with its members.

@@ -274,7 +274,9 @@ fn operation(
             "/changelog.rss" => {
                 ("application/rss+xml", json!({ "type": "string", "description": "An RSS 2.0 document." }))
             }
-            "/changelog" => ("text/html", json!({ "type": "string", "description": "An HTML page." })),
+            "/changelog" | "/docs" => {
+                ("text/html", json!({ "type": "string", "description": "An HTML page." }))
+            }
             _ => ("application/json", data),
         };
         responses

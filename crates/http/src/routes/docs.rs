@@ -1,5 +1,5 @@
-//! The documents about the API itself, outside `/v1` and without a key: `/openapi.json`, and the
-//! changelog of the game data as a page for people (`/changelog`) and as a feed (`/changelog.rss`)
+//! The documents about the API itself, outside `/v1` and without a key: `/openapi.json`, the same
+//! as a page for people (`/docs`), and the changelog of the game data as a page for people (`/changelog`) and as a feed (`/changelog.rss`)
 //! whose links open that page.
 
 use std::collections::BTreeMap;
@@ -29,6 +29,14 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         data: document_schema,
     },
     Endpoint {
+        path: "/docs",
+        key: None,
+        summary: "This reference as a web page: every route, parameter, bound, allowed value and an example answer (no key needed)",
+        example: None,
+        handler: &Handle(reference_page),
+        data: schema::<String>,
+    },
+    Endpoint {
         path: "/changelog",
         key: None,
         summary: "The published game versions and what each changed, newest first, as a web page (no key needed)",
@@ -52,6 +60,11 @@ const MAX_NAMES: usize = 10;
 /// `GET /openapi.json`.
 fn openapi(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     Ok(reply("application/json", ctx.site.openapi(ctx.store, ctx.metrics)))
+}
+
+/// `GET /docs`.
+fn reference_page(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
+    Ok(reply("text/html; charset=utf-8", ctx.site.reference(ctx.store, ctx.metrics)?))
 }
 
 /// One published version as the changelog tells it.
@@ -97,10 +110,13 @@ fn reply(content_type: &'static str, body: Bytes) -> Reply {
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     if content_type.starts_with("text/html") {
-        // The page loads nothing and runs nothing: its only style is inline.
+        // The pages run nothing and load nothing but the site's stylesheet (the dashboard's, which
+        // `/docs` shares) beside their own inline style.
         headers.insert(
             CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"),
+            HeaderValue::from_static(
+                "default-src 'none'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+            ),
         );
         headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     }

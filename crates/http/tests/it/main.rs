@@ -18,6 +18,7 @@ mod pages;
 mod prices;
 mod progression;
 mod recipes;
+mod reference;
 mod relations;
 mod search;
 mod versions;

@@ -111,7 +111,8 @@ const ROUTES: &[(&str, &[&str], Check)] = &[
 ];
 
 /// The routes whose answers are not JSON data: documents, a feed, a file.
-const NOT_WIRE: &[&str] = &["/openapi.json", "/changelog", "/changelog.rss", "/v1/exports/{version}/{lang}"];
+const NOT_WIRE: &[&str] =
+    &["/openapi.json", "/docs", "/changelog", "/changelog.rss", "/v1/exports/{version}/{lang}"];
 
 #[test]
 fn every_json_answer_reads_into_its_wire_type_and_back() {

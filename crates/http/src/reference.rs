@@ -1,0 +1,220 @@
+//! `GET /docs`: the API reference as a web page for people, rendered from the OpenAPI document this
+//! server writes for the data it serves, which is itself written from the endpoint table and the wire
+//! types. So the page says exactly what the document says: every route, each parameter with its
+//! bounds, pattern and allowed values, the answers it can give, and a real example answer. It looks
+//! like the dashboard (its stylesheet, `/static/style.css`, served beside it) and runs no script.
+
+use askama::Template;
+use serde_json::Value;
+
+/// Patterns longer than this are left to the document.
+const MAX_SHOWN_PATTERN: usize = 40;
+
+/// The page.
+#[derive(Debug, Template)]
+#[template(path = "reference.html")]
+pub(crate) struct Reference {
+    sections: Vec<Section>,
+}
+
+/// The routes of one tag (`items`, `service`...).
+#[derive(Debug)]
+struct Section {
+    tag: String,
+    description: Html,
+    operations: Vec<Operation>,
+}
+
+#[derive(Debug)]
+struct Operation {
+    /// The element id a link to it names: its operation id.
+    anchor: String,
+    path: String,
+    summary: Html,
+    needs_key: bool,
+    parameters: Vec<Parameter>,
+    /// Each answer it documents: status and what it means.
+    responses: Vec<(String, Html)>,
+    example: Option<Example>,
+}
+
+#[derive(Debug)]
+struct Parameter {
+    name: String,
+    /// `path`, `query` or `header`.
+    location: String,
+    required: bool,
+    /// Its type and bounds in words: `integer, 1 to 100, default 20`.
+    shape: Html,
+    /// The values it takes, when they are a closed set.
+    values: Vec<String>,
+    description: Html,
+}
+
+#[derive(Debug)]
+struct Example {
+    summary: String,
+    body: String,
+}
+
+/// Text that is already HTML: escaped, with the document's `code` spans as `<code>`; the template
+/// prints it with `|safe`.
+#[derive(Debug)]
+struct Html(String);
+
+impl std::fmt::Display for Html {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Reference {
+    /// The page of `document` (the OpenAPI document as JSON).
+    pub(crate) fn of(document: &Value) -> Self {
+        let mut sections: Vec<Section> = document["tags"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|tag| Section {
+                tag: tag["name"].as_str().unwrap_or_default().to_owned(),
+                description: prose(tag["description"].as_str().unwrap_or_default()),
+                operations: Vec::new(),
+            })
+            .collect();
+        for (path, item) in document["paths"].as_object().into_iter().flatten() {
+            let op = &item["get"];
+            let tag = op["tags"][0].as_str().unwrap_or_default();
+            let Some(section) = sections.iter_mut().find(|s| s.tag == tag) else { continue };
+            section.operations.push(operation(document, path, op));
+        }
+        Self { sections }
+    }
+}
+
+fn operation(document: &Value, path: &str, op: &Value) -> Operation {
+    let parameters = op["parameters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| parameter(document, resolve(document, p)))
+        .collect();
+    let responses = op["responses"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(status, response)| {
+            let response = resolve(document, response);
+            (status.clone(), prose(response["description"].as_str().unwrap_or_default()))
+        })
+        .collect();
+    let example = op["responses"]["200"]["content"].as_object().and_then(|content| {
+        let example = content.values().find_map(|media| media.get("examples"))?;
+        let bundled = &example["bundled"];
+        let body = match &bundled["value"] {
+            Value::String(text) => text.clone(),
+            value => serde_json::to_string_pretty(value).unwrap_or_default(),
+        };
+        Some(Example { summary: bundled["summary"].as_str().unwrap_or_default().to_owned(), body })
+    });
+    Operation {
+        anchor: op["operationId"].as_str().unwrap_or_default().to_owned(),
+        path: path.to_owned(),
+        summary: prose(op["summary"].as_str().unwrap_or_default()),
+        needs_key: op["security"].as_array().is_some_and(|s| !s.is_empty()),
+        parameters,
+        responses,
+        example,
+    }
+}
+
+fn parameter(document: &Value, p: &Value) -> Parameter {
+    let schema = resolve(document, &p["schema"]);
+    let values: Vec<String> = schema["enum"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect();
+    let mut shape = schema["type"].as_str().unwrap_or("string").to_owned();
+    match (schema["minimum"].as_i64(), schema["maximum"].as_i64()) {
+        (Some(min), Some(max)) => shape.push_str(&format!(", {min} to {max}")),
+        (Some(min), None) => shape.push_str(&format!(", at least {min}")),
+        (None, Some(max)) => shape.push_str(&format!(", at most {max}")),
+        (None, None) => {}
+    }
+    if let Some(max) = schema["maxLength"].as_u64() {
+        shape.push_str(&format!(", at most {max} characters"));
+    }
+    let default = p["schema"]["default"].as_str().map(str::to_owned).or_else(|| {
+        p["schema"]["default"]
+            .as_i64()
+            .map(|n| n.to_string())
+            .or_else(|| schema["default"].as_i64().map(|n| n.to_string()))
+    });
+    if let Some(default) = default {
+        shape.push_str(&format!(", default `{default}`"));
+    }
+    // A short pattern tells a person the shape; a long one (the sort keys' orders) says less than the
+    // description, and stays in the document for validators.
+    if let Some(pattern) = schema["pattern"].as_str().filter(|p| p.len() <= MAX_SHOWN_PATTERN) {
+        shape.push_str(&format!(", matching `{pattern}`"));
+    }
+    Parameter {
+        name: p["name"].as_str().unwrap_or_default().to_owned(),
+        location: p["in"].as_str().unwrap_or_default().to_owned(),
+        required: p["required"].as_bool().unwrap_or(false),
+        shape: prose(&shape),
+        values,
+        description: prose(p["description"].as_str().unwrap_or_default()),
+    }
+}
+
+/// What a `$ref` names in `document`, or `value` itself.
+fn resolve<'a>(document: &'a Value, value: &'a Value) -> &'a Value {
+    match value["$ref"].as_str().and_then(|r| r.strip_prefix('#')) {
+        Some(pointer) => document.pointer(pointer).unwrap_or(value),
+        None => value,
+    }
+}
+
+/// The document's prose as HTML: everything escaped, and each `code span` in `<code>`.
+fn prose(text: &str) -> Html {
+    let mut html = String::with_capacity(text.len() + 16);
+    for (i, part) in text.split('`').enumerate() {
+        let escaped = escape(part);
+        if i % 2 == 1 {
+            html.push_str("<code>");
+            html.push_str(&escaped);
+            html.push_str("</code>");
+        } else {
+            html.push_str(&escaped);
+        }
+    }
+    Html(html)
+}
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prose_is_escaped_and_code_spans_are_code() {
+        assert_eq!(prose("a `<b>` & `c`").0, "a <code>&lt;b&gt;</code> &amp; <code>c</code>");
+        assert_eq!(prose("<script>").0, "&lt;script&gt;");
+    }
+}

@@ -1,0 +1,36 @@
+//! `GET /docs`: the reference page says what the OpenAPI document says, route by route, escaped.
+
+use hyper::{Method, StatusCode};
+
+use crate::{bundled_get, request_with};
+
+#[test]
+fn the_reference_page_shows_every_route_with_its_parameters_and_an_example() {
+    let answer = request_with(Method::GET, "/docs", &[]);
+    assert_eq!(answer.status, StatusCode::OK, "no key is needed");
+    assert_eq!(answer.content_type(), "text/html; charset=utf-8");
+    let csp = answer.headers["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("default-src 'none'") && !csp.contains("script-src"), "{csp}");
+
+    let page = String::from_utf8(bundled_get("/docs").body.to_vec()).unwrap();
+    let document = bundled_get("/openapi.json").json();
+    for (path, item) in document["paths"].as_object().unwrap() {
+        let id = item["get"]["operationId"].as_str().unwrap();
+        assert!(page.contains(&format!("<article class=\"op\" id=\"{id}\">")), "{id}");
+        assert!(page.contains(&format!("<h3><code>GET {path}</code></h3>")), "{path}");
+    }
+    // `/v1/items`: bounds, defaults and allowed values, as the document gives them.
+    let items = &page[page.find("id=\"getItems\"").unwrap()..page.find("id=\"getItemsByKey\"").unwrap()];
+    assert!(items.contains("<code>limit</code>"), "{items}");
+    assert!(items.contains("integer, 1 to 100, default <code>50</code>"), "{items}");
+    assert!(items.contains("one of <code>ingredient</code><code>material</code>"), "{items}");
+    assert!(items.contains("(needs an API key)"));
+    assert!(items.contains("<summary>Answers: 200, 304, 401, 403"), "{items}");
+    // The example answer, escaped inside its block.
+    assert!(items.contains("<pre><code>{\n  &#34;data&#34;: ["), "{items}");
+    // The document's prose keeps its code spans as code and nothing as markup.
+    assert!(page.contains("<code>Authorization: Bearer tap_...</code>"));
+    assert!(!page.contains("<key>"));
+    let health = &page[page.find("id=\"getHealthz\"").unwrap()..page.find("id=\"getOpenapiJson\"").unwrap()];
+    assert!(!health.contains("(needs an API key)"), "{health}");
+}
