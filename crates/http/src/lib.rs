@@ -11,6 +11,7 @@ mod front;
 mod gate;
 #[cfg(test)]
 mod hostile_input;
+mod markup;
 mod metrics;
 mod openapi;
 mod pages;

@@ -7,6 +7,8 @@
 use askama::Template;
 use serde_json::Value;
 
+use crate::markup::escape;
+
 /// Patterns longer than this are left to the document.
 const MAX_SHOWN_PATTERN: usize = 40;
 
@@ -191,21 +193,6 @@ fn prose(text: &str) -> Html {
         }
     }
     Html(html)
-}
-
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use tapster_store::Catalog;
 
 use super::{Ctx, Endpoint, Handle};
 use crate::error::ApiError;
+use crate::markup::escape;
 use crate::openapi::{document_schema, schema};
 use crate::params::NoParams;
 use crate::response::Reply;
@@ -272,24 +273,6 @@ fn progression_name<'a, T: ProgressionRecord>(records: &'a [T], key: &str) -> Op
     records.iter().find(|r| r.key().as_str() == key).map(ProgressionRecord::name_key)
 }
 
-/// Escapes text for XML content and attribute values.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // Control characters other than tab and line breaks are not allowed in XML 1.0.
-            c if c.is_control() && !matches!(c, '\t' | '\n' | '\r') => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// `2026-02-01` as an RFC 822 date (with a four-digit year, as RSS readers expect): `Sun, 01 Feb 2026 00:00:00 GMT`.
 fn rfc822(date: &str) -> String {
     let number =
@@ -320,19 +303,6 @@ mod tests {
         ];
         for (date, expected) in cases {
             assert_eq!(rfc822(date), expected, "{date}");
-        }
-    }
-
-    #[test]
-    fn xml_special_characters_are_escaped() {
-        let cases = [
-            ("Odile's \"Ale\" & <Stout>", "Odile&apos;s &quot;Ale&quot; &amp; &lt;Stout&gt;"),
-            ("plain", "plain"),
-            ("bell\u{7}", "bell"),
-            ("Émile エミール", "Émile エミール"),
-        ];
-        for (text, expected) in cases {
-            assert_eq!(escape(text), expected, "{text}");
         }
     }
 }
