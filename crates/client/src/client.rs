@@ -10,7 +10,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
 use hyper::header::{
-    AUTHORIZATION, ETAG, HeaderValue, IF_NONE_MATCH, IF_RANGE, RANGE, RETRY_AFTER, USER_AGENT,
+    AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE, ETAG, HeaderValue, IF_NONE_MATCH, IF_RANGE, RANGE,
+    RETRY_AFTER, USER_AGENT,
 };
 use hyper::{Request, StatusCode};
 use hyper_rustls::HttpsConnector;
@@ -25,6 +26,8 @@ use crate::rate_limit::RateLimit;
 
 /// How long the client waits out `429`s of one call unless told otherwise.
 pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(30);
+/// How long one request may take unless told otherwise: enough for an export over a slow line.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 /// Answers larger than this are refused rather than read into memory (an export of the bundled data
 /// is a few hundred kilobytes).
 const MAX_ANSWER_BYTES: usize = 256 * 1024 * 1024;
@@ -45,6 +48,7 @@ struct Inner {
     /// Bodies by request target, with their ETag, when the cache is on.
     cache: Option<Mutex<HashMap<String, (HeaderValue, Bytes)>>>,
     max_wait: Duration,
+    timeout: Duration,
     rate_limit: Mutex<Option<RateLimit>>,
 }
 
@@ -63,12 +67,21 @@ pub struct ClientBuilder {
     user_agent: String,
     etag_cache: bool,
     max_wait: Duration,
+    timeout: Duration,
 }
 
 impl ClientBuilder {
-    /// Keeps every answer with its ETag and revalidates it with `If-None-Match` when it is asked for
-    /// again: a `304` costs the server almost nothing (it still counts toward the limits), and the
-    /// answer is read from memory. Off by default; memory grows with the answers asked for.
+    /// How long one request may take, from sending it to its whole answer; [`DEFAULT_TIMEOUT`] by
+    /// default. Past it the call fails with [`Error::Transport`].
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Keeps every JSON answer with its ETag and revalidates it with `If-None-Match` when it is asked
+    /// for again: a `304` costs the server almost nothing (it still counts toward the limits), and the
+    /// answer is read from memory. Answers marked `no-store` (`/v1/key`) and export files are not kept.
+    /// Off by default; memory grows with the answers asked for.
     pub fn etag_cache(mut self, on: bool) -> Self {
         self.etag_cache = on;
         self
@@ -114,6 +127,7 @@ impl ClientBuilder {
                 user_agent,
                 cache: self.etag_cache.then(Mutex::default),
                 max_wait: self.max_wait,
+                timeout: self.timeout,
                 rate_limit: Mutex::default(),
             }),
         })
@@ -152,6 +166,7 @@ impl Client {
             user_agent: concat!("tapster-client/", env!("CARGO_PKG_VERSION")).to_owned(),
             etag_cache: false,
             max_wait: DEFAULT_MAX_WAIT,
+            timeout: DEFAULT_TIMEOUT,
         }
     }
 
@@ -189,34 +204,21 @@ impl Client {
     }
 
     /// One call, the way every call goes: with the key and, when the cache holds the target, its
-    /// ETag; a `429` waited out while the budget allows; a refusal as its problem. `resume` asks for
-    /// the bytes from an offset on, if the file still has the given ETag (`Range`, `If-Range`).
+    /// ETag; a `429` (or a `503` that says when to come back) waited out while the budget allows; a
+    /// refusal as its problem. `resume` asks for the bytes from an offset on, if the file still has
+    /// the given ETag (`Range`, `If-Range`).
     pub(crate) async fn send(&self, target: &str, resume: Option<(u64, &str)>) -> Result<Raw> {
         let inner = &self.inner;
-        let url = format!("{}{target}", inner.base);
         let mut waited = Duration::ZERO;
         loop {
             let cached = match (&inner.cache, resume) {
                 (Some(cache), None) => lock(cache).get(target).cloned(),
                 _ => None,
             };
-            let mut request = Request::get(&url)
-                .header(AUTHORIZATION, inner.authorization.clone())
-                .header(USER_AGENT, inner.user_agent.clone());
-            if let Some((tag, _)) = &cached {
-                request = request.header(IF_NONE_MATCH, tag.clone());
-            }
-            if let Some((offset, tag)) = resume {
-                request = request.header(RANGE, format!("bytes={offset}-")).header(IF_RANGE, tag);
-            }
-            let request = request.body(Empty::new()).map_err(|e| Error::Config(e.to_string()))?;
-            let response = inner.http.request(request).await.map_err(|e| Error::Transport(e.to_string()))?;
-            let (head, body) = response.into_parts();
-            let body = http_body_util::Limited::new(body, MAX_ANSWER_BYTES)
-                .collect()
-                .await
-                .map_err(|e| Error::Transport(e.to_string()))?
-                .to_bytes();
+            let sent = self.attempt(target, cached.as_ref().map(|(tag, _)| tag), resume);
+            let (head, body) = tokio::time::timeout(inner.timeout, sent).await.map_err(|_| {
+                Error::Transport(format!("no whole answer within {} s", inner.timeout.as_secs()))
+            })??;
             if let Some(state) = RateLimit::from_headers(&head.headers) {
                 *lock(&inner.rate_limit) = Some(state);
             }
@@ -230,38 +232,83 @@ impl Client {
                     });
                 }
                 (status, _) if status.is_success() => {
-                    if let (Some(cache), Some(tag), None) = (&inner.cache, head.headers.get(ETAG), resume) {
+                    if let (Some(cache), Some(tag), None) = (&inner.cache, head.headers.get(ETAG), resume)
+                        && worth_keeping(&head.headers)
+                    {
                         lock(cache).insert(target.to_owned(), (tag.clone(), body.clone()));
                     }
                     return Ok(Raw { status, headers: head.headers, body, revalidated: false });
                 }
-                (StatusCode::TOO_MANY_REQUESTS, _) => {
-                    let problem = problem(head.status, target, &body)?;
+                (status @ (StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE), _) => {
+                    let problem = problem(status, target, &body);
                     let retry_after = head
                         .headers
                         .get(RETRY_AFTER)
                         .and_then(|v| v.to_str().ok())
-                        .and_then(|v| v.trim().parse::<u64>().ok())
-                        .unwrap_or(1);
-                    let wait = Duration::from_secs(retry_after);
-                    if waited + wait > inner.max_wait {
-                        return Err(Error::RateLimited { retry_after, problem: Box::new(problem) });
+                        .and_then(|v| v.trim().parse::<u64>().ok());
+                    let wait = Duration::from_secs(retry_after.unwrap_or(1));
+                    // A `503` without `Retry-After` says nothing of when to come back: it is told.
+                    let retryable = status == StatusCode::TOO_MANY_REQUESTS || retry_after.is_some();
+                    if !retryable || waited + wait > inner.max_wait {
+                        return Err(match status {
+                            StatusCode::TOO_MANY_REQUESTS => {
+                                Error::RateLimited { retry_after: wait.as_secs(), problem: Box::new(problem) }
+                            }
+                            _ => Error::Api { problem: Box::new(problem) },
+                        });
                     }
                     tokio::time::sleep(wait).await;
                     waited += wait;
                 }
-                (status, _) => return Err(Error::Api { problem: Box::new(problem(status, target, &body)?) }),
+                (status, _) => return Err(Error::Api { problem: Box::new(problem(status, target, &body)) }),
             }
         }
     }
+
+    /// One request and its answer, read whole.
+    async fn attempt(
+        &self,
+        target: &str,
+        held: Option<&HeaderValue>,
+        resume: Option<(u64, &str)>,
+    ) -> Result<(hyper::http::response::Parts, Bytes)> {
+        let inner = &self.inner;
+        let mut request = Request::get(format!("{}{target}", inner.base))
+            .header(AUTHORIZATION, inner.authorization.clone())
+            .header(USER_AGENT, inner.user_agent.clone());
+        if let Some(tag) = held {
+            request = request.header(IF_NONE_MATCH, tag.clone());
+        }
+        if let Some((offset, tag)) = resume {
+            request = request.header(RANGE, format!("bytes={offset}-")).header(IF_RANGE, tag);
+        }
+        let request = request.body(Empty::new()).map_err(|e| Error::Config(e.to_string()))?;
+        let response = inner.http.request(request).await.map_err(|e| Error::Transport(e.to_string()))?;
+        let (head, body) = response.into_parts();
+        let body = http_body_util::Limited::new(body, MAX_ANSWER_BYTES).collect().await.map_err(|e| {
+            Error::Transport(format!("reading the answer (at most {MAX_ANSWER_BYTES} bytes are read): {e}"))
+        })?;
+        Ok((head, body.to_bytes()))
+    }
 }
 
-/// The problem a refusal told, or why it could not be read.
-fn problem(status: StatusCode, target: &str, body: &[u8]) -> Result<Problem> {
-    serde_json::from_slice(body).map_err(|_| Error::Unexpected {
+/// Whether the ETag cache keeps an answer: JSON that may be stored (not `/v1/key`'s `no-store`, not
+/// an export's file, which the caller keeps as it likes).
+fn worth_keeping(headers: &hyper::HeaderMap) -> bool {
+    let header = |name| headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok()).unwrap_or_default();
+    header(CONTENT_TYPE).starts_with("application/json") && !header(CACHE_CONTROL).contains("no-store")
+}
+
+/// The problem a refusal told; one made of its status and body when it told none (a proxy's page).
+fn problem(status: StatusCode, target: &str, body: &[u8]) -> Problem {
+    serde_json::from_slice(body).unwrap_or_else(|_| Problem {
+        kind: "about:blank".to_owned(),
+        title: status.canonical_reason().unwrap_or("Error").to_owned(),
         status: status.as_u16(),
-        target: target.to_owned(),
         detail: String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned(),
+        instance: target.to_owned(),
+        errors: None,
+        violated_policies: None,
     })
 }
 

@@ -79,8 +79,10 @@ impl Client {
     }
 
     /// The rest of an export from byte `offset` on, to resume a download cut short (`Range`); the
-    /// server answers the rest only if the file is still the one `export` lists (`If-Range`), and
-    /// otherwise all of it, which [`Error::Unexpected`] reports rather than splice two files.
+    /// server answers the rest only if the file is still the one `export` lists (`If-Range`). Any
+    /// other answer (the whole file, when it changed or a proxy dropped the range) is
+    /// [`Error::Unexpected`], never spliced onto what you hold: download it again whole. An `offset`
+    /// at or past the end is [`Error::Api`] (`416`).
     pub async fn export_file_from(&self, export: &Export, offset: u64) -> Result<Bytes> {
         let target = export_target(export);
         let tag = format!("\"{}\"", export.sha256);
@@ -89,7 +91,9 @@ impl Client {
             return Err(Error::Unexpected {
                 status: raw.status.as_u16(),
                 target,
-                detail: "the file changed since it was listed: download it whole".into(),
+                detail: "the server sent the whole file, not the rest (it changed since it was listed, or a \
+                         proxy dropped the range): download it again whole"
+                    .into(),
             });
         }
         Ok(raw.body)

@@ -1,6 +1,8 @@
 //! A typed async client of the Tapster API, on hyper with rustls.
 //!
-//! One method per endpoint, taking the parameters the route documents ([`query`]) and answering in
+//! One method per endpoint, taking the parameters the route documents ([`query`]; all but `fields`,
+//! whose partial records a typed answer cannot hold: read those with [`Client::get`] into your own
+//! type) and answering in
 //! the shapes the server writes with ([`tapster_wire`], re-exported here): the same types on both
 //! sides, so a field cannot drift. Sets of values keep a value this client does not know as
 //! `Unknown`, so a newer server's answers still read.
@@ -23,8 +25,9 @@
 //! - sends the key as `Authorization: Bearer`, and a `User-Agent` you may set;
 //! - with the ETag cache on, revalidates what it already holds with `If-None-Match` and reads a `304`
 //!   from memory ([`Answer::revalidated`]);
-//! - waits out a `429` by its `Retry-After`, for at most [`ClientBuilder::max_wait`] in all, and then
-//!   fails with [`Error::RateLimited`];
+//! - waits out a `429` (or a `503` with `Retry-After`) for at most [`ClientBuilder::max_wait`] in
+//!   all, and then fails with [`Error::RateLimited`] (or [`Error::Api`]); gives up on a request after
+//!   [`ClientBuilder::timeout`];
 //! - fails with [`Error::Api`] holding the problem the server answered (`status`, `detail`, and for a
 //!   `422` each refused parameter);
 //! - leaves where the key stands ([`RateLimit`]) in [`Answer::rate_limit`] and [`Client::rate_limit`].
@@ -36,7 +39,7 @@ mod pages;
 pub mod query;
 mod rate_limit;
 
-pub use client::{Answer, Client, ClientBuilder, DEFAULT_MAX_WAIT};
+pub use client::{Answer, Client, ClientBuilder, DEFAULT_MAX_WAIT, DEFAULT_TIMEOUT};
 pub use error::{Error, Result};
 pub use pages::Pages;
 pub use query::{

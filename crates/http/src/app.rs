@@ -431,10 +431,12 @@ enum Answer {
 }
 
 /// A file answer (an export), as the request's conditional headers and `Range` ask: `304` when the
-/// client holds it, `206` with the bytes asked for, `416` for a range past its end, else all of it.
+/// client holds it, `206` with the bytes a `GET` asked for (RFC 9110 serves ranges to `GET` only),
+/// `416` for a range past its end, else all of it.
 fn file_reply<B>(request: &Request<B>, mut file: Reply) -> Reply {
     let tag = file.headers.get(ETAG).and_then(|tag| tag.to_str().ok()).unwrap_or_default().to_owned();
-    if none_match(request.headers(), &tag) {
+    // A file without a tag is never held: an empty tag would match any unreadable `If-None-Match`.
+    if !tag.is_empty() && none_match(request.headers(), &tag) {
         let mut headers = HeaderMap::with_capacity(6);
         for name in [ETAG, CACHE_CONTROL] {
             if let Some(value) = file.headers.remove(&name) {
@@ -442,6 +444,9 @@ fn file_reply<B>(request: &Request<B>, mut file: Reply) -> Reply {
             }
         }
         return Reply { status: StatusCode::NOT_MODIFIED, headers, body: Bytes::new() };
+    }
+    if request.method() != Method::GET || tag.is_empty() {
+        return file;
     }
     let size = file.body.len() as u64;
     match byte_range(request.headers(), size, &tag) {

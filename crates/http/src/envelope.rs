@@ -25,7 +25,7 @@ pub(crate) fn content_language(meta: &Meta) -> HeaderValue {
     HeaderValue::try_from(value).unwrap_or_else(|_| HeaderValue::from_static("en"))
 }
 
-/// The records, as the view types render them, or reduced to the `fields` asked for.
+/// The records in their wire types, or reduced to the `fields` asked for.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
 pub(crate) enum Data<T> {

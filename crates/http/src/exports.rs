@@ -68,8 +68,8 @@ pub fn sha256_hex(export: &ExportInfo) -> String {
 /// The export of `catalog` in `lang`.
 fn export(catalog: &Catalog, lang: Language) -> ExportFile {
     let mut out = Lines { catalog, lang, buffer: Vec::with_capacity(1 << 20), records: 0 };
-    out.line("versions", |_| views::game_version(&catalog.info));
-    out.records = 0;
+    // The version itself first, which is not one of its records.
+    out.write("versions", |_| views::game_version(&catalog.info));
     let data = &catalog.data;
     for item in &data.items {
         out.line("items", |loc| views::item_detail(loc, item, &[]));
@@ -128,9 +128,15 @@ struct Line<T> {
 }
 
 impl Lines<'_> {
-    /// Writes the record `view` makes, as the endpoint of `resource` answers it (its texts noted at
-    /// `/data/...`, as in an answer), with its fallbacks made relative to it.
+    /// Writes the record `view` makes, and counts it.
     fn line<T: Serialize>(&mut self, resource: &'static str, view: impl FnOnce(&mut Localizer<'_>) -> T) {
+        self.write(resource, view);
+        self.records += 1;
+    }
+
+    /// Writes what `view` makes, as the endpoint of `resource` answers it (its texts noted at
+    /// `/data/...`, as in an answer), with its fallbacks made relative to it.
+    fn write<T: Serialize>(&mut self, resource: &'static str, view: impl FnOnce(&mut Localizer<'_>) -> T) {
         let mut loc = Localizer::new(self.catalog, self.lang);
         let data = view(&mut loc);
         let lang_fallback = loc
@@ -138,10 +144,9 @@ impl Lines<'_> {
             .into_iter()
             .map(|pointer| pointer.strip_prefix("/data").map(str::to_owned).unwrap_or(pointer))
             .collect();
-        // Views are maps of strings and numbers: they always serialize.
+        // The wire's shapes are maps of strings and numbers: they always serialize.
         let _ = serde_json::to_writer(&mut self.buffer, &Line { resource, data, lang_fallback });
         self.buffer.push(b'\n');
-        self.records += 1;
     }
 
     fn documents<R: Documented>(&mut self, records: &[R]) {

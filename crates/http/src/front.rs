@@ -24,10 +24,13 @@ use crate::response::Body;
 const ANY_ORIGIN: HeaderValue = HeaderValue::from_static("*");
 /// The response headers a browser tool may read beyond the CORS-safelisted ones.
 const EXPOSED: HeaderValue = HeaderValue::from_static(
-    "ETag, RateLimit, RateLimit-Policy, Retry-After, Content-Encoding, WWW-Authenticate, Allow",
+    "ETag, RateLimit, RateLimit-Policy, Retry-After, Content-Encoding, WWW-Authenticate, Allow, \
+     Content-Range, Accept-Ranges, Content-Disposition",
 );
 const METHODS: HeaderValue = HeaderValue::from_static("GET, HEAD, OPTIONS");
-const REQUEST_HEADERS: HeaderValue = HeaderValue::from_static("Authorization, If-None-Match");
+/// What a browser tool may send: the key, revalidation, and resuming a download.
+const REQUEST_HEADERS: HeaderValue =
+    HeaderValue::from_static("Authorization, If-None-Match, Range, If-Range");
 /// How long a browser may reuse a preflight answer, in seconds (browsers cap it lower).
 const PREFLIGHT_MAX_AGE: HeaderValue = HeaderValue::from_static("86400");
 

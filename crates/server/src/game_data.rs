@@ -10,7 +10,7 @@ use anyhow::Context;
 use tapster_store::{ImportReport, Store};
 
 /// Imports `dataset` into `data_dir` with its bulk exports, atomically.
-pub fn import(data_dir: &Path, dataset: &Path) -> tapster_store::Result<ImportReport> {
+pub fn import_with_exports(data_dir: &Path, dataset: &Path) -> tapster_store::Result<ImportReport> {
     tapster_store::import_with_exports(data_dir, dataset, &tapster_http::exports::build)
 }
 

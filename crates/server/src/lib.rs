@@ -20,7 +20,7 @@ mod shared;
 pub use access::{Access, Clock};
 pub use admin::{Admin, LOCAL_ACCOUNT, NewKey, format_keys};
 pub use dashboard::{DEFAULT_MAIL_FROM, DashboardOptions};
-pub use game_data::{export, import};
+pub use game_data::{export, import_with_exports};
 pub use limiter::{Checked, Decision, InProcess, Limiter, Remaining, Status};
 pub use logging::{LogFormat, LogLevel, log_subscriber};
 pub use run::{Layout, RedisLimits, Service, Sharing, open_service, open_service_with_clock};

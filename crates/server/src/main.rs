@@ -619,7 +619,7 @@ async fn keys(command: KeysCommand) -> anyhow::Result<()> {
 }
 
 fn import(dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
-    let report = tapster_server::import(data_dir, dir)
+    let report = tapster_server::import_with_exports(data_dir, dir)
         .with_context(|| format!("importing {} into {}", dir.display(), data_dir.display()))?;
     for version in &report.versions {
         println!(

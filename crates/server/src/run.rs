@@ -135,7 +135,7 @@ pub async fn open_service_with_clock(
                 );
             }
             tracing::info!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
-            crate::game_data::import(data_dir, fixtures)
+            crate::game_data::import_with_exports(data_dir, fixtures)
                 .with_context(|| format!("importing the bundled dataset {}", fixtures.display()))?;
             Store::open(data_dir)
         }

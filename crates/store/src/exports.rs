@@ -3,10 +3,9 @@
 //! wire format's business, not the store's: it keeps bytes), written into the same database as the
 //! data so that they are replaced together, in one rename, and read back one file per request.
 
-use std::path::Path;
 use std::sync::Mutex;
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use sha2::{Digest, Sha256};
 use tapster_domain::GameVersion;
 use tapster_i18n::Language;
@@ -48,9 +47,10 @@ pub(crate) struct Exports {
 }
 
 impl Exports {
-    /// The exports of the database at `path`, opened read-only; none in a database of generation 1.
-    pub(crate) fn open(path: &Path, generation: i64) -> Result<Self> {
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    /// The exports of the database `conn` (read-only) has open, of layout `generation`; none in
+    /// generation 1. `conn` is the one the store's data was read through, so that the exports are of
+    /// the same file even if an import has renamed another over it since.
+    pub(crate) fn open(conn: Connection, generation: i64) -> Result<Self> {
         let list = if generation >= 2 { list(&conn)? } else { Vec::new() };
         Ok(Self { list, conn: Mutex::new(conn) })
     }

@@ -132,8 +132,9 @@ impl Store {
         if catalogs.is_empty() {
             return Err(no_data());
         }
-        // Its own connection, kept open on this file: see `Exports`.
-        let exports = Exports::open(&path, found)?;
+        // The connection the catalogs were read through stays open on this file, for the exports'
+        // bytes: see `Exports`.
+        let exports = Exports::open(conn, found)?;
         // Oldest first, each record is introduced by the first version that has it.
         let mut introduced: HashMap<(RecordType, String), GameVersion> = HashMap::new();
         for catalog in catalogs.iter_mut().rev() {

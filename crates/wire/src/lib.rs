@@ -3,9 +3,11 @@
 //! document from their schemas; a client reads the answers into them. One definition for both, so
 //! that they cannot drift apart.
 //!
-//! Field names are the wire's, as documented in `docs/api.md`. Every closed set of values ([`sets`])
-//! keeps a value this crate does not know as `Unknown`, and the structs' fields are public, so a
-//! client compiled against this version still reads the answers of a newer server.
+//! Field names are the wire's, as documented in `docs/api.md`. A client compiled against this version
+//! still reads the answers of a newer server: a field it does not know is ignored, and every closed
+//! set of values ([`sets`]), tagged union and `MatchHow` keeps a value it does not know as `Unknown`.
+//! Fields are public, to be read; building these types is the server's business, and a field added
+//! to a struct is a change a struct literal outside this crate has to follow.
 
 pub mod common;
 pub mod envelope;

@@ -19,6 +19,10 @@ async fn a_held_answer_is_revalidated_and_read_from_memory() {
     assert_eq!((second.data, second.etag), (first.data, first.etag));
     // Without the cache, every answer is read afresh.
     assert!(!client().versions().await.unwrap().revalidated);
+    // An answer about this moment (`no-store`) is never kept, so never answered from memory.
+    cached.key().await.unwrap();
+    let again = cached.key().await.unwrap();
+    assert!(!again.revalidated, "/v1/key is no-store");
 }
 
 #[tokio::test]

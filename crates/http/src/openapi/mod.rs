@@ -1,5 +1,5 @@
-//! The OpenAPI 3.1 document of the service, written from the endpoint table and the view types, so
-//! that it describes exactly the routes, parameters and shapes the server has.
+//! The OpenAPI 3.1 document of the service, written from the endpoint table and the wire types
+//! (`tapster-wire`), so that it describes exactly the routes, parameters and shapes the server has.
 
 mod parameters;
 mod portable;
@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use crate::routes::{DOWNLOAD, Endpoint, documented};
 use crate::value_sets;
 
-/// The schema of a view type, registered in the document's components; endpoints name their `data`
+/// The schema of a wire type, registered in the document's components; endpoints name their `data`
 /// shape with it (`data: schema::<Vec<ItemSummary>>`).
 pub(crate) fn schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
     generator.subschema_for::<T>()

@@ -31,6 +31,12 @@ use tapster_wire::{self as wire, ItemStack, MilestoneRef, Price, ProgressionRef,
 
 use crate::envelope::Localizer;
 
+/// A price of `copper` as the answers show it.
+pub(crate) fn price(copper: Copper) -> Price {
+    price_of(copper.0)
+}
+
+/// A price in copper as the answers show it.
 pub(crate) fn price_of(copper: u64) -> Price {
     Price { copper, display: Copper(copper).to_string() }
 }

@@ -17,10 +17,6 @@ pub(crate) fn price_per_serving(prices: ServingPrices) -> PricePerServing {
     PricePerServing { cheapest: price(prices.cheapest), expensive: price(prices.expensive) }
 }
 
-fn price(copper: Copper) -> Price {
-    price_of(copper.0)
-}
-
 /// The price of `item` at `/data`, from its breakdown.
 pub(crate) fn item_price(loc: &mut Localizer<'_>, item: &Item, b: &Breakdown) -> ItemPrice {
     let catalog = loc.catalog;

@@ -1,9 +1,8 @@
 //! Ingredient trees, used-in and sources as clients see them: every record named (id, slug, localized
 //! name), values as price objects, seasons by name. Each list keeps the order the catalog gives it,
-//! which the field's description states.
+//! which the wire type's field description states.
 
 use tapster_domain::{ItemId, RecordId};
-use tapster_pricing::Copper;
 use tapster_store::{ItemSources, ItemUse, TreeEntry, TreeGroup, TreeItem, UseVia};
 use tapster_wire::{
     CropSource, FishSource, GatheringSource, LetterAttachment, MissionReward, QuestReward, RecipeSource,
@@ -196,8 +195,4 @@ fn group_ref(loc: &mut Localizer<'_>, id: RecordId, at: &str) -> RecordRef {
         Some(group) => record_ref(loc, group.id, group.slug.as_str(), &group.name_key, at),
         None => dangling_ref(id),
     }
-}
-
-fn price(value: Copper) -> Price {
-    price_of(value.0)
 }

@@ -297,7 +297,10 @@ fn preflights_need_no_key_and_every_answer_allows_any_origin() {
         let header = |name: &str| answer.headers.get(name).map(|v| v.to_str().unwrap().to_owned());
         assert_eq!(header("access-control-allow-origin").as_deref(), Some("*"));
         assert_eq!(header("access-control-allow-methods").as_deref(), Some("GET, HEAD, OPTIONS"));
-        assert_eq!(header("access-control-allow-headers").as_deref(), Some("Authorization, If-None-Match"));
+        assert_eq!(
+            header("access-control-allow-headers").as_deref(),
+            Some("Authorization, If-None-Match, Range, If-Range")
+        );
         assert!(header("access-control-max-age").is_some_and(|age| age.parse::<u32>().unwrap() > 0));
         assert!(answer.body.is_empty());
     }
@@ -317,7 +320,9 @@ fn preflights_need_no_key_and_every_answer_allows_any_origin() {
         assert_eq!(answer.headers["access-control-allow-origin"], "*", "{status}");
         let exposed: Vec<&str> =
             answer.headers["access-control-expose-headers"].to_str().unwrap().split(", ").collect();
-        for name in ["ETag", "RateLimit", "RateLimit-Policy", "Retry-After", "Content-Encoding"] {
+        let names =
+            ["ETag", "RateLimit", "RateLimit-Policy", "Retry-After", "Content-Encoding", "Content-Range"];
+        for name in names {
             assert!(exposed.contains(&name), "{status}: {exposed:?} lacks {name}");
         }
     }
