@@ -94,7 +94,7 @@ read_as_type! {
     tapster_pricing::IngredientChoice: IngredientChoice, tapster_pricing::IngredientChoice::parse, Some(Default::default());
     tapster_pricing::Aging: Aging, tapster_pricing::Aging::parse, Some(Default::default());
     tapster_pricing::Quality: Quality, tapster_pricing::Quality::parse, Some(Default::default());
-    crate::views::HitType: HitType, crate::views::HitType::parse, None;
+    crate::routes::SearchType: HitType, crate::routes::SearchType::parse, None;
 }
 
 #[cfg(test)]
@@ -117,8 +117,10 @@ mod tests {
         use tapster_domain::RecordType;
         let progression: Vec<&str> =
             RecordType::ALL.into_iter().filter(|t| t.is_progression()).map(RecordType::singular).collect();
-        let hits = [crate::views::HitType::Item, crate::views::HitType::Recipe].map(|h| h.to_wire());
-        let hits: Vec<&str> = hits.iter().map(|h| h.as_str()).collect();
+        let hits: Vec<&str> = ["item", "recipe"]
+            .into_iter()
+            .filter(|value| crate::routes::SearchType::parse(value).is_some())
+            .collect();
         let cases: [(&ValueSet, &[&str]); 15] = [
             (&Lang::SET, tapster_i18n::Language::CODES),
             (&Season::SET, tapster_domain::Season::NAMES),

@@ -3,6 +3,7 @@
 use tapster_domain::{ChangeKind, RecordType, VersionSelector};
 use tapster_i18n::Language;
 use tapster_store::{ChangeFilter, Window};
+use tapster_wire::VersionChange;
 
 use super::{Ctx, Endpoint, Handle, resolve};
 use crate::envelope::Localizer;
@@ -11,8 +12,6 @@ use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, Named, OFFSET, Param, Rule, query_params};
 use crate::response::Reply;
 use crate::value_sets::{self, ChangeType};
-use tapster_wire::VersionChange;
-
 use crate::views;
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {

@@ -9,6 +9,7 @@ use hyper::header::{
 use tapster_domain::VersionSelector;
 use tapster_i18n::Language;
 use tapster_store::ExportInfo;
+use tapster_wire::Export;
 
 use super::{Ctx, Endpoint, Handle, resolve};
 use crate::envelope::Localizer;
@@ -17,8 +18,6 @@ use crate::exports::{file_name, sha256_hex};
 use crate::openapi::schema;
 use crate::params::NoParams;
 use crate::response::{LATEST_MAX_AGE, NAMED_VERSION_MAX_AGE, Reply};
-use tapster_wire::Export;
-
 use crate::views;
 
 /// The template of one export's download, whose answer is a file rather than JSON (the OpenAPI

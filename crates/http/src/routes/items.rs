@@ -3,6 +3,7 @@
 use tapster_domain::{Ident, ItemKind, RecordId, RecordKey, VersionSelector};
 use tapster_i18n::Language;
 use tapster_store::{Catalog, ItemFilter, ItemOrder, Window};
+use tapster_wire::{ItemDetail, ItemSummary};
 
 use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
@@ -11,8 +12,6 @@ use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, Named, OFFSET, Param, Rule, SortKeys, VERSION, query_params};
 use crate::response::Reply;
 use crate::value_sets;
-use tapster_wire::{ItemDetail, ItemSummary};
-
 use crate::views::{self, ITEM_DETAIL_FIELDS, ITEM_EXPANSIONS, ITEM_SUMMARY_FIELDS};
 
 const ITEM_SORT_KEYS: &[&str] = &["id", "name", "price"];

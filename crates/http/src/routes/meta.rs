@@ -3,6 +3,7 @@
 
 use hyper::header::{CACHE_CONTROL, HeaderValue};
 use tapster_i18n::Language;
+use tapster_wire::{self as wire, Degraded, GameVersion, Health, Key};
 
 use super::{Ctx, Endpoint, Handle, resolve};
 use crate::envelope::Localizer;
@@ -10,8 +11,6 @@ use crate::error::ApiError;
 use crate::openapi::schema;
 use crate::params::{NoParams, VersionLang};
 use crate::response::{NO_STORE, Reply, json};
-use tapster_wire::{self as wire, Degraded, GameVersion, Health, Key};
-
 use crate::views;
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[

@@ -28,6 +28,7 @@ pub(crate) use exports::DOWNLOAD;
 pub(crate) use router::{Matched, find, no_endpoint, route};
 #[cfg(test)]
 pub(crate) use router::{bind, percent_decode};
+pub(crate) use search::SearchType;
 
 /// One endpoint: its path template (`{name}` marks a path parameter), what it takes, who answers,
 /// and the shape of its `data` (of the whole body for the public routes outside `/v1`).

@@ -4,6 +4,7 @@ use tapster_domain::{FoodType, VersionSelector};
 use tapster_i18n::Language;
 use tapster_pricing::{Aging, IngredientChoice, Quality};
 use tapster_store::{Catalog, RankingQuery, Window};
+use tapster_wire::{ItemPrice, RankingRow};
 
 use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
@@ -12,8 +13,6 @@ use crate::openapi::schema;
 use crate::params::{LANG, Named, OFFSET, Param, Rule, VERSION, query_params};
 use crate::response::Reply;
 use crate::value_sets;
-use tapster_wire::{ItemPrice, RankingRow};
-
 use crate::views;
 
 const INGREDIENTS: Param = Param {

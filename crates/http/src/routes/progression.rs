@@ -1,10 +1,10 @@
 //! The progression records: `/v1/{quests,perks,spells,talents,reputation,missions,letters}` and `/{key}`.
 //! One generic pair of handlers serves every type; each route is still its own entry of the table.
 
-use tapster_domain::{Letter, Mission, Perk, Quest, ReputationMilestone, Spell, Talent};
-
 use schemars::{Schema, SchemaGenerator};
+use tapster_domain::{Letter, Mission, Perk, Quest, ReputationMilestone, Spell, Talent};
 use tapster_store::Window;
+use tapster_wire::{Document, DocumentDetail};
 
 use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
@@ -12,8 +12,6 @@ use crate::error::ApiError;
 use crate::openapi::{branch_of, schema};
 use crate::params::{VersionLang, VersionLangPage};
 use crate::response::Reply;
-use tapster_wire::{Document, DocumentDetail};
-
 use crate::views::{self, Documented, noun};
 
 /// A list and a single-record endpoint for each segment: the record type, a record's key in the

@@ -3,6 +3,7 @@
 use tapster_domain::{Ident, ItemKind, RecordId, RecordKey, VersionSelector};
 use tapster_i18n::Language;
 use tapster_store::{Catalog, RecipeFilter, RecipeOrder, Window};
+use tapster_wire::{CraftingStation, IngredientGroup, RecipeDetail, RecipeSummary};
 
 use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
@@ -12,7 +13,6 @@ use crate::params::{LANG, LIMIT, Named, OFFSET, Param, Rule, SortKeys, VERSION, 
 use crate::response::Reply;
 use crate::value_sets;
 use crate::views::{self, RECIPE_SUMMARY_FIELDS};
-use tapster_wire::{CraftingStation, IngredientGroup, RecipeDetail, RecipeSummary};
 
 const RECIPE_SORT_KEYS: &[&str] = &["id", "name", "time"];
 

@@ -5,6 +5,7 @@ use tapster_domain::VersionSelector;
 use tapster_i18n::Language;
 use tapster_pricing::IngredientChoice;
 use tapster_store::{Catalog, Window};
+use tapster_wire::{Sources, TreeNode, UsedIn};
 
 use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
@@ -13,8 +14,6 @@ use crate::openapi::schema;
 use crate::params::{LANG, Param, Rule, VERSION, VersionLang, VersionLangPage, query_params};
 use crate::response::Reply;
 use crate::value_sets;
-use tapster_wire::{Sources, TreeNode, UsedIn};
-
 use crate::views;
 
 query_params! {

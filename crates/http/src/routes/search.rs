@@ -1,7 +1,8 @@
 //! `/v1/search`: items and recipes by part of their name in the requested language or in English.
 
-use tapster_domain::VersionSelector;
+use tapster_domain::{RecordType, VersionSelector};
 use tapster_i18n::Language;
+use tapster_wire::{HitType, SearchResult};
 
 use super::{Ctx, Endpoint, Handle};
 use crate::envelope::Localizer;
@@ -10,9 +11,7 @@ use crate::openapi::schema;
 use crate::params::{LANG, Param, Rule, VERSION, query_params};
 use crate::response::Reply;
 use crate::value_sets;
-use tapster_wire::SearchResult;
-
-use crate::views::{self, HitType};
+use crate::views;
 
 query_params! {
     /// The query of `GET /v1/search`. No `offset` (spec 4.6): search answers the best hits, not
@@ -27,7 +26,7 @@ query_params! {
                 hiragana or katakana and punctuation do not matter; a word of 4 to 7 characters may have one \
                 typo, of 8 or more two; stop words (`de`, `the`, `l'`) may be missing from the name.",
         },
-        kind: Option<HitType> = Param {
+        kind: Option<SearchType> = Param {
             name: "type",
             rule: Rule::Enum(&value_sets::HitType::SET),
             description: "Only items or only recipes; both when left out.",
@@ -39,6 +38,32 @@ query_params! {
         },
         version: VersionSelector = VERSION,
         lang: Language = LANG,
+    }
+}
+
+/// What the `type` parameter asks to search: one of the wire's `HitType`s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SearchType {
+    Item,
+    Recipe,
+}
+
+impl SearchType {
+    /// The records of this kind.
+    fn record_type(self) -> RecordType {
+        match self {
+            Self::Item => RecordType::Item,
+            Self::Recipe => RecordType::Recipe,
+        }
+    }
+
+    /// Parses the spelling of the wire's `HitType` (`item`, `recipe`).
+    pub(crate) fn parse(value: &str) -> Option<Self> {
+        match HitType::parse(value) {
+            HitType::Item => Some(Self::Item),
+            HitType::Recipe => Some(Self::Recipe),
+            _ => None,
+        }
     }
 }
 
@@ -57,7 +82,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
 /// `GET /v1/search`.
 fn search(ctx: &Ctx<'_>, p: SearchParams) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog(&p.version)?;
-    let kind = p.kind.map(HitType::record_type);
+    let kind = p.kind.map(SearchType::record_type);
     let hits = catalog.search(&p.q, kind, p.lang, p.limit);
     let mut loc = Localizer::new(catalog, p.lang);
     let data = loc.list(hits.iter(), views::search_result);

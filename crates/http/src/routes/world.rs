@@ -4,6 +4,7 @@
 use tapster_domain::{Bait, Season, VersionSelector, Water};
 use tapster_i18n::Language;
 use tapster_store::{Catalog, CropFilter, CropOrder, FishFilter, Window};
+use tapster_wire::{Crop, Fish, Npc, ShopDetail, ShopSummary};
 
 use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
@@ -12,8 +13,6 @@ use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, SortKeys, VERSION, VersionLang, query_params};
 use crate::response::Reply;
 use crate::value_sets;
-use tapster_wire::{Crop, Fish, Npc, ShopDetail, ShopSummary};
-
 use crate::views;
 
 const CROP_SORT_KEYS: &[&str] = &["id", "name", "days"];

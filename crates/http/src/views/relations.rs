@@ -5,13 +5,13 @@
 use tapster_domain::{ItemId, RecordId};
 use tapster_store::{ItemSources, ItemUse, TreeEntry, TreeGroup, TreeItem, UseVia};
 use tapster_wire::{
-    CropSource, FishSource, GatheringSource, LetterAttachment, MissionReward, QuestReward, RecipeSource,
-    ReputationReward, ShopSource, Sources, TreeGroupNode, TreeItemNode, TreeMember, TreeNode, UsedIn,
+    self as wire, CropSource, FishSource, GatheringSource, LetterAttachment, MissionReward, QuestReward,
+    RecipeSource, ReputationReward, ShopSource, Sources, TreeGroupNode, TreeItemNode, TreeMember, TreeNode,
+    UsedIn,
 };
 
 use super::*;
 use crate::envelope::Localizer;
-use tapster_wire as wire;
 
 /// `at` is the JSON Pointer of this node in the body.
 pub(crate) fn tree_item_node(loc: &mut Localizer<'_>, node: &TreeItem, at: &str) -> TreeItemNode {

@@ -1,51 +1,16 @@
 //! Search hits: what each record found is, its name in the requested language, and the text that matched.
 
-use tapster_domain::RecordType;
 use tapster_store::{Found, MatchTier, SearchHit};
 use tapster_wire::{self as wire, MatchHow, Matched, SearchResult};
 
 use super::lang;
 use crate::envelope::Localizer;
 
-/// The kind of record the `type` parameter asks for, as the wire's `HitType` spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum HitType {
-    Item,
-    Recipe,
-}
-
-impl HitType {
-    /// The record type of the hits of this kind.
-    pub(crate) fn record_type(self) -> RecordType {
-        match self {
-            Self::Item => RecordType::Item,
-            Self::Recipe => RecordType::Recipe,
-        }
-    }
-
-    /// Parses the spelling its schema gives (`item`, `recipe`).
-    pub(crate) fn parse(value: &str) -> Option<Self> {
-        match wire::HitType::parse(value) {
-            wire::HitType::Item => Some(Self::Item),
-            wire::HitType::Recipe => Some(Self::Recipe),
-            _ => None,
-        }
-    }
-
-    /// As the answers spell it.
-    pub(crate) fn to_wire(self) -> wire::HitType {
-        match self {
-            Self::Item => wire::HitType::Item,
-            Self::Recipe => wire::HitType::Recipe,
-        }
-    }
-}
-
 /// One hit; `at` is the JSON Pointer of this object in the body.
 pub(crate) fn search_result(loc: &mut Localizer<'_>, hit: &SearchHit<'_>, at: &str) -> SearchResult {
     let (kind, id, slug, key) = match hit.record {
-        Found::Item(item) => (HitType::Item, item.id, item.slug.as_str(), &item.name_key),
-        Found::Recipe(recipe) => (HitType::Recipe, recipe.id, recipe.slug.as_str(), &recipe.name_key),
+        Found::Item(item) => (wire::HitType::Item, item.id, item.slug.as_str(), &item.name_key),
+        Found::Recipe(recipe) => (wire::HitType::Recipe, recipe.id, recipe.slug.as_str(), &recipe.name_key),
     };
     let name = loc.text(key, || format!("{at}/name"));
     // The matched text is in the language it says, never a stand-in: it is not a fallback.
@@ -59,7 +24,7 @@ pub(crate) fn search_result(loc: &mut Localizer<'_>, hit: &SearchHit<'_>, at: &s
         MatchTier::Typo => MatchHow::Typo,
     };
     SearchResult {
-        kind: kind.to_wire(),
+        kind,
         id,
         slug: slug.to_owned(),
         name,

@@ -3,12 +3,11 @@
 
 use tapster_domain::{self as domain, RecordType, Shop, Shopkeeper};
 use tapster_wire::{
-    Birthday, CatalogueLine, Crop, CropHarvest, Fish, Npc, SeedOffer, ShopDetail, ShopSummary,
+    self as wire, Birthday, CatalogueLine, Crop, CropHarvest, Fish, Npc, SeedOffer, ShopDetail, ShopSummary,
 };
 
 use super::*;
 use crate::envelope::Localizer;
-use tapster_wire as wire;
 
 /// `at` is the JSON Pointer of this object in the body.
 pub(crate) fn crop(loc: &mut Localizer<'_>, crop: &domain::Crop, at: &str) -> Crop {
