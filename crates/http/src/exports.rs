@@ -1,6 +1,6 @@
 //! Bulk exports: every record of every resource of one game version in one language, each in the
 //! shape its own endpoint serves it, in one gzip-compressed NDJSON file. They are built once per
-//! import ([`build`] is what the server hands `tapster_store::import_with_exports`), kept in the
+//! import ([`exporter`] is what the server hands `tapster_store::import_with_exports`), kept in the
 //! game database with the data they come from, served by `/v1/exports/{version}/{lang}` and written
 //! out by `tapster export`.
 //!
@@ -14,15 +14,36 @@
 
 use std::io::Write;
 use std::num::NonZeroUsize;
+use std::sync::OnceLock;
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 use tapster_i18n::Language;
-use tapster_store::{Catalog, ExportFile, ExportInfo, Store};
+use tapster_store::{Catalog, ExportFile, ExportInfo, Exporter, Store};
 
 use crate::envelope::Localizer;
 use crate::views::{self, Documented};
+
+/// The layout of a file's lines; raise it when the lines change in a way the answers' shapes do not
+/// show (the first line, `resource`, `lang_fallback`).
+const LINE_FORMAT: u32 = 1;
+
+/// What the server hands `tapster_store::import_with_exports`: [`build`], and an edition that
+/// changes with the answers' shapes (a digest of the OpenAPI document's schemas) and the lines'
+/// layout, so that an import after an upgrade that changed them rebuilds the exports even when the
+/// game data did not change.
+pub fn exporter() -> Exporter<'static> {
+    static EDITION: OnceLock<String> = OnceLock::new();
+    let edition = EDITION.get_or_init(|| {
+        let document = crate::openapi::document(None);
+        let schemas = serde_json::to_vec(&document["components"]["schemas"]).unwrap_or_default();
+        let digest: String = Sha256::digest(&schemas)[..8].iter().map(|b| format!("{b:02x}")).collect();
+        format!("lines-{LINE_FORMAT}-schemas-{digest}")
+    });
+    Exporter { edition, build: &build }
+}
 
 /// Builds the export of every version of `store` in each of its languages, on every core this
 /// process may use.
@@ -153,5 +174,19 @@ impl Lines<'_> {
         for record in records {
             self.line(R::TYPE.plural(), |loc| views::document_detail(loc, record));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The edition names the lines' layout and a digest of the answers' schemas, the same every time.
+    #[test]
+    fn the_edition_follows_the_lines_and_the_schemas() {
+        let edition = exporter().edition;
+        assert!(edition.starts_with(&format!("lines-{LINE_FORMAT}-schemas-")), "{edition}");
+        assert_eq!(edition.len(), "lines-1-schemas-".len() + 16, "{edition}");
+        assert_eq!(exporter().edition, edition);
     }
 }

@@ -11,7 +11,7 @@ use tapster_store::{ImportReport, Store};
 
 /// Imports `dataset` into `data_dir` with its bulk exports, atomically.
 pub fn import_with_exports(data_dir: &Path, dataset: &Path) -> tapster_store::Result<ImportReport> {
-    tapster_store::import_with_exports(data_dir, dataset, &tapster_http::exports::build)
+    tapster_store::import_with_exports(data_dir, dataset, tapster_http::exports::exporter())
 }
 
 /// Writes every export kept in `data_dir` into `dest` (created if need be), under the names a

@@ -14,7 +14,19 @@ use crate::{Error, Result, Store};
 
 /// Builds the exports of the data an import is about to publish, given that data opened as a
 /// [`Store`]: what [`import_with_exports`](crate::import_with_exports) keeps beside it.
-pub type Exporter<'a> = &'a dyn Fn(&Store) -> Vec<ExportFile>;
+#[derive(Clone, Copy)]
+pub struct Exporter<'a> {
+    /// What the files are made by: it changes whenever the same data would give other files (the
+    /// answers' shapes changed), so that an import of unchanged data rebuilds exports of another edition.
+    pub edition: &'a str,
+    pub build: &'a dyn Fn(&Store) -> Vec<ExportFile>,
+}
+
+impl std::fmt::Debug for Exporter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Exporter").field("edition", &self.edition).finish_non_exhaustive()
+    }
+}
 
 /// One file an [`Exporter`] built.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,13 +115,23 @@ fn list(conn: &Connection) -> Result<Vec<ExportInfo>> {
     Ok(list)
 }
 
-/// Replaces every kept export with `files`, in the import's staging copy; none for an import
-/// without exports, whose data the old ones would no longer match.
-pub(crate) fn replace(tx: &Transaction<'_>, files: &[ExportFile]) -> Result<()> {
+/// Whether the kept exports are all of `edition`, and there are some.
+pub(crate) fn kept_of(tx: &Transaction<'_>, edition: &str) -> Result<bool> {
+    let (of_it, others): (i64, i64) = tx.query_row(
+        "SELECT count(*) FILTER (WHERE edition = ?1), count(*) FILTER (WHERE edition <> ?1) FROM exports",
+        [edition],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )?;
+    Ok(of_it > 0 && others == 0)
+}
+
+/// Replaces every kept export with `files`, written by `edition`, in the import's staging copy; none
+/// for an import without exports, whose data the old ones would no longer match.
+pub(crate) fn replace(tx: &Transaction<'_>, files: &[ExportFile], edition: &str) -> Result<()> {
     tx.execute("DELETE FROM exports", [])?;
     let mut insert = tx.prepare(
-        "INSERT INTO exports (version_id, lang, records, sha256, body)
-        SELECT id, ?2, ?3, ?4, ?5 FROM versions WHERE name = ?1",
+        "INSERT INTO exports (version_id, lang, records, sha256, body, edition)
+        SELECT id, ?2, ?3, ?4, ?5, ?6 FROM versions WHERE name = ?1",
     )?;
     for file in files {
         let sha256: [u8; 32] = Sha256::digest(&file.body).into();
@@ -119,7 +141,8 @@ pub(crate) fn replace(tx: &Transaction<'_>, files: &[ExportFile]) -> Result<()> 
             file.lang.code(),
             records,
             sha256.as_slice(),
-            file.body
+            file.body,
+            edition
         ])?;
         if written != 1 {
             return Err(Error::Conflict(format!(

@@ -50,7 +50,7 @@ pub fn import(data_dir: &Path, dataset: &Path) -> Result<ImportReport> {
 /// Imports like [`import`], and keeps the exports `exporter` builds from the data as it will be
 /// served: of every version, whether this import changed it or not (a record's first version, which
 /// the answers name, can change with another version's import). An import that changes nothing
-/// keeps the exports it finds, unless there are none.
+/// keeps the exports it finds, unless there are none or they are of another edition.
 pub fn import_with_exports(data_dir: &Path, dataset: &Path, exporter: Exporter<'_>) -> Result<ImportReport> {
     run(data_dir, dataset, Some(exporter))
 }
@@ -91,21 +91,23 @@ fn run(data_dir: &Path, dataset: &Path, exporter: Option<Exporter<'_>>) -> Resul
         report.versions.push(write_version(&tx, version)?);
     }
     let unchanged = report.versions.iter().all(|v| v.outcome == Outcome::Unchanged);
-    let has_exports =
-        tx.query_row("SELECT EXISTS (SELECT 1 FROM exports)", [], |row| row.get::<_, bool>(0))?;
-    if unchanged && !upgraded && (exporter.is_none() || has_exports) {
+    let exports_current = match exporter {
+        Some(exporter) => exports::kept_of(&tx, exporter.edition)?,
+        None => true,
+    };
+    if unchanged && !upgraded && exports_current {
         return Ok(report);
     }
     check_release_order(&tx)?;
     diff::recompute(&tx)?;
     tx.commit()?;
-    let files = match exporter {
+    let (files, edition) = match exporter {
         // Built from the data as a server will read it, before it is published.
-        Some(exporter) => exporter(&Store::open_file(&staging.path)?),
-        None => Vec::new(),
+        Some(exporter) => ((exporter.build)(&Store::open_file(&staging.path)?), exporter.edition),
+        None => (Vec::new(), ""),
     };
     let tx = conn.transaction()?;
-    exports::replace(&tx, &files)?;
+    exports::replace(&tx, &files, edition)?;
     tx.commit()?;
     drop(conn);
     staging.publish(&target)?;

@@ -9,9 +9,9 @@ use rusqlite::Connection;
 
 use crate::Result;
 
-/// Generation of this layout, kept in SQLite's `user_version`. Generation 1 had no `exports`; it is
-/// still read (without exports), and an import brings it up to date.
-pub(crate) const SCHEMA_VERSION: i64 = 2;
+/// Generation of this layout, kept in SQLite's `user_version`. Generation 1 had no `exports`, and
+/// generation 2 no `exports.edition`; both are still read, and an import brings them up to date.
+pub(crate) const SCHEMA_VERSION: i64 = 3;
 
 /// The oldest generation this build reads.
 pub(crate) const OLDEST_READABLE: i64 = 1;
@@ -70,9 +70,10 @@ CREATE TABLE changes (
 ) WITHOUT ROWID;
 ";
 
-/// The bulk exports of each version in each language (generation 2): built at import by the
-/// importer's caller from the data as it is served, kept as bytes the store knows nothing about.
-/// A rowid table, as SQLite advises for rows this large.
+/// The bulk exports of each version in each language: built at import by the importer's caller from
+/// the data as it is served, kept as bytes the store knows nothing about, with the edition of the
+/// builder that wrote them (which changes with the answers' shapes). A rowid table, as SQLite advises
+/// for rows this large.
 const EXPORTS: &str = "
 CREATE TABLE exports (
     version_id INTEGER NOT NULL REFERENCES versions (id),
@@ -80,6 +81,7 @@ CREATE TABLE exports (
     records    INTEGER NOT NULL,
     sha256     BLOB    NOT NULL,
     body       BLOB    NOT NULL,
+    edition    TEXT    NOT NULL,
     UNIQUE (version_id, lang)
 );
 ";
@@ -94,10 +96,12 @@ pub(crate) fn create(conn: &Connection) -> Result<()> {
 
 /// Brings a database of an older generation up to this one; whether it had to.
 pub(crate) fn upgrade(conn: &Connection) -> Result<bool> {
-    if version(conn)? >= SCHEMA_VERSION {
-        return Ok(false);
+    match version(conn)? {
+        1 => conn.execute_batch(EXPORTS)?,
+        // Exports of no known edition: the import rebuilds them.
+        2 => conn.execute_batch("ALTER TABLE exports ADD COLUMN edition TEXT NOT NULL DEFAULT ''")?,
+        _ => return Ok(false),
     }
-    conn.execute_batch(EXPORTS)?;
     conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     Ok(true)
 }

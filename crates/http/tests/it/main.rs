@@ -115,7 +115,7 @@ struct Server {
 fn server() -> &'static Server {
     static SERVER: OnceLock<Server> = OnceLock::new();
     static DATA_DIR: OnceLock<DataDir> = OnceLock::new();
-    let data_dir = DATA_DIR.get_or_init(|| DataDir::with_exports(&mini(), &tapster_http::exports::build));
+    let data_dir = DATA_DIR.get_or_init(|| DataDir::with_exports(&mini(), tapster_http::exports::exporter()));
     SERVER.get_or_init(|| start(data_dir.path(), tapster_http::DEFAULT_CACHE_BUDGET))
 }
 
@@ -134,7 +134,7 @@ fn bundled_uncached() -> &'static Server {
 /// The bundled dataset, imported once with its exports; it outlives the test process's servers.
 fn bundled_data_dir() -> &'static Path {
     static DATA_DIR: OnceLock<DataDir> = OnceLock::new();
-    DATA_DIR.get_or_init(|| DataDir::with_exports(&fixtures(), &tapster_http::exports::build)).path()
+    DATA_DIR.get_or_init(|| DataDir::with_exports(&fixtures(), tapster_http::exports::exporter())).path()
 }
 
 fn start(data_dir: &Path, cache_budget: usize) -> Server {

@@ -2,13 +2,14 @@
 //! to publish, replaced with it in the same rename, dropped when the data changes without them, read
 //! back from the file a store was opened from, and added to a database of the layout before them.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 use tapster_domain::GameVersion;
 use tapster_i18n::Language;
-use tapster_store::{ExportFile, GAME_DB, Store, import, import_with_exports};
+use tapster_store::{ExportFile, Exporter, GAME_DB, Store, import, import_with_exports};
 use tempfile::TempDir;
 
 use crate::mini;
@@ -16,35 +17,40 @@ use crate::mini;
 /// An exporter whose files say what they were built from (`<tag> <version> <lang> <items>`), counting
 /// how often it is asked.
 struct Recorder {
-    tag: &'static str,
-    calls: AtomicUsize,
+    calls: Arc<AtomicUsize>,
+    build: Box<Build>,
 }
+
+/// What an exporter runs.
+type Build = dyn Fn(&Store) -> Vec<ExportFile>;
 
 impl Recorder {
     fn new(tag: &'static str) -> Self {
-        Self { tag, calls: AtomicUsize::new(0) }
+        let calls = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&calls);
+        let build = move |store: &Store| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let files = store.versions().flat_map(|catalog| {
+                let (name, items) = (&catalog.info.name, catalog.data.items.len());
+                catalog.info.languages.iter().map(move |&lang| ExportFile {
+                    version: name.clone(),
+                    lang,
+                    records: items as u64,
+                    body: format!("{tag} {name} {} {items}", lang.code()).into_bytes(),
+                })
+            });
+            files.collect()
+        };
+        Self { calls, build: Box::new(build) }
     }
 
-    fn build(&self, store: &Store) -> Vec<ExportFile> {
-        self.calls.fetch_add(1, Ordering::SeqCst);
-        store
-            .versions()
-            .flat_map(|catalog| {
-                catalog.info.languages.iter().map(move |&lang| ExportFile {
-                    version: catalog.info.name.clone(),
-                    lang,
-                    records: catalog.data.items.len() as u64,
-                    body: format!(
-                        "{} {} {} {}",
-                        self.tag,
-                        catalog.info.name,
-                        lang.code(),
-                        catalog.data.items.len()
-                    )
-                    .into_bytes(),
-                })
-            })
-            .collect()
+    /// The exporter of this recorder, of edition `one`.
+    fn exporter(&self) -> Exporter<'_> {
+        self.of_edition("one")
+    }
+
+    fn of_edition<'a>(&'a self, edition: &'a str) -> Exporter<'a> {
+        Exporter { edition, build: &*self.build }
     }
 
     fn calls(&self) -> usize {
@@ -64,7 +70,7 @@ fn body(store: &Store, name: &str, lang: Language) -> String {
 fn exports_are_built_from_every_version_and_kept_with_their_checksums() {
     let dir = TempDir::new().unwrap();
     let first = Recorder::new("first");
-    import_with_exports(dir.path(), &mini().join("v1.0.0.0.1"), &|s| first.build(s)).unwrap();
+    import_with_exports(dir.path(), &mini().join("v1.0.0.0.1"), first.exporter()).unwrap();
     let store = Store::open(dir.path()).unwrap();
     let listed: Vec<(&str, Language)> =
         store.exports().iter().map(|e| (e.version.as_str(), e.lang)).collect();
@@ -85,7 +91,7 @@ fn exports_are_built_from_every_version_and_kept_with_their_checksums() {
 
     // A new version: the exports of every version are built again, from the data as it now is.
     let second = Recorder::new("second");
-    import_with_exports(dir.path(), &mini().join("v1.0.1.0.0"), &|s| second.build(s)).unwrap();
+    import_with_exports(dir.path(), &mini().join("v1.0.1.0.0"), second.exporter()).unwrap();
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(store.exports().len(), 6);
     assert_eq!(store.exports()[0].version.as_str(), "v1.0.1.0.0", "newest first");
@@ -95,25 +101,35 @@ fn exports_are_built_from_every_version_and_kept_with_their_checksums() {
 
     // The same data again: nothing is written, and the exports built for it stay.
     let again = Recorder::new("again");
-    import_with_exports(dir.path(), &mini(), &|s| again.build(s)).unwrap();
+    import_with_exports(dir.path(), &mini(), again.exporter()).unwrap();
     assert_eq!(again.calls(), 0);
     assert_eq!(
         body(&Store::open(dir.path()).unwrap(), "v1.0.1.0.0", Language::Japanese),
         "second v1.0.1.0.0 ja 12"
     );
+    // Another edition of the exporter (the answers' shapes changed): the same data, new exports.
+    let reshaped = Recorder::new("reshaped");
+    import_with_exports(dir.path(), &mini(), reshaped.of_edition("two")).unwrap();
+    assert_eq!(reshaped.calls(), 1);
+    assert_eq!(
+        body(&Store::open(dir.path()).unwrap(), "v1.0.1.0.0", Language::Japanese),
+        "reshaped v1.0.1.0.0 ja 12"
+    );
+    import_with_exports(dir.path(), &mini(), reshaped.of_edition("two")).unwrap();
+    assert_eq!(reshaped.calls(), 1, "exports of this edition are kept");
 }
 
 #[test]
 fn an_import_without_exports_drops_those_of_the_data_it_replaces() {
     let dir = TempDir::new().unwrap();
     let recorder = Recorder::new("kept");
-    import_with_exports(dir.path(), &mini().join("v1.0.0.0.1"), &|s| recorder.build(s)).unwrap();
+    import_with_exports(dir.path(), &mini().join("v1.0.0.0.1"), recorder.exporter()).unwrap();
     import(dir.path(), &mini().join("v1.0.1.0.0")).unwrap();
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(store.versions().len(), 2);
     assert!(store.exports().is_empty(), "{:?}", store.exports());
     // Asked for exports, the same data is not "unchanged": it has none yet.
-    import_with_exports(dir.path(), &mini(), &|s| recorder.build(s)).unwrap();
+    import_with_exports(dir.path(), &mini(), recorder.exporter()).unwrap();
     assert_eq!(Store::open(dir.path()).unwrap().exports().len(), 6);
 }
 
@@ -121,7 +137,7 @@ fn an_import_without_exports_drops_those_of_the_data_it_replaces() {
 fn a_refused_export_leaves_the_served_data_and_exports_as_they_were() {
     let dir = TempDir::new().unwrap();
     let recorder = Recorder::new("before");
-    import_with_exports(dir.path(), &mini().join("v1.0.0.0.1"), &|s| recorder.build(s)).unwrap();
+    import_with_exports(dir.path(), &mini().join("v1.0.0.0.1"), recorder.exporter()).unwrap();
     let before = std::fs::read(dir.path().join(GAME_DB)).unwrap();
     let stray = |_: &Store| {
         vec![ExportFile {
@@ -131,7 +147,12 @@ fn a_refused_export_leaves_the_served_data_and_exports_as_they_were() {
             body: b"x".to_vec(),
         }]
     };
-    let refused = import_with_exports(dir.path(), &mini().join("v1.0.1.0.0"), &stray).unwrap_err();
+    let refused = import_with_exports(
+        dir.path(),
+        &mini().join("v1.0.1.0.0"),
+        Exporter { edition: "one", build: &stray },
+    )
+    .unwrap_err();
     assert!(refused.to_string().contains("v7.0.0.0.0"), "{refused}");
     assert_eq!(std::fs::read(dir.path().join(GAME_DB)).unwrap(), before, "the served file is untouched");
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())
@@ -146,10 +167,10 @@ fn a_refused_export_leaves_the_served_data_and_exports_as_they_were() {
 fn a_store_reads_the_exports_of_its_own_file_after_an_import_replaced_it() {
     let dir = TempDir::new().unwrap();
     let old = Recorder::new("old");
-    import_with_exports(dir.path(), &mini().join("v1.0.0.0.1"), &|s| old.build(s)).unwrap();
+    import_with_exports(dir.path(), &mini().join("v1.0.0.0.1"), old.exporter()).unwrap();
     let served = Store::open(dir.path()).unwrap();
     let new = Recorder::new("new");
-    import_with_exports(dir.path(), &mini().join("v1.0.1.0.0"), &|s| new.build(s)).unwrap();
+    import_with_exports(dir.path(), &mini().join("v1.0.1.0.0"), new.exporter()).unwrap();
     // Until the server publishes the new data, its answers and their exports are the old ones.
     assert_eq!(body(&served, "v1.0.0.0.1", Language::English), "old v1.0.0.0.1 en 12");
     assert_eq!(
@@ -159,7 +180,8 @@ fn a_store_reads_the_exports_of_its_own_file_after_an_import_replaced_it() {
 }
 
 /// A database written before exports existed (layout generation 1) is still served, without exports,
-/// and the next import adds them, even when its data is unchanged.
+/// and the next import adds them, even when its data is unchanged; one of generation 2, whose
+/// exports say no edition, has them rebuilt.
 #[test]
 fn a_database_from_before_exports_is_read_and_an_import_brings_it_up_to_date() {
     let dir = TempDir::new().unwrap();
@@ -174,10 +196,27 @@ fn a_database_from_before_exports_is_read_and_an_import_brings_it_up_to_date() {
     assert_eq!(store.export_body(&version("v1.0.1.0.0"), Language::English).unwrap(), None);
 
     let recorder = Recorder::new("upgraded");
-    let report = import_with_exports(dir.path(), &mini(), &|s| recorder.build(s)).unwrap();
+    let report = import_with_exports(dir.path(), &mini(), recorder.exporter()).unwrap();
     assert!(report.versions.iter().all(|v| v.outcome == tapster_store::Outcome::Unchanged));
     assert_eq!(Store::open(dir.path()).unwrap().exports().len(), 6);
     let conn = Connection::open(dir.path().join(GAME_DB)).unwrap();
     let generation: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
-    assert_eq!(generation, 2);
+    assert_eq!(generation, 3);
+
+    // Generation 2 kept exports without saying who wrote them: they are read, and rebuilt by the
+    // next import.
+    conn.execute_batch(
+        "CREATE TABLE old AS SELECT version_id, lang, records, sha256, body FROM exports;
+         DROP TABLE exports; ALTER TABLE old RENAME TO exports; PRAGMA user_version = 2;",
+    )
+    .unwrap();
+    drop(conn);
+    assert_eq!(Store::open(dir.path()).unwrap().exports().len(), 6);
+    let again = Recorder::new("again");
+    import_with_exports(dir.path(), &mini(), again.exporter()).unwrap();
+    assert_eq!(again.calls(), 1);
+    assert_eq!(
+        body(&Store::open(dir.path()).unwrap(), "v1.0.0.0.1", Language::English),
+        "again v1.0.0.0.1 en 12"
+    );
 }
