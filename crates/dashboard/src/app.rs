@@ -3,7 +3,7 @@
 //! (a new form token set, a dead session's cookie cleared, a failure drawn as a page).
 
 use std::net::IpAddr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -14,6 +14,7 @@ use tapster_accounts::{Accounts, Provider, SessionInfo, Token, TokenHash};
 use tapster_domain::{AddressLimit, Timestamp};
 
 use crate::config::{Config, MailTransport};
+use crate::console::Console;
 use crate::cookies::{Cookies, Jar};
 use crate::env::{Environment, Secrets};
 use crate::forms::Form;
@@ -50,6 +51,8 @@ pub(crate) struct Inner {
     pub(crate) http: HttpClient,
     /// Sign-in mails asked for, per calling address.
     sign_ins: AddressLimit,
+    /// What the reference page's "try it" forms are answered through, once the server gives it.
+    pub(crate) console: OnceLock<Arc<dyn Console>>,
 }
 
 impl Dashboard {
@@ -69,6 +72,7 @@ impl Dashboard {
             cookies: Cookies::new(config.public_url.https()),
             http: HttpClient::new()?,
             sign_ins: AddressLimit::new(SIGN_INS_BURST, SIGN_INS_REFILL),
+            console: OnceLock::new(),
             config,
             accounts,
             env,
@@ -130,6 +134,12 @@ impl Dashboard {
             })
             || path.starts_with("/auth/")
             || path.starts_with("/static/")
+    }
+
+    /// Gives the reference page's "try it" forms the console they are answered through; the first
+    /// one given is kept. Without one, `/account/try` says the forms are not available here.
+    pub fn set_console(&self, console: Arc<dyn Console>) {
+        let _ = self.inner.console.set(console);
     }
 
     /// Answers one request from `peer` (the calling address).

@@ -6,7 +6,8 @@
 //! It knows accounts (through `tapster-accounts`), HTML, cookies, forms, mail and OAuth, and none of
 //! the API's code (its pages only link to the API's public documents): the server serves it beside
 //! the API through [`Dashboard::claims`] and [`Dashboard::answer`]. Time and randomness come from the
-//! [`Environment`] it is given.
+//! [`Environment`] it is given; the reference page's "try it" forms are answered through the
+//! [`Console`] the server gives it, which calls the API as one of the signed-in person's keys.
 //!
 //! Every `POST` must come from one of its own pages (same origin, and the form token of the browser's
 //! cookie); every page carries a strict Content-Security-Policy and is never cached.
@@ -14,6 +15,7 @@
 mod app;
 mod chart;
 mod config;
+mod console;
 mod cookies;
 mod env;
 mod error;
@@ -27,6 +29,7 @@ mod views;
 
 pub use app::Dashboard;
 pub use config::{Config, MailConfig, MailTransport, ProviderConfig, PublicUrl};
+pub use console::{Console, ConsoleAnswer};
 pub use env::Environment;
 pub use error::{Error, Result};
 

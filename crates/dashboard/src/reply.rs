@@ -44,6 +44,15 @@ impl Reply {
         Ok(Self { status, headers, body: Bytes::from(html) })
     }
 
+    /// A JSON answer, for the scripts of the site's pages (the reference's "try it" forms).
+    pub(crate) fn json(status: StatusCode, value: &serde_json::Value) -> Self {
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(CACHE_CONTROL, NO_STORE);
+        // A tree of strings and numbers always encodes.
+        Self { status, headers, body: Bytes::from(serde_json::to_vec(value).unwrap_or_default()) }
+    }
+
     /// A short plain-text answer, for when no page can be made.
     pub(crate) fn text(status: StatusCode, text: &'static str) -> Self {
         let mut headers = HeaderMap::new();

@@ -217,6 +217,29 @@ impl App {
         reply.into_response()
     }
 
+    /// Answers `GET target` (a path and query under `/v1`) with the gate's `verdict` already made
+    /// for it, as the dashboard's API console calls it for a signed-in person's key (which it holds
+    /// only as a hash): the same routes, cache, headers, metrics and log as a request from `peer`.
+    pub fn answer_as(
+        &self,
+        target: &str,
+        peer: IpAddr,
+        verdict: Result<Admission, Refusal>,
+    ) -> Response<Body> {
+        let started = Instant::now();
+        let request = match Request::get(target).body(()) {
+            Ok(request) => request,
+            Err(_) => {
+                let error = ApiError::invalid("target", "is not a path and query");
+                return failed(&error, target).into_response();
+            }
+        };
+        let mut noted = Noted { route: self.metrics.unmatched(), lookup: Lookup::Bypass, key: None };
+        let reply = self.admitted(&request, verdict, &mut noted);
+        self.observe(request.method(), request.uri().path(), peer, reply.status, started, &noted);
+        reply.into_response()
+    }
+
     /// Counts and logs a request answered before it was routed (a limit of the edge, a CORS
     /// preflight), so that `/metrics` and the log see every request.
     pub(crate) fn answered_unrouted<B>(

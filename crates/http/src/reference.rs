@@ -2,12 +2,16 @@
 //! server writes for the data it serves, which is itself written from the endpoint table and the wire
 //! types. So the page says exactly what the document says: every route, each parameter with its
 //! bounds, pattern and allowed values, the answers it can give, and a real example answer. It looks
-//! like the dashboard (its stylesheet, `/static/style.css`, served beside it) and runs no script.
+//! like the dashboard (its stylesheet, `/static/style.css`, served beside it). Each keyed route has a
+//! "try it" form, filled with its example request, which the dashboard's script (`/static/try.js`)
+//! shows to a signed-in person and sends through the dashboard as one of their keys; without the
+//! dashboard the forms stay hidden and the page is all there is.
 
 use askama::Template;
 use serde_json::Value;
 
 use crate::markup::escape;
+use crate::routes::percent_decode;
 
 /// Patterns longer than this are left to the document.
 const MAX_SHOWN_PATTERN: usize = 40;
@@ -51,6 +55,8 @@ struct Parameter {
     /// The values it takes, when they are a closed set.
     values: Vec<String>,
     description: Html,
+    /// Its value in the route's example request, for the "try it" form.
+    prefill: String,
 }
 
 #[derive(Debug)]
@@ -94,11 +100,23 @@ impl Reference {
 }
 
 fn operation(document: &Value, path: &str, op: &Value) -> Operation {
+    let example_target = op["responses"]["200"]["content"]
+        .as_object()
+        .and_then(|content| {
+            content.values().find_map(|media| media["examples"]["bundled"]["summary"].as_str())
+        })
+        .and_then(|summary| summary.strip_prefix("GET "))
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or(path);
     let parameters = op["parameters"]
         .as_array()
         .into_iter()
         .flatten()
-        .map(|p| parameter(document, resolve(document, p)))
+        .map(|p| {
+            let p = resolve(document, p);
+            let prefill = example_value(path, example_target, p).unwrap_or_default();
+            Parameter { prefill, ..parameter(document, p) }
+        })
         .collect();
     let responses = op["responses"]
         .as_object()
@@ -168,6 +186,26 @@ fn parameter(document: &Value, p: &Value) -> Parameter {
         shape: prose(&shape),
         values,
         description: prose(p["description"].as_str().unwrap_or_default()),
+        prefill: String::new(),
+    }
+}
+
+/// The value of parameter `p` in the example request `target` of the route `template`: a path
+/// segment where the template has `{name}`, or a query value; `latest` for an unnamed version.
+fn example_value(template: &str, target: &str, p: &Value) -> Option<String> {
+    let name = p["name"].as_str()?;
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    match p["in"].as_str()? {
+        "path" => {
+            let slot = format!("{{{name}}}");
+            let found = template.split('/').zip(path.split('/')).find(|(part, _)| *part == slot);
+            let value = found.and_then(|(_, segment)| percent_decode(segment)).map(|v| v.into_owned());
+            value.or_else(|| (name == "version").then(|| "latest".to_owned()))
+        }
+        "query" => form_urlencoded::parse(query.as_bytes())
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.into_owned()),
+        _ => None,
     }
 }
 

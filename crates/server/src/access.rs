@@ -186,6 +186,8 @@ impl KeyHashes {
 #[derive(Debug)]
 struct Keys {
     keys: HashMap<KeyHash, KeyEntry>,
+    /// The hash of every key, by its id: for the dashboard's console, which names keys by id.
+    ids: HashMap<i64, KeyHash>,
     prefixes: HashSet<String>,
     blocked: Vec<AddressBlock>,
 }
@@ -202,6 +204,7 @@ struct KeyEntry {
 impl From<AccessSnapshot> for Keys {
     fn from(snapshot: AccessSnapshot) -> Self {
         let prefixes = snapshot.keys.values().map(|access| access.prefix.clone()).collect();
+        let ids = snapshot.keys.iter().map(|(hash, access)| (access.id, *hash)).collect();
         let keys = snapshot
             .keys
             .into_iter()
@@ -218,7 +221,7 @@ impl From<AccessSnapshot> for Keys {
                 (hash, entry)
             })
             .collect();
-        Self { keys, prefixes, blocked: snapshot.blocked }
+        Self { keys, ids, prefixes, blocked: snapshot.blocked }
     }
 }
 
@@ -253,10 +256,34 @@ fn merge(pending: &mut HashMap<(i64, i64), Usage>, usage: Usage) {
 impl Gate for Access {
     fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Verdict {
         let now = self.clock.now();
-        let key = match self.check_key(peer, credentials, now) {
-            Ok(key) => key,
-            Err(refusal) => return Verdict::Now(Err(refusal)),
+        match self.check_key(peer, credentials, now) {
+            Ok(key) => self.limit(key, now),
+            Err(refusal) => Verdict::Now(Err(refusal)),
+        }
+    }
+}
+
+impl Access {
+    /// The verdict on a request of the key `id` from `peer`, as the dashboard's console makes it for
+    /// a signed-in person's own key (which it holds only by id): the same checks and limits as a
+    /// request that sent the key, and counted like one.
+    pub fn admit_key(&self, id: i64, peer: IpAddr) -> Verdict {
+        let now = self.clock.now();
+        let keys = Arc::clone(&self.snapshot.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
+        if keys.blocks(peer) {
+            return Verdict::Now(Err(Refusal::BlockedAddress));
+        }
+        let Some(entry) = keys.ids.get(&id).and_then(|hash| keys.keys.get(hash)) else {
+            return Verdict::Now(Err(Refusal::UnknownKey));
         };
+        match usable(entry, now) {
+            Ok(key) => self.limit(key, now),
+            Err(refusal) => Verdict::Now(Err(refusal)),
+        }
+    }
+
+    /// The limiter's verdict on a request of `key` at `now`; an admitted one is counted.
+    fn limit(&self, key: Caller, now: Duration) -> Verdict {
         match self.limiter.limit(key.id, key.limits, now) {
             Checked::Now(decision) => Verdict::Now(decided(&self.pending, &key, decision, now)),
             Checked::Later(decision) => {
@@ -323,29 +350,38 @@ impl Access {
         let Some(entry) = self.hashes.find(key, |hash| keys.keys.get(hash)) else {
             return Err(self.failed(peer, now, Refusal::UnknownKey));
         };
-        let access = &entry.access;
-        if access.revoked {
-            return Err(self.failed(peer, now, Refusal::RevokedKey));
-        }
-        if access.expires_at.is_some_and(|at| at.0 <= now.as_secs() as i64) {
-            return Err(self.failed(peer, now, Refusal::ExpiredKey));
-        }
-        if access.suspended {
-            return Err(Refusal::SuspendedKey);
-        }
-        if access.account_suspended {
-            return Err(Refusal::SuspendedAccount);
-        }
-        if !access.account_confirmed {
-            return Err(Refusal::UnconfirmedAccount);
-        }
-        Ok(Caller {
-            id: access.id,
-            limits: access.limits,
-            described: Arc::clone(&entry.described),
-            policies: entry.policies.clone(),
+        usable(entry, now).map_err(|refusal| match refusal {
+            // A key that opens nothing any more counts as a guess, as an unknown one does.
+            Refusal::RevokedKey | Refusal::ExpiredKey => self.failed(peer, now, refusal),
+            refusal => refusal,
         })
     }
+}
+
+/// The key of `entry` as the limiter is asked about it, when it may call at `now`.
+fn usable(entry: &KeyEntry, now: Duration) -> Result<Caller, Refusal> {
+    let access = &entry.access;
+    if access.revoked {
+        return Err(Refusal::RevokedKey);
+    }
+    if access.expires_at.is_some_and(|at| at.0 <= now.as_secs() as i64) {
+        return Err(Refusal::ExpiredKey);
+    }
+    if access.suspended {
+        return Err(Refusal::SuspendedKey);
+    }
+    if access.account_suspended {
+        return Err(Refusal::SuspendedAccount);
+    }
+    if !access.account_confirmed {
+        return Err(Refusal::UnconfirmedAccount);
+    }
+    Ok(Caller {
+        id: access.id,
+        limits: access.limits,
+        described: Arc::clone(&entry.described),
+        policies: entry.policies.clone(),
+    })
 }
 
 /// A key's limits as the three policies of the `RateLimit` headers: the burst, refilled at the

@@ -1,19 +1,25 @@
 //! The dashboard beside the API: its settings as the command line gives them, the clock and the
-//! randomness it is given, and the adapter that lets the HTTP server serve it on the paths it claims.
+//! randomness it is given, the console through which its "try it" forms call the API as a signed-in
+//! person's key, and the adapter that lets the HTTP server serve it on the paths it claims.
 
+use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::Path;
-use std::sync::Arc;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
+use http_body_util::BodyExt;
 use hyper::body::Incoming;
+use hyper::header::CONTENT_TYPE;
 use hyper::{Request, Response, StatusCode};
 use tapster_dashboard::{
-    Config, Dashboard, Environment, MailConfig, MailTransport, ProviderConfig, PublicUrl,
+    Config, Console, ConsoleAnswer, Dashboard, Environment, MailConfig, MailTransport, ProviderConfig,
+    PublicUrl,
 };
 use tapster_domain::Timestamp;
 use tapster_edge::{Answer, Body, BodyError, Refusal, Service, read_body};
-use tapster_http::Pages;
+use tapster_http::{App, Pages, Verdict};
 
 use crate::access::{Access, timestamp};
 
@@ -185,5 +191,62 @@ mod tests {
         for (addr, https, url) in cases {
             assert_eq!(default_public_url(addr.parse().unwrap(), https).unwrap().origin(), url, "{addr}");
         }
+    }
+}
+
+/// The dashboard's API console: a `/v1` request answered as a signed-in person's key, named by its
+/// id, through this server's gate (so it is checked and counted as any request of the key) and app.
+#[derive(Debug)]
+pub(crate) struct ApiConsole {
+    access: Arc<Access>,
+    /// The app, once it is built. It holds the dashboard, which holds this: a weak link, so that
+    /// neither keeps the other alive.
+    app: OnceLock<Weak<App>>,
+}
+
+impl ApiConsole {
+    pub(crate) fn new(access: Arc<Access>) -> Self {
+        Self { access, app: OnceLock::new() }
+    }
+
+    /// The app the console calls, set once it exists.
+    pub(crate) fn serve_through(&self, app: &Arc<App>) {
+        let _ = self.app.set(Arc::downgrade(app));
+    }
+}
+
+impl Console for ApiConsole {
+    fn call(
+        &self,
+        key: i64,
+        target: String,
+        peer: IpAddr,
+    ) -> Pin<Box<dyn Future<Output = ConsoleAnswer> + Send>> {
+        let verdict = self.access.admit_key(key, peer);
+        let app = self.app.get().and_then(Weak::upgrade);
+        Box::pin(async move {
+            let Some(app) = app else {
+                return ConsoleAnswer {
+                    status: StatusCode::SERVICE_UNAVAILABLE.as_u16(),
+                    content_type: "text/plain".to_owned(),
+                    rate_limit: None,
+                    body: "the API is not being served".to_owned(),
+                };
+            };
+            let verdict = match verdict {
+                Verdict::Now(decided) => decided,
+                Verdict::Later(pending) => pending.await,
+            };
+            let (head, body) = app.answer_as(&target, peer, verdict).into_parts();
+            let header = |name| head.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+            // The app's bodies are whole in memory: reading one cannot fail.
+            let body = body.collect().await.map(|collected| collected.to_bytes()).unwrap_or_default();
+            ConsoleAnswer {
+                status: head.status.as_u16(),
+                content_type: header(CONTENT_TYPE).unwrap_or_default(),
+                rate_limit: header(hyper::header::HeaderName::from_static("ratelimit")),
+                body: String::from_utf8_lossy(&body).into_owned(),
+            }
+        })
     }
 }

@@ -18,7 +18,7 @@ use tokio::net::TcpListener;
 
 use crate::access::{Access, Clock, FLUSH_EVERY, RELOAD_EVERY, timestamp};
 use crate::admin::{Admin, NewKey};
-use crate::dashboard::{DashboardOptions, DashboardPages, System};
+use crate::dashboard::{ApiConsole, DashboardOptions, DashboardPages, System};
 use crate::limiter::InProcess;
 use crate::reload::{Reload, Reloader};
 use crate::shared::Shared;
@@ -182,6 +182,8 @@ impl Service {
         let dashboard = self.dashboard.config(addr, config.tls.is_some(), &self.data_dir)?;
         let dashboard = Dashboard::new(dashboard, self.accounts.clone(), Arc::new(System))
             .context("starting the dashboard")?;
+        let console = Arc::new(ApiConsole::new(Arc::clone(&self.access)));
+        dashboard.set_console(Arc::clone(&console) as Arc<dyn tapster_dashboard::Console>);
         tracing::info!(url = dashboard.url(), "the dashboard is served beside the API");
         let mut app =
             tapster_http::App::new(self.store, Arc::clone(&self.access)).with_cache_budget(self.cache_budget);
@@ -201,6 +203,7 @@ impl Service {
             app = app.with_dependency("redis", move || access.limits_trouble());
         }
         let app = Arc::new(app.with_pages(DashboardPages { dashboard, access: Arc::clone(&self.access) }));
+        console.serve_through(&app);
         let stop = Arc::new(AtomicBool::new(false));
         let mut watcher = self.accounts.watcher().context("watching the accounts database")?;
         let (access, accounts) = (Arc::clone(&self.access), self.accounts.clone());

@@ -6,6 +6,7 @@ mod account;
 mod keys;
 mod providers;
 mod signin;
+mod try_it;
 
 use hyper::{Method, StatusCode};
 use tapster_accounts::Provider;
@@ -18,6 +19,7 @@ use crate::views::Landing;
 
 const STYLE: &str = include_str!("../../static/style.css");
 const COPY_SCRIPT: &str = include_str!("../../static/copy.js");
+const TRY_SCRIPT: &str = include_str!("../../static/try.js");
 
 pub(crate) async fn route(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failure> {
     let path = ctx.path.clone();
@@ -38,6 +40,8 @@ pub(crate) async fn route(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failure
         ["account"] if read => account::page(inner, ctx).await,
         ["account", "email"] if post => account::confirm_address(inner, ctx).await,
         ["account", "keys"] if post => keys::create(inner, ctx).await,
+        ["account", "keys.json"] if read => try_it::keys(inner, ctx).await,
+        ["account", "try"] if post => try_it::call(inner, ctx).await,
         ["account", "keys", id, "revoke"] if read => keys::revoke_page(inner, ctx, number(id)?).await,
         ["account", "keys", id, "revoke"] if post => keys::revoke(inner, ctx, number(id)?).await,
         ["account", "sessions", "others", "end"] if post => account::end_other_sessions(inner, ctx).await,
@@ -52,10 +56,11 @@ pub(crate) async fn route(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failure
         | ["auth", _]
         | ["auth", _, "callback"]
         | ["account"]
+        | ["account", "keys.json"]
         | ["account", "delete"] => Err(Failure::method_not_allowed("GET, HEAD")),
         ["signin"] | ["account", "keys", _, "revoke"] => Err(Failure::method_not_allowed("GET, HEAD, POST")),
         ["signout"]
-        | ["account", "email" | "keys"]
+        | ["account", "email" | "keys" | "try"]
         | ["account", "sessions", _, "end"]
         | ["account", "sign-ins", _, "unlink"] => Err(Failure::method_not_allowed("POST")),
         _ => Err(Failure::not_found()),
@@ -79,6 +84,8 @@ pub(crate) fn asset(method: &Method, path: &str) -> Option<Reply> {
     match path {
         "/static/style.css" => Some(Reply::asset("text/css; charset=utf-8", STYLE)),
         "/static/copy.js" => Some(Reply::asset("text/javascript; charset=utf-8", COPY_SCRIPT)),
+        // The API reference's "try it" forms (`/docs`, served beside the dashboard).
+        "/static/try.js" => Some(Reply::asset("text/javascript; charset=utf-8", TRY_SCRIPT)),
         _ => None,
     }
 }

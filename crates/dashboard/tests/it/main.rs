@@ -7,6 +7,7 @@ mod hostile;
 mod keys;
 mod providers;
 mod signin;
+mod try_it;
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;

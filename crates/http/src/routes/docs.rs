@@ -63,9 +63,18 @@ fn openapi(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     Ok(reply("application/json", ctx.site.openapi(ctx.store, ctx.metrics)))
 }
 
-/// `GET /docs`.
+/// `GET /docs`. Beside the site's stylesheet it loads the dashboard's script for the "try it"
+/// forms, which talks to the dashboard on this origin and nothing else.
 fn reference_page(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
-    Ok(reply("text/html; charset=utf-8", ctx.site.reference(ctx.store, ctx.metrics)?))
+    let mut reply = reply("text/html; charset=utf-8", ctx.site.reference(ctx.store, ctx.metrics)?);
+    reply.headers.insert(
+        CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; \
+             frame-ancestors 'none'",
+        ),
+    );
+    Ok(reply)
 }
 
 /// One published version as the changelog tells it.

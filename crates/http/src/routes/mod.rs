@@ -25,9 +25,9 @@ use crate::params::{Param, QueryParams};
 use crate::response::Reply;
 pub(crate) use ctx::{Ctx, resolve};
 pub(crate) use exports::DOWNLOAD;
-pub(crate) use router::{Matched, find, no_endpoint, route};
 #[cfg(test)]
-pub(crate) use router::{bind, percent_decode};
+pub(crate) use router::bind;
+pub(crate) use router::{Matched, find, no_endpoint, percent_decode, route};
 pub(crate) use search::SearchType;
 
 /// One endpoint: its path template (`{name}` marks a path parameter), what it takes, who answers,

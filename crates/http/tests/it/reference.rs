@@ -10,7 +10,7 @@ fn the_reference_page_shows_every_route_with_its_parameters_and_an_example() {
     assert_eq!(answer.status, StatusCode::OK, "no key is needed");
     assert_eq!(answer.content_type(), "text/html; charset=utf-8");
     let csp = answer.headers["content-security-policy"].to_str().unwrap();
-    assert!(csp.contains("default-src 'none'") && !csp.contains("script-src"), "{csp}");
+    assert!(csp.contains("default-src 'none'") && csp.contains("script-src 'self'"), "{csp}");
 
     let page = String::from_utf8(bundled_get("/docs").body.to_vec()).unwrap();
     let document = bundled_get("/openapi.json").json();
@@ -31,6 +31,16 @@ fn the_reference_page_shows_every_route_with_its_parameters_and_an_example() {
     // The document's prose keeps its code spans as code and nothing as markup.
     assert!(page.contains("<code>Authorization: Bearer tap_...</code>"));
     assert!(!page.contains("<key>"));
+    // Each keyed route has a "try it" form, hidden until the dashboard's script shows it, filled with
+    // the route's example request.
+    assert!(items.contains(r#"<form class="try" data-path="/v1/items" hidden>"#), "{items}");
+    assert!(items.contains(r#"<option selected>drink</option>"#), "{items}");
+    assert!(items.contains(r#"<input name="limit" data-in="query" value="2">"#), "{items}");
+    let item =
+        &page[page.find("id=\"getItemsByKey\"").unwrap()..page.find("id=\"getItemsByKeyUsedIn\"").unwrap()];
+    assert!(item.contains(r#"<input name="key" data-in="path" value="pale-ale" required>"#), "{item}");
+    assert!(page.contains(r#"<script src="/static/try.js" defer></script>"#));
     let health = &page[page.find("id=\"getHealthz\"").unwrap()..page.find("id=\"getOpenapiJson\"").unwrap()];
+    assert!(!health.contains("<form"), "public routes need no key to try: {health}");
     assert!(!health.contains("(needs an API key)"), "{health}");
 }

@@ -351,6 +351,20 @@ async fn by_mail_to_a_key_and_back(s: &Session) {
     s.screenshot("account-phone").await;
     s.client.set_window_size(1280, 1000).await.unwrap();
 
+    // The API reference: signed in, each keyed route's form shows, filled with its example request,
+    // and sends it as one of the keys through the dashboard.
+    s.goto("/docs").await;
+    let form = "form.try[data-path='/v1/items/{key}']";
+    s.until_text(&format!("{form} legend"), "Try it").await;
+    assert!(s.text(".try-note").await.is_empty(), "the sign-in note stays shown");
+    s.click(&format!("{form} button")).await;
+    s.until_text(&format!("{form} output"), "GET /v1/items/pale-ale?expand=recipes%2Cshops%2Cgroups\n200")
+        .await;
+    let answer = s.text(&format!("{form} output")).await;
+    assert!(answer.contains("RateLimit: \"") && answer.contains("\"slug\": \"pale-ale\""), "{answer}");
+    s.screenshot("docs-try").await;
+    s.goto("/account").await;
+
     // Revoke "wiki bot" (the second row): a confirmation first, then 401 within a second.
     let revoke = s.client.find_all(Locator::Css("#keys a[href$='/revoke']")).await.unwrap();
     revoke[1].click().await.unwrap();

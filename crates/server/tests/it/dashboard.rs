@@ -67,3 +67,58 @@ fn the_dashboard_is_served_beside_the_api_and_credentials_stay_apart() {
     }
     assert!(tapster(&["addresses", "unblock", "127.0.0.0/8"]).status.success());
 }
+
+/// The reference page's "try it" form through the running server: a signed-in person's request is
+/// answered by the API as their key (checked and counted as the key's own request), and the page
+/// carries the forms and the script that sends them.
+#[test]
+fn the_reference_page_tries_the_api_as_a_signed_in_persons_key() {
+    use tapster_accounts::KeyName;
+    use tapster_domain::ApiKey;
+
+    let data_dir = tempfile::TempDir::new().unwrap();
+    let server = serve_with(data_dir.path(), &["--fixtures", mini().to_str().unwrap()]);
+    let docs = get(server.addr, "/docs", &[]);
+    assert!(docs.text().contains(r#"<form class="try" data-path="/v1/items/{key}" hidden>"#));
+    assert!(docs.text().contains(r#"<script src="/static/try.js" defer></script>"#));
+    assert!(docs.header("content-security-policy").contains("script-src 'self'; connect-src 'self'"));
+    assert_eq!(get(server.addr, "/static/try.js", &[]).status, 200);
+
+    let (session, csrf, key) =
+        (Token::from_random([42; 32]), Token::from_random([43; 32]), ApiKey::generate(|| 7));
+    let id = block(async {
+        let (accounts, account, now) = signed_up(data_dir.path(), "marta@example.org").await;
+        accounts.create_session(account, session.hash(), "test", now).await.unwrap();
+        let name = KeyName::parse("wiki bot").unwrap();
+        accounts.create_key(account, &name, None, &key, now).await.unwrap().id
+    });
+    let body = format!("csrf={}&key={id}&target=%2Fv1%2Fkey", csrf.expose());
+    let raw = format!(
+        "POST /account/try HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\n\
+         Cookie: tapster_session={}; tapster_csrf={}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        session.expose(),
+        csrf.expose(),
+        body.len(),
+        addr = server.addr,
+    );
+    // The new key reaches the server's gate within its reload of the accounts.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let answer = loop {
+        let tried = tapster_test_support::http::exchange(server.addr, &raw, 1).remove(0);
+        assert_eq!(tried.status, 200, "{}", tried.text());
+        let answer = tried.json();
+        if answer["status"] == 200 || std::time::Instant::now() > deadline {
+            break answer;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(answer["status"], 200, "{answer}");
+    assert!(answer["rate_limit"].as_str().is_some_and(|r| r.contains(";r=")), "{answer}");
+    let described: serde_json::Value = serde_json::from_str(answer["body"].as_str().unwrap()).unwrap();
+    assert_eq!(described["data"]["name"], "wiki bot");
+    assert_eq!(described["data"]["prefix"], key.display_prefix());
+    // Counted as the key's own: the key itself now sees that request and its own.
+    let own = get_with_key(server.addr, "/v1/key", key.expose()).json();
+    assert_eq!(own["data"]["requests_today"], described["data"]["requests_today"].as_u64().unwrap() + 1);
+}
