@@ -123,8 +123,8 @@ fn export(catalog: &Catalog, lang: Language) -> ExportFile {
     out.documents(&data.reputation);
     out.documents(&data.missions);
     out.documents(&data.letters);
-    // Level 6 (the default): of the three bundled versions, the 81 files take about a second each
-    // way on two cores, and a fifth less room than at level 1.
+    // The default level: the bundled data's 81 files (about 2 MB of JSON each, 15 MB compressed in
+    // all) are built in about 6 s on two cores by a debug build, once per import.
     let mut gzip = GzEncoder::new(Vec::with_capacity(out.buffer.len() / 6), Compression::default());
     // Writing into memory cannot fail.
     let _ = gzip.write_all(&out.buffer);
