@@ -296,23 +296,8 @@ impl App {
         let uri = request.uri();
         let path = uri.path();
         if !path.starts_with("/v1/") && path != "/v1" {
-            let published = self.current();
             let matched = find(path).filter(|matched| self.public_metrics || !matched.is_for_operators());
-            noted.route =
-                matched.as_ref().map_or(self.metrics.unmatched(), |m| self.metrics.endpoint(m.index));
-            let answer = matched.ok_or_else(|| no_endpoint(path)).and_then(|matched| {
-                matched
-                    .route(
-                        &published.store,
-                        &published.site,
-                        &self.metrics,
-                        None,
-                        request.method(),
-                        uri.query(),
-                    )?
-                    .answer()
-            });
-            return Gated::Answered(answer.unwrap_or_else(|error| failed(&error, path)));
+            return Gated::Answered(self.answer_keyless(request, matched, || no_endpoint(path), noted));
         }
         match self.gate.admit(peer, &Credentials::from_headers(request.headers())) {
             Verdict::Now(verdict) => Gated::Answered(self.admitted(request, verdict, noted)),
@@ -360,20 +345,32 @@ impl App {
     /// every other path is `404`.
     pub(crate) fn answer_operators<B>(&self, request: &Request<B>, peer: IpAddr) -> Response<Body> {
         let started = Instant::now();
-        let (path, query) = (request.uri().path(), request.uri().query());
-        let published = self.current();
+        let path = request.uri().path();
         let matched = find(path).filter(Matched::is_for_operators);
-        let route = matched.as_ref().map_or(self.metrics.unmatched(), |m| self.metrics.endpoint(m.index));
-        let answer = matched
-            .ok_or_else(|| ApiError::NotFound(format!("this address serves only /metrics, not {path}")))
-            .and_then(|matched| {
-                let (store, site) = (&published.store, &published.site);
-                matched.route(store, site, &self.metrics, None, request.method(), query)?.answer()
-            });
-        let reply = answer.unwrap_or_else(|error| failed(&error, path));
-        let noted = Noted { route, lookup: Lookup::Bypass, key: None };
+        let missing = || ApiError::NotFound(format!("this address serves only /metrics, not {path}"));
+        let mut noted = Noted { route: self.metrics.unmatched(), lookup: Lookup::Bypass, key: None };
+        let reply = self.answer_keyless(request, matched, missing, &mut noted);
         self.observe(request.method(), path, peer, reply.status, started, &noted);
         reply.into_response()
+    }
+
+    /// The answer of a route that takes no key (`matched`, or the error `missing` makes when there is
+    /// none), from the published data, with its route noted.
+    fn answer_keyless<B>(
+        &self,
+        request: &Request<B>,
+        matched: Option<Matched<'_>>,
+        missing: impl FnOnce() -> ApiError,
+        noted: &mut Noted,
+    ) -> Reply {
+        let published = self.current();
+        noted.route = matched.as_ref().map_or(self.metrics.unmatched(), |m| self.metrics.endpoint(m.index));
+        let (store, site, method, query) =
+            (&published.store, &published.site, request.method(), request.uri().query());
+        let answer = matched
+            .ok_or_else(missing)
+            .and_then(|matched| matched.route(store, site, &self.metrics, None, method, query)?.answer());
+        answer.unwrap_or_else(|error| failed(&error, request.uri().path()))
     }
 
     /// The route label of a request refused before it was routed: its endpoint's template when the

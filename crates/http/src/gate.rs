@@ -11,7 +11,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use hyper::HeaderMap;
 use hyper::header::{AUTHORIZATION, HeaderValue};
-use tapster_domain::{ApiKey, Timestamp};
+use tapster_domain::{ApiKey, Limits, Timestamp};
 
 /// What a request presents in its `Authorization` header.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -161,6 +161,19 @@ pub struct Policy {
     pub quota: u32,
     /// The window, in seconds.
     pub window: u64,
+}
+
+impl Policy {
+    /// A key's limits as the three policies its answers name: the burst, refilled at the minute's
+    /// rate, the minute and the UTC day.
+    pub fn for_limits(limits: Limits) -> [Self; 3] {
+        let refill_seconds = (u64::from(limits.burst) * 60).div_ceil(u64::from(limits.per_minute.max(1)));
+        [
+            Self { name: "burst", quota: limits.burst, window: refill_seconds },
+            Self { name: "minute", quota: limits.per_minute, window: 60 },
+            Self { name: "day", quota: limits.per_day, window: 86_400 },
+        ]
+    }
 }
 
 /// What is left of one policy after a request.

@@ -165,12 +165,13 @@ fn parameter(document: &Value, p: &Value) -> Parameter {
     if let Some(max) = schema["maxLength"].as_u64() {
         shape.push_str(&format!(", at most {max} characters"));
     }
-    let default = p["schema"]["default"].as_str().map(str::to_owned).or_else(|| {
-        p["schema"]["default"]
-            .as_i64()
-            .map(|n| n.to_string())
-            .or_else(|| schema["default"].as_i64().map(|n| n.to_string()))
-    });
+    // On the parameter's schema, or on the component it refers to.
+    let default =
+        [&p["schema"]["default"], &schema["default"]].into_iter().find_map(|default| match default {
+            Value::String(text) => Some(text.clone()),
+            Value::Number(number) => Some(number.to_string()),
+            _ => None,
+        });
     if let Some(default) = default {
         shape.push_str(&format!(", default `{default}`"));
     }

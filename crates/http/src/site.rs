@@ -6,11 +6,11 @@
 
 use std::sync::{Arc, OnceLock};
 
+use askama::Template;
 use bytes::Bytes;
 use hyper::Method;
+use tapster_domain::Limits;
 use tapster_store::Store;
-
-use askama::Template;
 
 use crate::error::ApiError;
 use crate::gate::{Admission, CallingKey, Policies, Policy, PolicyState, Quota};
@@ -87,11 +87,7 @@ impl Site {
 /// Who asks the examples' requests: a key named `example key` with the default limits (300 a minute
 /// in bursts of 60, 20,000 a day), after its first request of the day. Only `/v1/key` shows it.
 fn example_caller() -> Admission {
-    let policies = [
-        Policy { name: "burst", quota: 60, window: 12 },
-        Policy { name: "minute", quota: 300, window: 60 },
-        Policy { name: "day", quota: 20_000, window: 86_400 },
-    ];
+    let policies = Policy::for_limits(Limits::DEFAULT);
     let states = policies.map(|policy| PolicyState {
         policy,
         remaining: policy.quota - 1,

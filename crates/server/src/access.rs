@@ -215,7 +215,7 @@ impl From<AccessSnapshot> for Keys {
                         name: access.name.clone(),
                         expires_at: access.expires_at,
                     }),
-                    policies: Policies::new(&policies(access.limits)),
+                    policies: Policies::new(&Policy::for_limits(access.limits)),
                     access,
                 };
                 (hash, entry)
@@ -384,20 +384,9 @@ fn usable(entry: &KeyEntry, now: Duration) -> Result<Caller, Refusal> {
     })
 }
 
-/// A key's limits as the three policies of the `RateLimit` headers: the burst, refilled at the
-/// minute's rate, the minute and the day.
-fn policies(limits: Limits) -> [Policy; 3] {
-    let refill_seconds = (u64::from(limits.burst) * 60).div_ceil(u64::from(limits.per_minute.max(1)));
-    [
-        Policy { name: "burst", quota: limits.burst, window: refill_seconds },
-        Policy { name: "minute", quota: limits.per_minute, window: 60 },
-        Policy { name: "day", quota: limits.per_day, window: 86_400 },
-    ]
-}
-
 /// The limiter's status of `key` for the `RateLimit` headers.
 fn quota(key: &Caller, status: Status) -> Quota {
-    let [burst, minute, day] = policies(key.limits);
+    let [burst, minute, day] = Policy::for_limits(key.limits);
     let state = |policy, window: Remaining| PolicyState {
         policy,
         remaining: window.left,
