@@ -16,8 +16,8 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use hyper::header::{
-    ACCEPT_RANGES, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LANGUAGE, CONTENT_RANGE, CONTENT_TYPE, ETAG,
-    HeaderMap, HeaderName, HeaderValue, VARY,
+    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LANGUAGE, CONTENT_RANGE, CONTENT_TYPE, ETAG, HeaderMap,
+    HeaderName, HeaderValue, VARY,
 };
 use hyper::{Method, Request, Response, StatusCode};
 use tapster_store::Store;
@@ -28,11 +28,10 @@ use crate::error::ApiError;
 use crate::gate::{Admission, CallingKey, Credentials, Gate, PendingVerdict, Quota, Refusal, Verdict};
 use crate::metrics::{Dependency, Lookup, Metrics, Route};
 use crate::pages::Pages;
-use crate::response::{Body, LATEST_MAX_AGE, NO_STORE, Reply};
+use crate::response::{Body, File, Kind, LATEST_MAX_AGE, Reply};
 use crate::routes::{Matched, endpoints, find, no_endpoint};
 use crate::site::Site;
 
-/// How long clients may reuse an answer before revalidating it with its `ETag`.
 const RATE_LIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 const RATE_LIMIT: HeaderName = HeaderName::from_static("ratelimit");
 
@@ -334,7 +333,9 @@ impl App {
                 self.metrics.lookup(lookup);
                 data_reply(request, &rendered)
             }
-            Ok(Answer::File(file)) => file_reply(request, file),
+            Ok(Answer::File(headers, file)) => {
+                file_reply(request, headers, file).unwrap_or_else(|error| failed(&error, path))
+            }
             Err(error) => failed(&error, path),
         };
         rate_limit_headers(&mut response, &admission.quota);
@@ -369,7 +370,11 @@ impl App {
             (&published.store, &published.site, request.method(), request.uri().query());
         let answer = matched
             .ok_or_else(missing)
-            .and_then(|matched| matched.route(store, site, &self.metrics, None, method, query)?.answer());
+            .and_then(|matched| matched.route(store, site, &self.metrics, None, method, query)?.answer())
+            .and_then(|reply| match reply.kind {
+                Kind::File(file) => file_reply(request, reply.headers, file),
+                Kind::Data | Kind::Private => Ok(reply),
+            });
         answer.unwrap_or_else(|error| failed(&error, request.uri().path()))
     }
 
@@ -407,9 +412,9 @@ impl Published {
     }
 
     /// Routes a matched request and renders its answer, unless the cache holds it under its
-    /// canonical form. An answer marked `no-store` (one about the caller, as `/v1/key`) is never
-    /// kept: it was never put under a request target either, so no other caller is ever answered it.
-    /// Nor is a file (`Accept-Ranges`), which is already kept whole and compressed where it comes from.
+    /// canonical form. A private answer (one about the caller, as `/v1/key`) is never kept: it was
+    /// never put under a request target either, so no other caller is ever answered it. Nor is a
+    /// file, which is already kept whole and compressed where it comes from.
     fn render(
         &self,
         matched: Matched<'_>,
@@ -423,20 +428,21 @@ impl Published {
         if let Some(hit) = key.as_deref().and_then(|key| self.cache.get(key)) {
             return Ok(Answer::Rendered(hit, Lookup::Hit));
         }
-        let reply = routed.answer()?;
-        if reply.headers.contains_key(ACCEPT_RANGES) {
-            return Ok(Answer::File(reply));
-        }
+        let Reply { headers, body, kind, .. } = routed.answer()?;
+        let key = match kind {
+            Kind::File(file) => return Ok(Answer::File(headers, file)),
+            Kind::Private => None,
+            Kind::Data => key,
+        };
         let content_type =
-            reply.headers.get(CONTENT_TYPE).cloned().unwrap_or(HeaderValue::from_static("application/json"));
-        let content_language = reply.headers.get(CONTENT_LANGUAGE).cloned();
+            headers.get(CONTENT_TYPE).cloned().unwrap_or(HeaderValue::from_static("application/json"));
+        let content_language = headers.get(CONTENT_LANGUAGE).cloned();
         let cache_control =
-            reply.headers.get(CACHE_CONTROL).cloned().unwrap_or(HeaderValue::from_static(LATEST_MAX_AGE));
-        let key = key.filter(|_| cache_control != NO_STORE);
+            headers.get(CACHE_CONTROL).cloned().unwrap_or(HeaderValue::from_static(LATEST_MAX_AGE));
         let rendered = Arc::new(Rendered::new(
             routed.index(),
             Headers { content_type, content_language, cache_control },
-            reply.body,
+            body,
         ));
         let Some(key) = key else { return Ok(Answer::Rendered(rendered, Lookup::Bypass)) };
         self.cache.insert(&key, Arc::clone(&rendered));
@@ -444,44 +450,44 @@ impl Published {
     }
 }
 
-/// What a `/v1` route answered: a rendered answer, cached or not, or a file to serve in part or whole.
+/// What a `/v1` route answered: a rendered answer, cached or not, or a file (with its headers) to
+/// serve in part or whole.
 enum Answer {
     Rendered(Arc<Rendered>, Lookup),
-    File(Reply),
+    File(HeaderMap, File),
 }
 
 /// A file answer (an export), as the request's conditional headers and `Range` ask: `304` when the
 /// client holds it, `206` with the bytes a `GET` asked for (RFC 9110 serves ranges to `GET` only),
-/// `416` for a range past its end, else all of it.
-fn file_reply<B>(request: &Request<B>, mut file: Reply) -> Reply {
-    let tag = file.headers.get(ETAG).and_then(|tag| tag.to_str().ok()).unwrap_or_default().to_owned();
-    // A file without a tag is never held: an empty tag would match any unreadable `If-None-Match`.
-    if !tag.is_empty() && none_match(request.headers(), &tag) {
-        let mut headers = HeaderMap::with_capacity(6);
+/// `416` for a range past its end, else all of it. Only the bytes sent are read.
+fn file_reply<B>(request: &Request<B>, mut headers: HeaderMap, file: File) -> Result<Reply, ApiError> {
+    let File { tag, size, read } = file;
+    if none_match(request.headers(), &tag) {
+        let mut held = HeaderMap::with_capacity(6);
         for name in [ETAG, CACHE_CONTROL] {
-            if let Some(value) = file.headers.remove(&name) {
-                headers.insert(name, value);
+            if let Some(value) = headers.remove(&name) {
+                held.insert(name, value);
             }
         }
-        return Reply { status: StatusCode::NOT_MODIFIED, headers, body: Bytes::new() };
+        return Ok(Reply::new(StatusCode::NOT_MODIFIED, held, Bytes::new()));
     }
-    if request.method() != Method::GET || tag.is_empty() {
-        return file;
-    }
-    let size = file.body.len() as u64;
-    match byte_range(request.headers(), size, &tag) {
-        Wanted::Whole => file,
+    // A `HEAD` is answered the whole file's length, which hyper takes from the body.
+    let wanted = if request.method() == Method::GET {
+        byte_range(request.headers(), size, &tag)
+    } else {
+        Wanted::Whole
+    };
+    match wanted {
+        Wanted::Whole => Ok(Reply::new(StatusCode::OK, headers, read(0..size)?)),
         Wanted::Part(range) => {
             // Digits only: always a valid header.
             let content_range = format!("bytes {}-{}/{size}", range.start, range.end - 1);
             if let Ok(value) = HeaderValue::try_from(content_range) {
-                file.headers.insert(CONTENT_RANGE, value);
+                headers.insert(CONTENT_RANGE, value);
             }
-            file.body = file.body.slice(range.start as usize..range.end as usize);
-            file.status = StatusCode::PARTIAL_CONTENT;
-            file
+            Ok(Reply::new(StatusCode::PARTIAL_CONTENT, headers, read(range)?))
         }
-        Wanted::PastTheEnd => ApiError::RangeNotSatisfiable { size }.reply(request.uri().path()),
+        Wanted::PastTheEnd => Err(ApiError::RangeNotSatisfiable { size }),
     }
 }
 
@@ -498,7 +504,7 @@ fn data_reply<B>(request: &Request<B>, rendered: &Rendered) -> Reply {
     headers.insert(ETAG, tag.header.clone());
     headers.insert(CACHE_CONTROL, rendered.headers.cache_control.clone());
     if none_match(request.headers(), &tag.text) && matches!(*request.method(), Method::GET | Method::HEAD) {
-        return Reply { status: StatusCode::NOT_MODIFIED, headers, body: Bytes::new() };
+        return Reply::new(StatusCode::NOT_MODIFIED, headers, Bytes::new());
     }
     headers.insert(CONTENT_TYPE, rendered.headers.content_type.clone());
     if let Some(languages) = &rendered.headers.content_language {
@@ -507,7 +513,7 @@ fn data_reply<B>(request: &Request<B>, rendered: &Rendered) -> Reply {
     if gzipped {
         headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
     }
-    Reply { status: StatusCode::OK, headers, body }
+    Reply::new(StatusCode::OK, headers, body)
 }
 
 /// The problem+json answer for `error`; an internal cause goes to the log only.

@@ -157,7 +157,7 @@ impl ApiError {
     pub(crate) fn reply(&self, instance: &str) -> Reply {
         // A problem body holds only strings and numbers, so encoding it cannot fail.
         let body = serde_json::to_vec(&self.problem(instance)).unwrap_or_default();
-        Reply { status: self.status(), headers: self.headers(), body: body.into() }
+        Reply::new(self.status(), self.headers(), body)
     }
 
     /// The problem+json body.

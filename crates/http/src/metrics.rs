@@ -14,10 +14,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use hyper::StatusCode;
-use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderMap, HeaderValue};
+use hyper::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 
 use crate::gate::Refusal;
-use crate::response::{NO_STORE, Reply};
+use crate::response::Reply;
 
 /// The media type of the Prometheus text format.
 const TEXT_FORMAT: HeaderValue = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
@@ -202,8 +202,7 @@ impl Metrics {
     pub(crate) fn answer(&self, game_versions: usize) -> Reply {
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, TEXT_FORMAT);
-        headers.insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
-        Reply { status: StatusCode::OK, headers, body: self.render(game_versions).into() }
+        Reply::new(StatusCode::OK, headers, self.render(game_versions)).private()
     }
 
     /// Every counter in the Prometheus text format; `game_versions` is the number published now.

@@ -1,8 +1,11 @@
 //! Answers as they are built: status, headers and the whole body, kept as bytes until the end so that
-//! the entity tag can be computed from them. Converted to a hyper response only when sent.
+//! the entity tag can be computed from them, and what kind of answer each is, which decides how it is
+//! kept and served. Converted to a hyper response only when sent.
+
+use std::ops::Range;
 
 use bytes::Bytes;
-use hyper::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
+use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 use serde::Serialize;
 
@@ -17,9 +20,57 @@ pub(crate) struct Reply {
     pub(crate) status: StatusCode,
     pub(crate) headers: HeaderMap,
     pub(crate) body: Bytes,
+    pub(crate) kind: Kind,
+}
+
+/// What an answer is, which decides whether the response cache keeps it and how the request's
+/// conditional headers and `Range` are answered.
+#[derive(Debug)]
+pub(crate) enum Kind {
+    /// Rendered from the published data and the same for every caller: kept in the response cache,
+    /// tagged by its bytes, served compressed when the client takes it.
+    Data,
+    /// About the caller or this moment (`/v1/key`, `/metrics`): `no-store`, never kept.
+    Private,
+    /// A file kept whole where it comes from (an export), whose bytes are read only when and as far
+    /// as the request asks for them; the body is then empty.
+    File(File),
+}
+
+/// A file answer's own entity tag and size, and how to read its bytes.
+pub(crate) struct File {
+    /// Its strong entity tag, quoted, as `ETag` carries it.
+    pub(crate) tag: String,
+    pub(crate) size: u64,
+    /// Reads the bytes of a range within `0..size`.
+    pub(crate) read: Box<dyn FnOnce(Range<u64>) -> Result<Bytes, ApiError> + Send>,
+}
+
+impl std::fmt::Debug for File {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("File").field("tag", &self.tag).field("size", &self.size).finish_non_exhaustive()
+    }
 }
 
 impl Reply {
+    /// A data answer.
+    pub(crate) fn new(status: StatusCode, headers: HeaderMap, body: impl Into<Bytes>) -> Self {
+        Self { status, headers, body: body.into(), kind: Kind::Data }
+    }
+
+    /// A `200` file answer with `headers`, its bytes read later.
+    pub(crate) fn file(headers: HeaderMap, file: File) -> Self {
+        Self { status: StatusCode::OK, headers, body: Bytes::new(), kind: Kind::File(file) }
+    }
+
+    /// Marks the answer as one about the caller or this moment, which no cache may keep, the
+    /// service's own included.
+    pub(crate) fn private(mut self) -> Self {
+        self.headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        self.kind = Kind::Private;
+        self
+    }
+
     pub(crate) fn into_response(self) -> Response<Body> {
         let mut response = Response::new(Body::new(self.body));
         *response.status_mut() = self.status;
@@ -34,14 +85,10 @@ pub(crate) const LATEST_MAX_AGE: &str = "private, max-age=300";
 /// version is imported again (a correction), which is rare.
 pub(crate) const NAMED_VERSION_MAX_AGE: &str = "private, max-age=86400";
 
-/// `Cache-Control` of an answer about the caller (`/v1/key`) or about this moment (`/metrics`),
-/// which no cache may keep, the service's own included.
-pub(crate) const NO_STORE: &str = "no-store";
-
 /// A `200` JSON answer.
 pub(crate) fn json(value: &impl Serialize) -> Result<Reply, ApiError> {
     let body = serde_json::to_vec(value).map_err(|e| ApiError::Internal(Box::new(e)))?;
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_TYPE, JSON);
-    Ok(Reply { status: StatusCode::OK, headers, body: body.into() })
+    Ok(Reply::new(StatusCode::OK, headers, body))
 }

@@ -3,9 +3,10 @@
 //! wire format's business, not the store's: it keeps bytes), written into the same database as the
 //! data so that they are replaced together, in one rename, and read back one file per request.
 
+use std::ops::Range;
 use std::sync::Mutex;
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, MAIN_DB, Transaction, params};
 use sha2::{Digest, Sha256};
 use tapster_domain::GameVersion;
 use tapster_i18n::Language;
@@ -55,6 +56,8 @@ pub struct ExportInfo {
 #[derive(Debug)]
 pub(crate) struct Exports {
     pub(crate) list: Vec<ExportInfo>,
+    /// Where each listed export's bytes are: `rows[i]` is the row of `list[i]`.
+    rows: Vec<i64>,
     conn: Mutex<Connection>,
 }
 
@@ -63,31 +66,38 @@ impl Exports {
     /// generation 1. `conn` is the one the store's data was read through, so that the exports are of
     /// the same file even if an import has renamed another over it since.
     pub(crate) fn open(conn: Connection, generation: i64) -> Result<Self> {
-        let list = if generation >= 2 { list(&conn)? } else { Vec::new() };
-        Ok(Self { list, conn: Mutex::new(conn) })
+        let (list, rows) =
+            if generation >= 2 { list(&conn)?.into_iter().unzip() } else { Default::default() };
+        Ok(Self { list, rows, conn: Mutex::new(conn) })
     }
 
-    /// The bytes of the export of `version` in `lang`, if one is kept.
-    pub(crate) fn body(&self, version: &GameVersion, lang: Language) -> Result<Option<Vec<u8>>> {
-        if !self.list.iter().any(|e| &e.version == version && e.lang == lang) {
+    /// The bytes `range` of the export of `version` in `lang`, cut at its end, if one is kept. Only
+    /// the pages holding them are read (SQLite's incremental BLOB reads), so that a resumed download
+    /// or a small range costs what it asks for rather than the whole file.
+    pub(crate) fn bytes(
+        &self,
+        version: &GameVersion,
+        lang: Language,
+        range: Range<u64>,
+    ) -> Result<Option<Vec<u8>>> {
+        let Some(at) = self.list.iter().position(|e| &e.version == version && e.lang == lang) else {
             return Ok(None);
-        }
+        };
+        // A kept export's size came from SQLite, whose values are below 2 GiB: these fit a `usize`.
+        let end = range.end.min(self.list[at].size);
+        let (start, end) = (range.start.min(end) as usize, end as usize);
         let conn = self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let body = conn
-            .query_row(
-                "SELECT e.body FROM exports e JOIN versions v ON v.id = e.version_id
-                WHERE v.name = ?1 AND e.lang = ?2",
-                params![version.as_str(), lang.code()],
-                |row| row.get(0),
-            )
-            .optional()?;
-        Ok(body)
+        let blob = conn.blob_open(MAIN_DB, c"exports", c"body", self.rows[at], true)?;
+        let mut bytes = vec![0; end - start];
+        blob.read_at_exact(&mut bytes, start)?;
+        Ok(Some(bytes))
     }
 }
 
-fn list(conn: &Connection) -> Result<Vec<ExportInfo>> {
+/// The kept exports, each with its row in `exports`.
+fn list(conn: &Connection) -> Result<Vec<(ExportInfo, i64)>> {
     let mut stmt = conn.prepare(
-        "SELECT v.name, e.lang, e.records, length(e.body), e.sha256 FROM exports e
+        "SELECT v.name, e.lang, e.records, length(e.body), e.sha256, e.rowid FROM exports e
         JOIN versions v ON v.id = e.version_id ORDER BY v.build_id DESC, e.rowid",
     )?;
     let rows = stmt.query_map([], |row| {
@@ -97,20 +107,22 @@ fn list(conn: &Connection) -> Result<Vec<ExportInfo>> {
             row.get::<_, i64>(2)?,
             row.get::<_, i64>(3)?,
             row.get::<_, Vec<u8>>(4)?,
+            row.get::<_, i64>(5)?,
         ))
     })?;
     let mut list = Vec::new();
     for row in rows {
-        let (version, lang, records, size, sha256) = row?;
+        let (version, lang, records, size, sha256, row) = row?;
         let corrupt =
             || Error::Conflict(format!("the export of {version} in {lang} is damaged; import again"));
-        list.push(ExportInfo {
+        let info = ExportInfo {
             version: GameVersion::parse(&version).map_err(|_| corrupt())?,
             lang: Language::parse(&lang).map_err(|_| corrupt())?,
             records: u64::try_from(records).map_err(|_| corrupt())?,
             size: u64::try_from(size).map_err(|_| corrupt())?,
             sha256: sha256.try_into().map_err(|_| corrupt())?,
-        });
+        };
+        list.push((info, row));
     }
     Ok(list)
 }

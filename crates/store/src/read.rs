@@ -6,6 +6,7 @@
 //! the file's [`FileStamp`] changing, and opens it afresh beside the store it serves.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -186,7 +187,17 @@ impl Store {
     /// The bytes of the export of `version` in `lang`, if one is kept: read from the file this store
     /// was opened from, whatever an import has put in its place since.
     pub fn export_body(&self, version: &GameVersion, lang: Language) -> Result<Option<Vec<u8>>> {
-        self.exports.body(version, lang)
+        self.exports.bytes(version, lang, 0..u64::MAX)
+    }
+
+    /// The bytes `range` of that export, cut at its end (a resumed download), read without the rest.
+    pub fn export_part(
+        &self,
+        version: &GameVersion,
+        lang: Language,
+        range: Range<u64>,
+    ) -> Result<Option<Vec<u8>>> {
+        self.exports.bytes(version, lang, range)
     }
 
     /// The version a selector names, if it is published.

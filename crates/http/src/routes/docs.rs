@@ -130,7 +130,7 @@ fn reply(content_type: &'static str, body: Bytes) -> Reply {
         );
         headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     }
-    Reply { status: StatusCode::OK, headers, body }
+    Reply::new(StatusCode::OK, headers, body)
 }
 
 /// The feed of `entries` (newest first); each item links to its section of the page at `page_url`.

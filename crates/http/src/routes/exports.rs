@@ -2,7 +2,6 @@
 //! checksum, and served whole or in byte ranges for resuming.
 
 use bytes::Bytes;
-use hyper::StatusCode;
 use hyper::header::{
     ACCEPT_RANGES, CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, ETAG, HeaderMap, HeaderValue,
 };
@@ -17,7 +16,7 @@ use crate::error::ApiError;
 use crate::exports::{file_name, sha256_hex};
 use crate::openapi::schema;
 use crate::params::NoParams;
-use crate::response::{LATEST_MAX_AGE, NAMED_VERSION_MAX_AGE, Reply};
+use crate::response::{File, LATEST_MAX_AGE, NAMED_VERSION_MAX_AGE, Reply};
 use crate::views;
 
 /// The template of one export's download, whose answer is a file rather than JSON (the OpenAPI
@@ -55,7 +54,7 @@ fn list(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
 }
 
 /// `GET /v1/exports/{version}/{lang}`: the file, with its SHA-256 as its strong `ETag`. The app
-/// answers `Range` and the conditional headers from it (`Accept-Ranges` marks it as a file).
+/// answers `Range` and the conditional headers from it, and reads only the bytes it sends.
 fn download(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let version = ctx.path_version()?;
     let lang = ctx.path_lang()?;
@@ -77,17 +76,23 @@ fn download(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     };
     let export =
         ctx.store.exports().iter().find(|e| &e.version == name && e.lang == lang).ok_or_else(not_built)?;
-    let body = ctx.store.export_body(name, lang)?.ok_or_else(not_built)?;
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/gzip"));
     let disposition = format!("attachment; filename=\"{}\"", file_name(export));
     headers.insert(CONTENT_DISPOSITION, header_value(disposition)?);
-    headers.insert(ETAG, header_value(format!("\"{}\"", sha256_hex(export)))?);
+    let tag = format!("\"{}\"", sha256_hex(export));
+    headers.insert(ETAG, header_value(tag.clone())?);
     headers.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
     let max_age =
         if matches!(version, VersionSelector::Exact(_)) { NAMED_VERSION_MAX_AGE } else { LATEST_MAX_AGE };
     headers.insert(CACHE_CONTROL, HeaderValue::from_static(max_age));
-    Ok(Reply { status: StatusCode::OK, headers, body: Bytes::from(body) })
+    let (store, name) = (ctx.store.clone(), name.clone());
+    // The store lists an export only with its bytes, and never changes under a request.
+    let read = move |range| match store.export_part(&name, lang, range)? {
+        Some(bytes) => Ok(Bytes::from(bytes)),
+        None => Err(ApiError::Internal(format!("the listed export of {name} has no bytes").into())),
+    };
+    Ok(Reply::file(headers, File { tag, size: export.size, read: Box::new(read) }))
 }
 
 /// Where an export is downloaded from.

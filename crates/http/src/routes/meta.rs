@@ -1,7 +1,6 @@
 //! The service and its versions: health, the calling key, the published game versions, languages,
 //! and the operators' counters.
 
-use hyper::header::{CACHE_CONTROL, HeaderValue};
 use tapster_i18n::Language;
 use tapster_wire::{self as wire, Degraded, GameVersion, Health, Key};
 
@@ -10,7 +9,7 @@ use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::openapi::schema;
 use crate::params::{NoParams, VersionLang};
-use crate::response::{NO_STORE, Reply, json};
+use crate::response::{Reply, json};
 use crate::views;
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[
@@ -96,9 +95,7 @@ fn calling_key(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
         .caller
         .ok_or_else(|| ApiError::Internal("`/v1/key` was routed without the gate's admission".into()))?;
     let localizer = Localizer::new(ctx.store.latest(), Language::SOURCE);
-    let mut reply = ctx.render(localizer, views::key(caller), None)?;
-    reply.headers.insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
-    Ok(reply)
+    Ok(ctx.render(localizer, views::key(caller), None)?.private())
 }
 
 /// `GET /v1/versions`: every published version, newest first.

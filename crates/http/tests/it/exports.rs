@@ -4,11 +4,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 
-use hyper::StatusCode;
+use hyper::{Method, StatusCode};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::{bundled_get, bundled_request, data, get, walk};
+use crate::{bundled, bundled_get, bundled_request, data, get, key, send, walk};
 
 /// The oldest bundled version (the smallest), in a language with gaps, so that fallbacks show.
 const VERSION: &str = "v0.6.4.2.1";
@@ -109,6 +109,15 @@ fn a_download_resumes_by_range_and_revalidates_by_tag() {
     let held = part(&[("if-none-match", &tag)]);
     assert_eq!(held.status, StatusCode::NOT_MODIFIED);
     assert!(held.body.is_empty());
+
+    // `HEAD` tells the whole file's length and tag, whatever range it names (ranges are for `GET`).
+    let authorization = format!("Bearer {}", key().expose());
+    let head =
+        send(bundled(), Method::HEAD, &url, &[("authorization", &authorization), ("range", "bytes=0-9")]);
+    assert_eq!(head.status, StatusCode::OK);
+    assert_eq!(head.headers["content-length"], size.to_string().as_str());
+    assert_eq!(head.headers["etag"], tag.as_str());
+    assert!(head.body.is_empty());
 }
 
 #[test]

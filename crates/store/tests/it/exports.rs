@@ -220,3 +220,26 @@ fn a_database_from_before_exports_is_read_and_an_import_brings_it_up_to_date() {
         "again v1.0.0.0.1 en 12"
     );
 }
+
+#[test]
+fn a_part_of_an_export_is_read_without_the_rest() {
+    // Large enough to span many of SQLite's overflow pages, and never the same byte twice in a row.
+    let whole: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
+    let build = |store: &Store| {
+        let latest = &store.latest().info.name;
+        vec![ExportFile { version: latest.clone(), lang: Language::English, records: 1, body: whole.clone() }]
+    };
+    let dir = TempDir::new().unwrap();
+    import_with_exports(dir.path(), &mini().join("v1.0.0.0.1"), Exporter { edition: "one", build: &build })
+        .unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let part =
+        |start: u64, end: u64| store.export_part(&version("v1.0.0.0.1"), Language::English, start..end);
+
+    assert_eq!(part(0, 50_000).unwrap().unwrap(), whole);
+    assert_eq!(part(20_000, 30_000).unwrap().unwrap(), &whole[20_000..30_000], "a range within");
+    assert_eq!(part(49_990, 60_000).unwrap().unwrap(), &whole[49_990..], "cut at the end");
+    assert_eq!(part(70_000, 80_000).unwrap().unwrap(), b"", "past the end");
+    assert_eq!(store.export_body(&version("v1.0.0.0.1"), Language::English).unwrap().unwrap(), whole);
+    assert_eq!(store.export_part(&version("v1.0.0.0.1"), Language::German, 0..10).unwrap(), None);
+}
