@@ -39,6 +39,12 @@ fn walk(node: &TreeNode, depth: usize, out: &mut String) {
                 item(chosen, depth + 1, out);
             }
         }
+        // A kind of node a newer server added: named, so the tree still reads.
+        TreeNode::Unknown { kind } => {
+            let _ = writeln!(out, "{}({kind})", "  ".repeat(depth));
+        }
+        // Kinds a later release of this crate knows.
+        _ => {}
     }
 }
 

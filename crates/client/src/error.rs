@@ -1,7 +1,7 @@
 //! What a call can fail with: the API's own refusals as the problem it answered (with its status), a
 //! rate limit that outlasted the wait the client was allowed, and trouble on the way.
 
-use tapster_wire::Problem;
+use tapster_wire::{LimitPolicy, Problem};
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -12,7 +12,7 @@ pub enum Error {
     Api { problem: Box<Problem> },
     /// Over a rate limit for longer than the client may wait (`ClientBuilder::max_wait`); retry after
     /// `retry_after` seconds.
-    #[error("rate limited ({policy}); retry in {retry_after} s", policy = problem.violated_policies.as_deref().and_then(|p| p.first().map(String::as_str)).unwrap_or("unknown policy"))]
+    #[error("rate limited ({policy}); retry in {retry_after} s", policy = problem.violated_policies.as_deref().and_then(|p| p.first().map(LimitPolicy::as_str)).unwrap_or("unknown policy"))]
     RateLimited { retry_after: u64, problem: Box<Problem> },
     /// An answer that is not what the API documents (not JSON, or not of the shape asked for): a proxy
     /// in between, or a server of another version of the API.

@@ -2,12 +2,13 @@
 //! draft): the policy nearest to exhaustion, what remains of it and when it comes back.
 
 use hyper::HeaderMap;
+use tapster_wire::LimitPolicy;
 
 /// Where the key stood after a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RateLimit {
-    /// `burst`, `minute` or `day`: the policy nearest to exhaustion.
-    pub policy: String,
+    /// The policy nearest to exhaustion.
+    pub policy: LimitPolicy,
     /// Requests left of it.
     pub remaining: u64,
     /// Seconds until some of it comes back.
@@ -23,7 +24,7 @@ impl RateLimit {
     /// `"burst";r=42;t=1`.
     fn parse(value: &str) -> Option<Self> {
         let mut parts = value.split(';').map(str::trim);
-        let policy = parts.next()?.trim_matches('"').to_owned();
+        let policy = LimitPolicy::parse(parts.next()?.trim_matches('"'));
         let (mut remaining, mut reset) = (None, None);
         for part in parts {
             match part.split_once('=') {
@@ -44,7 +45,7 @@ mod tests {
     fn reads_the_draft_s_fields() {
         assert_eq!(
             RateLimit::parse(r#""burst";r=42;t=1"#),
-            Some(RateLimit { policy: "burst".into(), remaining: 42, reset: 1 })
+            Some(RateLimit { policy: LimitPolicy::Burst, remaining: 42, reset: 1 })
         );
         assert_eq!(RateLimit::parse(r#""day";t=5;r=0"#).map(|r| (r.remaining, r.reset)), Some((0, 5)));
         assert_eq!(RateLimit::parse("nonsense"), None);

@@ -7,7 +7,7 @@ use hyper::StatusCode;
 use hyper::header::{
     ALLOW, CONTENT_RANGE, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE,
 };
-use tapster_wire::{InvalidParam, Problem};
+use tapster_wire::{InvalidParam, LimitPolicy, Problem};
 
 use crate::gate::Refusal;
 use crate::response::Reply;
@@ -175,7 +175,7 @@ impl ApiError {
             },
             // The RateLimit header fields draft's quota-exceeded problems name the policy used up.
             violated_policies: match self {
-                Self::RateLimited { policy, .. } => Some(vec![(*policy).to_owned()]),
+                Self::RateLimited { policy, .. } => Some(vec![LimitPolicy::parse(policy)]),
                 _ => None,
             },
         }

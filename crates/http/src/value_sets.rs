@@ -54,7 +54,7 @@ macro_rules! value_sets {
 
 value_sets! {
     Lang, Season, Water, Bait, GatherMethod, ItemKind, FoodType, UnlockKind, ChangeType, ChangeKind,
-    IngredientChoice, Aging, Quality, HitType, DocumentType,
+    IngredientChoice, Aging, Quality, HitType, DocumentType, LimitPolicy, HealthStatus,
 }
 
 /// Reads a parameter of each set that has a type as that type: `reads` ties the type to its set, so
@@ -110,8 +110,9 @@ mod tests {
         assert!(ALL.iter().all(|s| !s.values.is_empty() && !s.description.trim().is_empty()));
     }
 
-    /// The wire crate spells each set as the domain and pricing crates do, value for value: the
-    /// answers are made from those, and the parameters read into them.
+    /// The wire crate spells each set as the domain and pricing crates (and the gate) do, value for
+    /// value: the answers are made from those, and the parameters read into them. `HealthStatus` is
+    /// written as its wire type.
     #[test]
     fn the_wire_sets_spell_what_the_domain_spells() {
         use tapster_domain::RecordType;
@@ -121,7 +122,8 @@ mod tests {
             .into_iter()
             .filter(|value| crate::routes::SearchType::parse(value).is_some())
             .collect();
-        let cases: [(&ValueSet, &[&str]); 15] = [
+        let policies = crate::gate::Policy::for_limits(tapster_domain::Limits::DEFAULT).map(|p| p.name);
+        let cases: [(&ValueSet, &[&str]); 16] = [
             (&Lang::SET, tapster_i18n::Language::CODES),
             (&Season::SET, tapster_domain::Season::NAMES),
             (&Water::SET, tapster_domain::Water::NAMES),
@@ -137,6 +139,7 @@ mod tests {
             (&Quality::SET, tapster_pricing::Quality::NAMES),
             (&HitType::SET, &hits),
             (&DocumentType::SET, &progression),
+            (&LimitPolicy::SET, &policies),
         ];
         for (set, domain) in cases {
             assert_eq!(set.values, domain, "{}", set.name);

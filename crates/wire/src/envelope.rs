@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Lang;
+use crate::{Lang, LimitPolicy};
 
 /// A successful answer of `/v1`: the `data` asked for, what produced it, and where a page sits in its
 /// list.
@@ -55,7 +55,7 @@ pub struct Problem {
     pub errors: Option<Vec<InvalidParam>>,
     /// On `429` for a rate limit: the policy used up (`burst`, `minute` or `day`).
     #[serde(rename = "violated-policies", default, skip_serializing_if = "Option::is_none")]
-    pub violated_policies: Option<Vec<String>>,
+    pub violated_policies: Option<Vec<LimitPolicy>>,
 }
 
 /// One refused parameter of a `422`.

@@ -1,18 +1,31 @@
 //! The relations around an item: its ingredient tree, what uses it, and where it comes from.
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::{Deserialize, Serialize};
+use serde::de::{Error as _, Unexpected};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::*;
 
 /// `TreeNode`: one node of an ingredient tree, told apart by `kind`. An `item` node is an item and
 /// how it is made; a `group` node is an ingredient group ("Any Malt") and the member that fills it.
+///
+/// Each node type reads only its own `kind`, so that a node of a kind this crate does not know is
+/// read as `Unknown` rather than mistaken for one it knows, and a damaged node of a known kind is
+/// an error rather than `Unknown`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 #[schemars(rename = "TreeNode")]
+#[non_exhaustive]
 pub enum TreeNode {
     Item(TreeItemNode),
     Group(TreeGroupNode),
+    /// A node of a `kind` this crate does not know yet: a newer server's tree still reads, without
+    /// this node's fields.
+    #[schemars(skip)]
+    Unknown {
+        #[serde(deserialize_with = "unknown_kind")]
+        kind: String,
+    },
 }
 
 /// An item in an ingredient tree: how many units are needed, what one is worth, and the recipe and
@@ -21,6 +34,7 @@ pub enum TreeNode {
 pub struct TreeItemNode {
     /// Always `item`.
     #[schemars(schema_with = "item_kind_schema")]
+    #[serde(deserialize_with = "item_kind")]
     pub kind: String,
     /// The item.
     pub item: RecordRef,
@@ -47,6 +61,7 @@ pub struct TreeItemNode {
 pub struct TreeGroupNode {
     /// Always `group`.
     #[schemars(schema_with = "group_kind_schema")]
+    #[serde(deserialize_with = "group_kind")]
     pub kind: String,
     /// The group.
     pub group: RecordRef,
@@ -206,6 +221,31 @@ pub struct LetterAttachment {
     pub amount: u32,
 }
 
+/// The `kind` of a tree node, which must be `expected`.
+fn node_kind<'de, D: Deserializer<'de>>(deserializer: D, expected: &'static str) -> Result<String, D::Error> {
+    let kind = String::deserialize(deserializer)?;
+    if kind == expected { Ok(kind) } else { Err(D::Error::invalid_value(Unexpected::Str(&kind), &expected)) }
+}
+
+fn item_kind<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    node_kind(deserializer, "item")
+}
+
+fn group_kind<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    node_kind(deserializer, "group")
+}
+
+/// The `kind` of a node of [`TreeNode::Unknown`]: any but the ones this crate knows.
+fn unknown_kind<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let kind = String::deserialize(deserializer)?;
+    match kind.as_str() {
+        "item" | "group" => {
+            Err(D::Error::invalid_value(Unexpected::Str(&kind), &"a kind other than `item` and `group`"))
+        }
+        _ => Ok(kind),
+    }
+}
+
 fn item_kind_schema(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "type": "string", "const": "item" })
 }
@@ -216,4 +256,36 @@ fn group_kind_schema(_: &mut SchemaGenerator) -> Schema {
 
 fn via_schema(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "type": "string", "enum": ["item", "group"] })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(json: &str) -> Result<TreeNode, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    #[test]
+    fn each_node_is_read_by_its_kind_and_a_new_kind_is_kept_as_unknown() {
+        let malt = r#"{"id": 3, "slug": "malt", "name": "Malt"}"#;
+        let price = r#"{"copper": 5, "display": "0s 5c"}"#;
+        let item = format!(
+            r#"{{"kind": "item", "item": {malt}, "amount": 2, "unit_value": {price}, "recipe": null,
+            "crafts": null, "truncated": false, "children": []}}"#
+        );
+        let group =
+            format!(r#"{{"kind": "group", "group": {malt}, "amount": 2, "members": [], "chosen": {item}}}"#);
+        let TreeNode::Item(node) = read(&item).unwrap() else { panic!("{item}") };
+        assert_eq!((node.item.slug.as_str(), node.amount), ("malt", 2));
+        let TreeNode::Group(node) = read(&group).unwrap() else { panic!("{group}") };
+        assert_eq!(node.chosen.map(|chosen| chosen.item.id), Some(3));
+
+        // A kind a newer server added, even with an item's fields: not mistaken for an item.
+        let newer = item.replacen(r#""kind": "item""#, r#""kind": "currency""#, 1);
+        assert_eq!(read(&newer).unwrap(), TreeNode::Unknown { kind: "currency".to_owned() });
+        // A damaged node of a known kind is an error, not a node of an unknown kind.
+        assert!(read(r#"{"kind": "item", "amount": 2}"#).is_err());
+        assert!(read(&item.replacen(r#""kind": "item""#, r#""kind": "group""#, 1)).is_err());
+    }
 }

@@ -12,8 +12,7 @@ use crate::*;
 pub struct Health {
     /// `ok` once the game data is loaded; `degraded` while a store shared with other replicas is
     /// out of reach and the service works around it (it still answers, `200`).
-    #[schemars(extend("enum" = ["ok", "degraded"]))]
-    pub status: String,
+    pub status: HealthStatus,
     /// The newest published game version.
     pub latest: String,
     /// How many game versions are published.
@@ -53,7 +52,7 @@ pub struct Key {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Limit {
     /// `burst` (requests in a row, refilled at the minute's rate), `minute` or `day` (UTC).
-    pub policy: String,
+    pub policy: LimitPolicy,
     /// Requests it allows per window.
     pub quota: u32,
     /// The window, in seconds.

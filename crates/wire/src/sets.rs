@@ -147,6 +147,12 @@ value_sets! {
         Quest = "quest", Perk = "perk", Spell = "spell", Talent = "talent", Reputation = "reputation",
         Mission = "mission", Letter = "letter",
     }
+    /// A rate limit of a key, as `RateLimit-Policy` names it: `burst` (requests in a row, refilled at
+    /// the minute's rate), `minute` or `day` (UTC).
+    LimitPolicy { Burst = "burst", Minute = "minute", Day = "day" }
+    /// How the service stands: `ok` once the game data is loaded; `degraded` while a store shared with
+    /// other replicas is out of reach and the service works around it (it still answers, `200`).
+    HealthStatus { Ok = "ok", Degraded = "degraded" }
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@ async fn a_429_is_waited_out_within_the_budget_and_told_beyond_it() {
     match impatient.versions().await {
         Err(Error::RateLimited { retry_after, problem }) => {
             assert!((1..=2).contains(&retry_after), "{retry_after}");
-            assert_eq!(problem.violated_policies.as_deref(), Some(&["burst".to_owned()][..]));
+            assert_eq!(problem.violated_policies.as_deref(), Some(&[LimitPolicy::Burst][..]));
         }
         other => panic!("expected a 429, got {other:?}"),
     }
@@ -44,7 +44,7 @@ async fn a_429_is_waited_out_within_the_budget_and_told_beyond_it() {
     patient.versions().await.unwrap();
     assert!(started.elapsed() >= Duration::from_millis(900), "it waited for the burst to refill");
     let state = patient.rate_limit().expect("the answer said where the key stands");
-    assert_eq!(state.policy, "burst");
+    assert_eq!(state.policy, LimitPolicy::Burst);
     assert_eq!(state.remaining, 0);
 }
 

@@ -9,7 +9,7 @@ use crate::{client, download_export, recipe_tree, wiki_drinks};
 async fn every_method_answers_in_its_type() {
     let client = client();
     let de = VersionLang { lang: Some(Lang::De), ..Default::default() };
-    assert_eq!(client.health().await.unwrap().status, "ok");
+    assert_eq!(client.health().await.unwrap().status, HealthStatus::Ok);
     let key = client.key().await.unwrap().data;
     assert_eq!(key.limits.len(), 3);
     let versions = client.versions().await.unwrap().data;

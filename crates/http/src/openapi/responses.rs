@@ -294,7 +294,7 @@ pub(super) fn fixed_schemas() -> Vec<(String, Value)> {
                     "violated-policies": {
                         "type": "array",
                         "description": "On `429` for a rate limit: the policy used up (`burst`, `minute` or `day`), as in `RateLimit-Policy`.",
-                        "items": { "type": "string", "enum": ["burst", "minute", "day"] },
+                        "items": { "$ref": "#/components/schemas/LimitPolicy" },
                         "minItems": 1,
                     },
                 },

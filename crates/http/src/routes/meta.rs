@@ -2,7 +2,7 @@
 //! and the operators' counters.
 
 use tapster_i18n::Language;
-use tapster_wire::{self as wire, Degraded, GameVersion, Health, Key};
+use tapster_wire::{self as wire, Degraded, GameVersion, Health, HealthStatus, Key};
 
 use super::{Ctx, Endpoint, Handle, resolve};
 use crate::envelope::Localizer;
@@ -76,7 +76,7 @@ fn health(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
         .map(|(dependency, detail)| Degraded { dependency: dependency.to_owned(), detail })
         .collect();
     json(&Health {
-        status: if degraded.is_empty() { "ok" } else { "degraded" }.to_owned(),
+        status: if degraded.is_empty() { HealthStatus::Ok } else { HealthStatus::Degraded },
         latest: store.latest().info.name.to_string(),
         versions: store.versions().len(),
         degraded,

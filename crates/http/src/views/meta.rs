@@ -1,7 +1,7 @@
 //! The service: its health, the calling key, the bulk exports, game versions and languages.
 
 use tapster_store::{ChangeSummary, ExportInfo, LanguageInfo, VersionInfo};
-use tapster_wire::{self as wire, ChangeCounts, Export, GameVersion, Key, Limit};
+use tapster_wire::{self as wire, ChangeCounts, Export, GameVersion, Key, Limit, LimitPolicy};
 
 use super::lang;
 use crate::gate::{Admission, PolicyState};
@@ -10,7 +10,7 @@ use crate::gate::{Admission, PolicyState};
 pub(crate) fn key(admission: &Admission) -> Key {
     let key = &admission.key;
     let limit = |state: &PolicyState| Limit {
-        policy: state.policy.name.to_owned(),
+        policy: LimitPolicy::parse(state.policy.name),
         quota: state.policy.quota,
         window_seconds: state.policy.window,
         remaining: state.remaining,
