@@ -4,8 +4,8 @@
 //! whose partial records a typed answer cannot hold: read those with [`Client::get`] into your own
 //! type) and answering in
 //! the shapes the server writes with ([`tapster_wire`], re-exported here): the same types on both
-//! sides, so a field cannot drift. Sets of values keep a value this client does not know as
-//! `Unknown`, so a newer server's answers still read.
+//! sides, so a field cannot drift. Sets of values, and the kinds of records and tree nodes, keep one
+//! this client does not know as `Unknown`, so a newer server's answers still read.
 //!
 //! ```no_run
 //! use tapster_client::{Client, ItemKind, ItemsQuery, Lang};

@@ -16,8 +16,8 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use hyper::header::{
-    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LANGUAGE, CONTENT_RANGE, CONTENT_TYPE, ETAG, HeaderMap,
-    HeaderName, HeaderValue, VARY,
+    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LANGUAGE, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG,
+    HeaderMap, HeaderName, HeaderValue, VARY,
 };
 use hyper::{Method, Request, Response, StatusCode};
 use tapster_store::Store;
@@ -32,6 +32,7 @@ use crate::response::{Body, File, Kind, LATEST_MAX_AGE, Reply};
 use crate::routes::{Matched, endpoints, find, no_endpoint};
 use crate::site::Site;
 
+/// The IETF RateLimit header fields draft's: a key's policies, and where it stands in the nearest.
 const RATE_LIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 const RATE_LIMIT: HeaderName = HeaderName::from_static("ratelimit");
 
@@ -471,13 +472,13 @@ fn file_reply<B>(request: &Request<B>, mut headers: HeaderMap, file: File) -> Re
         }
         return Ok(Reply::new(StatusCode::NOT_MODIFIED, held, Bytes::new()));
     }
-    // A `HEAD` is answered the whole file's length, which hyper takes from the body.
-    let wanted = if request.method() == Method::GET {
-        byte_range(request.headers(), size, &tag)
-    } else {
-        Wanted::Whole
-    };
-    match wanted {
+    if request.method() == Method::HEAD {
+        // The whole file's length, without reading it; hyper keeps it for a `HEAD`'s empty body.
+        headers.insert(CONTENT_LENGTH, HeaderValue::from(size));
+        return Ok(Reply::new(StatusCode::OK, headers, Bytes::new()));
+    }
+    // Only a `GET` is left: the routes answer any other method `405`.
+    match byte_range(request.headers(), size, &tag) {
         Wanted::Whole => Ok(Reply::new(StatusCode::OK, headers, read(0..size)?)),
         Wanted::Part(range) => {
             // Digits only: always a valid header.

@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use bytes::Bytes;
-use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderMap, HeaderValue};
+use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 use serde::Serialize;
 
@@ -27,8 +27,9 @@ pub(crate) struct Reply {
 /// conditional headers and `Range` are answered.
 #[derive(Debug)]
 pub(crate) enum Kind {
-    /// Rendered from the published data and the same for every caller: kept in the response cache,
-    /// tagged by its bytes, served compressed when the client takes it.
+    /// The same for every caller, as an answer rendered from the published data, a page or a
+    /// problem: a `/v1` answer of this kind is kept in the response cache, tagged by its bytes and
+    /// served compressed when the client takes it.
     Data,
     /// About the caller or this moment (`/v1/key`, `/metrics`): `no-store`, never kept.
     Private,
@@ -58,9 +59,11 @@ impl Reply {
         Self { status, headers, body: body.into(), kind: Kind::Data }
     }
 
-    /// A `200` file answer with `headers`, its bytes read later.
-    pub(crate) fn file(headers: HeaderMap, file: File) -> Self {
-        Self { status: StatusCode::OK, headers, body: Bytes::new(), kind: Kind::File(file) }
+    /// A `200` file answer with `headers` and the file's own `ETag`, its bytes read later.
+    pub(crate) fn file(mut headers: HeaderMap, file: File) -> Result<Self, ApiError> {
+        let tag = HeaderValue::try_from(&file.tag).map_err(|e| ApiError::Internal(Box::new(e)))?;
+        headers.insert(ETAG, tag);
+        Ok(Self { status: StatusCode::OK, headers, body: Bytes::new(), kind: Kind::File(file) })
     }
 
     /// Marks the answer as one about the caller or this moment, which no cache may keep, the
@@ -72,6 +75,7 @@ impl Reply {
     }
 
     pub(crate) fn into_response(self) -> Response<Body> {
+        debug_assert!(!matches!(self.kind, Kind::File(_)), "a file answer is sent through `file_reply`");
         let mut response = Response::new(Body::new(self.body));
         *response.status_mut() = self.status;
         *response.headers_mut() = self.headers;

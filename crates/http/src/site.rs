@@ -17,6 +17,7 @@ use crate::gate::{Admission, CallingKey, Policies, Policy, PolicyState, Quota};
 use crate::metrics::Metrics;
 use crate::openapi;
 use crate::reference::Reference;
+use crate::response::Kind;
 use crate::routes::{documented, route};
 
 /// The public address, and the OpenAPI document built from it and the data on first request.
@@ -80,7 +81,8 @@ impl Site {
         let caller = example_caller();
         let reply =
             route(store, self, metrics, Some(&caller), &Method::GET, path, query).ok()?.answer().ok()?;
-        Some(reply.body)
+        // A file's bytes are read only when served: it has no example in the document.
+        (!matches!(reply.kind, Kind::File(_))).then_some(reply.body)
     }
 }
 

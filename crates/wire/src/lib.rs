@@ -5,7 +5,8 @@
 //!
 //! Field names are the wire's, as documented in `docs/api.md`. A client compiled against this version
 //! still reads the answers of a newer server: a field it does not know is ignored, and every closed
-//! set of values ([`sets`]), tagged union and `MatchHow` keeps a value it does not know as `Unknown`.
+//! set of values ([`sets`]), tagged union, [`TreeNode`] and `MatchHow` keeps a value it does not know
+//! as `Unknown`.
 //! Fields are public, to be read; building these types is the server's business, and a field added
 //! to a struct is a change a struct literal outside this crate has to follow.
 

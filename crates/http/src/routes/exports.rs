@@ -3,7 +3,7 @@
 
 use bytes::Bytes;
 use hyper::header::{
-    ACCEPT_RANGES, CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, ETAG, HeaderMap, HeaderValue,
+    ACCEPT_RANGES, CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, HeaderMap, HeaderValue,
 };
 use tapster_domain::VersionSelector;
 use tapster_i18n::Language;
@@ -80,8 +80,6 @@ fn download(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/gzip"));
     let disposition = format!("attachment; filename=\"{}\"", file_name(export));
     headers.insert(CONTENT_DISPOSITION, header_value(disposition)?);
-    let tag = format!("\"{}\"", sha256_hex(export));
-    headers.insert(ETAG, header_value(tag.clone())?);
     headers.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
     let max_age =
         if matches!(version, VersionSelector::Exact(_)) { NAMED_VERSION_MAX_AGE } else { LATEST_MAX_AGE };
@@ -92,7 +90,8 @@ fn download(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
         Some(bytes) => Ok(Bytes::from(bytes)),
         None => Err(ApiError::Internal(format!("the listed export of {name} has no bytes").into())),
     };
-    Ok(Reply::file(headers, File { tag, size: export.size, read: Box::new(read) }))
+    let tag = format!("\"{}\"", sha256_hex(export));
+    Reply::file(headers, File { tag, size: export.size, read: Box::new(read) })
 }
 
 /// Where an export is downloaded from.
