@@ -10,6 +10,7 @@ mod serve;
 mod service;
 mod tls;
 
-pub use serve::{ServeConfig, serve, serve_on_threads};
+pub use screen::{ClientIpHeader, TrustedProxies};
+pub use serve::{ServeConfig, StrictTransport, serve, serve_on_threads};
 pub use service::{Answer, Body, BodyError, Refusal, Service, read_body};
 pub use tls::{TlsConfig, TlsError};

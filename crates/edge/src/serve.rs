@@ -26,12 +26,11 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use hyper::body::Incoming;
-use hyper::header::{CONNECTION, HeaderValue};
+use hyper::header::{CONNECTION, HeaderValue, STRICT_TRANSPORT_SECURITY};
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use tapster_domain::AddressBlock;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
@@ -39,7 +38,7 @@ use tokio::time::{Instant, MissedTickBehavior};
 use tokio_rustls::TlsAcceptor;
 
 use crate::conn::{ConnState, Metered};
-use crate::screen::{RETRY_SECONDS, Screen};
+use crate::screen::{RETRY_SECONDS, Screen, TrustedProxies};
 use crate::service::{Answer, Body, Refusal, Service};
 use crate::tls::TlsConfig;
 
@@ -68,9 +67,12 @@ pub struct ServeConfig {
     pub max_connections: usize,
     /// A request that waited longer than this before it could be handled gets `503`.
     pub request_budget: Duration,
-    /// When the TCP peer is in one of these, the calling address comes from its `Forwarded` or
-    /// `X-Forwarded-For` header.
-    pub trusted_proxies: Vec<AddressBlock>,
+    /// The proxies in front of the server and the header they write the calling address into;
+    /// without them, the calling address is the TCP peer's.
+    pub trusted_proxies: Option<TrustedProxies>,
+    /// Send `Strict-Transport-Security` with every answer: the server is reached over HTTPS, on
+    /// its own or behind a proxy that ends TLS.
+    pub strict_transport: Option<StrictTransport>,
     /// How long requests in flight may take to finish once shutdown begins.
     pub shutdown_grace: Duration,
 }
@@ -86,8 +88,27 @@ impl Default for ServeConfig {
             max_uri_bytes: 8 * 1024,
             max_connections: 4096,
             request_budget: Duration::from_secs(5),
-            trusted_proxies: Vec::new(),
+            trusted_proxies: None,
+            strict_transport: None,
             shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// `Strict-Transport-Security` (RFC 6797): a browser that saw it reaches this host only over HTTPS
+/// for a year, and with `include_subdomains` every host under it too (which only the operator can
+/// know is safe).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StrictTransport {
+    pub include_subdomains: bool,
+}
+
+impl StrictTransport {
+    fn header(self) -> HeaderValue {
+        if self.include_subdomains {
+            HeaderValue::from_static("max-age=31536000; includeSubDomains")
+        } else {
+            HeaderValue::from_static("max-age=31536000")
         }
     }
 }
@@ -263,13 +284,19 @@ async fn accept<S: Service>(
     Ok(())
 }
 
-/// The future of one request's answer, which hyper polls: a ready answer costs no allocation.
-enum Answering {
+/// The future of one request's answer, which hyper polls: a ready answer costs no allocation. The
+/// answer leaves with `Strict-Transport-Security` when the server sends it.
+struct Answering {
+    answer: Pending,
+    strict_transport: Option<HeaderValue>,
+}
+
+enum Pending {
     Ready(Option<Response<Body>>),
     Later(Pin<Box<dyn Future<Output = Response<Body>> + Send>>),
 }
 
-impl From<Answer> for Answering {
+impl From<Answer> for Pending {
     fn from(answer: Answer) -> Self {
         match answer {
             Answer::Ready(response) => Self::Ready(Some(response)),
@@ -282,12 +309,15 @@ impl Future for Answering {
     type Output = Result<Response<Body>, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.get_mut() {
-            Self::Ready(response) => {
-                Poll::Ready(Ok(response.take().expect("an answer is polled once it is ready")))
-            }
-            Self::Later(answer) => answer.as_mut().poll(cx).map(Ok),
+        let this = self.get_mut();
+        let mut response = match &mut this.answer {
+            Pending::Ready(response) => response.take().expect("an answer is polled once it is ready"),
+            Pending::Later(answer) => std::task::ready!(answer.as_mut().poll(cx)),
+        };
+        if let Some(value) = &this.strict_transport {
+            response.headers_mut().insert(STRICT_TRANSPORT_SECURITY, value.clone());
         }
+        Poll::Ready(Ok(response))
     }
 }
 
@@ -314,6 +344,8 @@ impl Drop for Counted {
 struct Shared<S> {
     service: Arc<S>,
     screen: Arc<Screen>,
+    /// The value of `Strict-Transport-Security`, when it is sent.
+    strict_transport: Option<HeaderValue>,
     builder: auto::Builder<TokioExecutor>,
     tls_handshake_timeout: Duration,
     header_read_timeout: Duration,
@@ -345,8 +377,9 @@ impl<S: Service> Shared<S> {
                 max_uri_bytes: config.max_uri_bytes,
                 max_header_bytes: config.max_header_bytes,
                 budget: config.request_budget,
-                trusted_proxies: config.trusted_proxies.clone(),
+                proxies: config.trusted_proxies.clone(),
             }),
+            strict_transport: config.strict_transport.map(StrictTransport::header),
             builder,
             tls_handshake_timeout: config.tls_handshake_timeout,
             header_read_timeout: config.header_read_timeout,
@@ -386,18 +419,26 @@ impl<S: Service> Shared<S> {
         let service = {
             let (service, screen, state) =
                 (Arc::clone(&self.service), Arc::clone(&self.screen), Arc::clone(&state));
+            let strict_transport = self.strict_transport.clone();
             service_fn(move |request: Request<Incoming>| {
                 let caller = screen.caller(peer, request.headers());
-                if refuse {
+                let answer = if refuse {
                     let refusal = Refusal::TooManyConnections { retry_after: RETRY_SECONDS };
-                    let mut response = service.refused(&request, caller, refusal);
+                    let mut response = service.refused(&request, caller.unwrap_or(peer), refusal);
                     response.headers_mut().insert(CONNECTION, CLOSE);
-                    return Answering::Ready(Some(response));
-                }
-                match screen.check(&request, state.waited()) {
-                    Ok(()) => Answering::from(Arc::clone(&service).call(request, caller)),
-                    Err(refusal) => Answering::Ready(Some(service.refused(&request, caller, refusal))),
-                }
+                    Pending::Ready(Some(response))
+                } else {
+                    match (screen.check(&request, state.waited()), caller) {
+                        (Ok(()), Ok(caller)) => Pending::from(Arc::clone(&service).call(request, caller)),
+                        (Err(refusal), caller) => {
+                            Pending::Ready(Some(service.refused(&request, caller.unwrap_or(peer), refusal)))
+                        }
+                        (Ok(()), Err(unknown)) => {
+                            Pending::Ready(Some(service.refused(&request, peer, unknown)))
+                        }
+                    }
+                };
+                Answering { answer, strict_transport: strict_transport.clone() }
             })
         };
         let mut connection = pin!(self.builder.serve_connection(TokioIo::new(io), service));

@@ -46,6 +46,11 @@ pub enum Refusal {
     /// The connection was accepted over the connection limit and closes after this answer; the
     /// client may retry after `retry_after` seconds (`503`).
     TooManyConnections { retry_after: u64 },
+    /// The request came through the trusted `proxy`, whose `header` does not say who sent it: the
+    /// entry that should name the caller is missing, unreadable or hidden, as the `reason` says
+    /// (`400`). The request is not attributed to the proxy, whose address every client behind it
+    /// shares.
+    UnknownCaller { header: &'static str, proxy: IpAddr, reason: String },
 }
 
 /// Why [`read_body`] could not read a request's body; the service that asked renders it.
@@ -88,6 +93,7 @@ pub trait Service: Send + Sync + 'static {
     fn call(self: Arc<Self>, request: Request<Incoming>, caller: IpAddr) -> Answer;
 
     /// Renders the answer to a request the edge refused; whether and how it is counted is the
-    /// service's business, as for the requests it answers.
+    /// service's business, as for the requests it answers. `caller` is the calling address, or
+    /// the peer's when the refusal is that the caller is unknown.
     fn refused(&self, request: &Request<Incoming>, caller: IpAddr, refusal: Refusal) -> Response<Body>;
 }

@@ -348,8 +348,9 @@ impl App {
     pub(crate) fn answer_operators<B>(&self, request: &Request<B>, peer: IpAddr) -> Response<Body> {
         let started = Instant::now();
         let path = request.uri().path();
-        let matched = find(path).filter(Matched::is_for_operators);
-        let missing = || ApiError::NotFound(format!("this address serves only /metrics, not {path}"));
+        let matched = find(path).filter(Matched::serves_operators);
+        let missing =
+            || ApiError::NotFound(format!("this address serves only /metrics and /healthz, not {path}"));
         let mut noted = Noted { route: self.metrics.unmatched(), lookup: Lookup::Bypass, key: None };
         let reply = self.answer_keyless(request, matched, missing, &mut noted);
         self.observe(request.method(), path, peer, reply.status, started, &noted);

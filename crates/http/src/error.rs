@@ -71,6 +71,11 @@ pub(crate) enum ApiError {
     /// time budget); the answer carries `Retry-After`.
     #[error("{reason}; retry in {retry_after} second{}", if *retry_after == 1 { "" } else { "s" })]
     Unavailable { reason: &'static str, retry_after: u64 },
+    /// The request came through a trusted proxy whose header does not say who sent it.
+    #[error(
+        "the request came through the proxy {proxy}, whose {header} header does not say who sent it: {reason}"
+    )]
+    UnknownCaller { header: &'static str, proxy: std::net::IpAddr, reason: String },
     #[error("too many failed authentications from this address; retry in {retry_after} second{}", if *retry_after == 1 { "" } else { "s" })]
     TooManyFailures { retry_after: u64 },
     /// Something failed inside the service; the cause is logged, never shown.
@@ -85,6 +90,7 @@ impl ApiError {
 
     pub(crate) fn status(&self) -> StatusCode {
         match self {
+            Self::UnknownCaller { .. } => StatusCode::BAD_REQUEST,
             Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
@@ -103,6 +109,7 @@ impl ApiError {
     /// The problem type and its title, as the API contract names them (docs/api.md, "Errors").
     fn kind(&self) -> (&'static str, &'static str) {
         match self {
+            Self::UnknownCaller { .. } => ("/errors/unknown-caller", "Calling address unknown"),
             Self::Validation(_) => ("/errors/validation", "Invalid parameter"),
             Self::Unauthorized { .. } => ("/errors/unauthorized", "Unauthorized"),
             Self::Forbidden(_) => ("/errors/forbidden", "Forbidden"),
@@ -143,6 +150,7 @@ impl ApiError {
                 headers.insert(RETRY_AFTER, HeaderValue::from(*retry_after));
             }
             Self::Validation(_)
+            | Self::UnknownCaller { .. }
             | Self::Forbidden(_)
             | Self::NotFound(_)
             | Self::ContentTooLarge

@@ -2,7 +2,8 @@
 //! every other one is the API's, answered with what browser tools need (the CORS headers, answers to
 //! `OPTIONS` preflights) and a `413` for a body, which no API request takes. The requests the edge
 //! refused on the API's paths are rendered here as problem+json and counted like every other.
-//! [`Operators`] is the service of the operators' own address, which answers `/metrics` alone.
+//! [`Operators`] is the service of the operators' own address, which answers `/metrics` and
+//! `/healthz`.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -44,6 +45,10 @@ impl Service for App {
     }
 
     fn refused(&self, request: &Request<Incoming>, caller: IpAddr, refusal: Refusal) -> Response<Body> {
+        if let Refusal::UnknownCaller { header, proxy, reason } = &refusal {
+            // A proxy that does not say who its clients are is misconfigured: the operator must hear.
+            tracing::warn!(%proxy, header, reason, "a request through a trusted proxy does not say who sent it");
+        }
         if let Some(pages) = self.pages_for(request.uri().path()) {
             return self.refused_page(pages.as_ref(), request, caller, refusal);
         }
@@ -106,6 +111,7 @@ impl From<Refusal> for ApiError {
             Refusal::TooManyConnections { retry_after } => {
                 Self::Unavailable { reason: "the server has too many open connections", retry_after }
             }
+            Refusal::UnknownCaller { header, proxy, reason } => Self::UnknownCaller { header, proxy, reason },
         }
     }
 }
@@ -137,8 +143,9 @@ fn allow_cross_origin(headers: &mut HeaderMap) {
     headers.insert(ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED);
 }
 
-/// The operators' port: `GET /metrics` of an [`App`] alone, for an address of its own that only
-/// scrapers reach (`--metrics-addr`), while the API's address answers `/metrics` with `404`
+/// The operators' port: `GET /metrics` of an [`App`], and `/healthz` for a load balancer's health
+/// checks (which come without a proxy's header), on an address of its own that only scrapers and
+/// balancers reach (`--metrics-addr`), while the API's address answers `/metrics` with `404`
 /// ([`App::with_metrics_apart`]). No CORS headers: no browser tool has business there.
 #[derive(Debug)]
 pub struct Operators(Arc<App>);

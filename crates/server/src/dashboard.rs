@@ -153,6 +153,13 @@ impl DashboardPages {
                 "the server has too many open connections; please try again in a moment".to_owned(),
                 Some(retry_after),
             ),
+            Refusal::UnknownCaller { .. } => (
+                StatusCode::BAD_REQUEST,
+                "the proxy in front of this server did not say who sent the request; its operator \
+                 has to mend its settings"
+                    .to_owned(),
+                None,
+            ),
         };
         self.dashboard.refused(status, &why, retry_after)
     }

@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand};
 use tapster_accounts::{KeyAction, Location};
 use tapster_dashboard::{ProviderConfig, PublicUrl};
 use tapster_domain::{AddressBlock, Limits};
-use tapster_edge::{ServeConfig, TlsConfig, TlsError};
+use tapster_edge::{ClientIpHeader, ServeConfig, StrictTransport, TlsConfig, TlsError, TrustedProxies};
 use tapster_server::{
     Admin, DEFAULT_MAIL_FROM, DashboardOptions, LOCAL_ACCOUNT, Layout, LogFormat, LogLevel, RedisLimits,
     Sharing, format_keys, log_subscriber, open_service,
@@ -48,8 +48,8 @@ enum Command {
         /// Address to listen on.
         #[arg(long, env = "TAPSTER_ADDR", default_value = "127.0.0.1:8080")]
         addr: SocketAddr,
-        /// Serve `/metrics` on this address alone (plain HTTP, for the operators' scraper) instead of
-        /// beside the API, which then answers it 404.
+        /// Serve `/metrics` on this address (plain HTTP, for the operators' scraper, with `/healthz` for
+        /// a load balancer's health checks) instead of beside the API, which then answers it 404.
         #[arg(long, env = "TAPSTER_METRICS_ADDR", value_name = "ADDR")]
         metrics_addr: Option<SocketAddr>,
         #[command(flatten)]
@@ -173,8 +173,8 @@ struct EdgeArgs {
         value_parser = at_least_one
     )]
     max_connections: usize,
-    /// Proxies (addresses or CIDR blocks, comma-separated) whose Forwarded / X-Forwarded-For headers
-    /// give the calling address used for address blocks.
+    /// The proxies in front of the server (addresses or CIDR blocks; repeatable, or comma-separated):
+    /// from them, the calling address is read from --client-ip-header.
     #[arg(
         long,
         env = "TAPSTER_TRUST_PROXY",
@@ -183,6 +183,14 @@ struct EdgeArgs {
         value_parser = address_block
     )]
     trust_proxy: Vec<AddressBlock>,
+    /// The one header the trusted proxies write the calling address into: `x-forwarded-for`,
+    /// `forwarded` or `x-real-ip`. It is read from the right; every other such header is ignored.
+    #[arg(long, env = "TAPSTER_CLIENT_IP_HEADER", value_name = "NAME", value_parser = client_ip_header)]
+    client_ip_header: Option<ClientIpHeader>,
+    /// With HTTPS (--tls-cert, or an https --public-url), let Strict-Transport-Security cover every
+    /// subdomain of the host too.
+    #[arg(long, env = "TAPSTER_HSTS_INCLUDE_SUBDOMAINS")]
+    hsts_include_subdomains: bool,
     /// Seconds requests in flight may take to finish once shutdown begins.
     #[arg(
         long,
@@ -194,12 +202,28 @@ struct EdgeArgs {
 }
 
 impl EdgeArgs {
-    /// The serving configuration, with the certificate and key read and checked.
-    fn config(self) -> anyhow::Result<ServeConfig> {
+    /// The serving configuration, with the certificate and key read and checked; `https` says
+    /// whether clients reach the server over HTTPS without it speaking TLS itself (a proxy ends TLS
+    /// for an https --public-url).
+    fn config(self, https: bool) -> anyhow::Result<ServeConfig> {
         let tls = match (&self.tls_cert, &self.tls_key) {
             (Some(cert), Some(key)) => Some(tls(cert, key)?),
             _ => None,
         };
+        let trusted_proxies = match (self.trust_proxy.is_empty(), self.client_ip_header) {
+            (true, None) => None,
+            (false, Some(header)) => Some(TrustedProxies { header, proxies: self.trust_proxy }),
+            (false, None) => anyhow::bail!(
+                "--trust-proxy needs --client-ip-header: name the one header your proxies write the \
+                 calling address into (x-forwarded-for, forwarded or x-real-ip; see docs/operations.md)"
+            ),
+            (true, Some(header)) => anyhow::bail!(
+                "--client-ip-header {header} is read only from trusted proxies: name them with --trust-proxy"
+            ),
+        };
+        let https = https || tls.is_some();
+        let strict_transport =
+            https.then_some(StrictTransport { include_subdomains: self.hsts_include_subdomains });
         Ok(ServeConfig {
             tls,
             tls_handshake_timeout: self.tls_handshake_timeout.0,
@@ -209,7 +233,8 @@ impl EdgeArgs {
             max_uri_bytes: self.max_uri_bytes,
             max_connections: self.max_connections,
             request_budget: self.request_budget.0,
-            trusted_proxies: self.trust_proxy,
+            trusted_proxies,
+            strict_transport,
             shutdown_grace: self.shutdown_grace.0,
         })
     }
@@ -220,7 +245,7 @@ impl EdgeArgs {
 struct ReplicaArgs {
     /// Share rate limits, daily counts and their state with every replica through this Redis
     /// (redis://...). Without it, each process limits on its own, in memory.
-    #[arg(long, env = "TAPSTER_REDIS_URL", value_name = "URL")]
+    #[arg(long, env = "TAPSTER_REDIS_URL", value_name = "URL", hide_env_values = true)]
     redis_url: Option<String>,
     /// What this deployment's keys in Redis start with, so that several can share one Redis.
     #[arg(
@@ -408,6 +433,11 @@ fn at_least_one(value: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("`{value}` is not a whole number above 0"))
 }
 
+fn client_ip_header(value: &str) -> Result<ClientIpHeader, String> {
+    ClientIpHeader::parse(value)
+        .ok_or_else(|| format!("`{value}` is not one of x-forwarded-for, forwarded or x-real-ip"))
+}
+
 fn address_block(value: &str) -> Result<AddressBlock, String> {
     AddressBlock::parse(value).map_err(|e| format!("`{value}` is not an address or CIDR block: {e}"))
 }
@@ -419,7 +449,13 @@ struct DataDir {
     path: PathBuf,
     /// Where accounts, keys, sessions and usage live: a postgres:// URL, shared by every replica.
     /// Without it, `accounts.sqlite` in the data dir.
-    #[arg(long = "accounts-url", env = "TAPSTER_ACCOUNTS_URL", value_name = "URL", global = true)]
+    #[arg(
+        long = "accounts-url",
+        env = "TAPSTER_ACCOUNTS_URL",
+        value_name = "URL",
+        global = true,
+        hide_env_values = true
+    )]
     accounts_url: Option<String>,
 }
 
@@ -530,7 +566,8 @@ fn main() -> anyhow::Result<()> {
                 .context("setting up the log")?;
             let sharing = Sharing { accounts: data.accounts()?, limits: replicas.limits() };
             let addrs = Addresses { api: addr, metrics: metrics_addr };
-            serve(addrs, &data.path, &sharing, &fixtures, cache_mib, edge.config()?, dashboard.options())
+            let https = dashboard.public_url.as_ref().is_some_and(PublicUrl::https);
+            serve(addrs, &data.path, &sharing, &fixtures, cache_mib, edge.config(https)?, dashboard.options())
         }
         Command::Import { dir, data } => import(&dir, &data.path),
         Command::Export { dest, data } => {

@@ -270,7 +270,13 @@ impl Service {
             let stopped = async move {
                 let _ = stopped.wait_for(|stopped| *stopped).await;
             };
-            let config = tapster_edge::ServeConfig { tls: None, ..config.clone() };
+            // Scrapers and health checks reach it directly, over plain HTTP.
+            let config = tapster_edge::ServeConfig {
+                tls: None,
+                trusted_proxies: None,
+                strict_transport: None,
+                ..config.clone()
+            };
             tokio::spawn(tapster_edge::serve(listener, operators, config, stopped))
         });
         let served = match self.layout {

@@ -4,12 +4,13 @@
 //! `Content-Length`, chunks, or the end of the connection).
 
 use std::io::{BufRead, BufReader, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{IpAddr, SocketAddr, TcpStream};
 use std::time::Duration;
 
 use hyper::HeaderMap;
 use hyper::header::{HeaderName, HeaderValue};
 use serde_json::Value;
+use tokio::net::TcpSocket;
 
 /// How long a read waits for the server before the test gives up, on however loaded a machine.
 pub const PATIENCE: Duration = Duration::from_secs(30);
@@ -125,10 +126,28 @@ pub fn get(addr: SocketAddr, target: &str, headers: &[(&str, &str)]) -> Answer {
     exchange(addr, &get_request(target, &addr.to_string(), headers), 1).remove(0)
 }
 
+/// `GET target` with `headers` on a new connection to `addr` from the local address `source` (any
+/// address of 127.0.0.0/8 is this machine's, so one test can call from many addresses).
+pub fn get_from(source: IpAddr, addr: SocketAddr, target: &str, headers: &[(&str, &str)]) -> Answer {
+    let connected =
+        tokio::runtime::Builder::new_current_thread().enable_io().build().unwrap().block_on(async {
+            let socket = if source.is_ipv4() { TcpSocket::new_v4() } else { TcpSocket::new_v6() }?;
+            socket.bind(SocketAddr::new(source, 0))?;
+            socket.connect(addr).await?.into_std()
+        });
+    let stream = connected.unwrap_or_else(|e| panic!("connecting to {addr} from {source}: {e}"));
+    stream.set_nonblocking(false).expect("a blocking stream");
+    stream.set_read_timeout(Some(PATIENCE)).expect("a read timeout");
+    exchange_on(stream, &get_request(target, &addr.to_string(), headers), 1).remove(0)
+}
+
 /// Sends `raw` as it is on a new connection to `addr` and reads `count` answers; panics when one
 /// does not come.
 pub fn exchange(addr: SocketAddr, raw: &str, count: usize) -> Vec<Answer> {
-    let mut stream = connect(addr);
+    exchange_on(connect(addr), raw, count)
+}
+
+fn exchange_on(mut stream: TcpStream, raw: &str, count: usize) -> Vec<Answer> {
     stream.write_all(raw.as_bytes()).unwrap_or_else(|e| panic!("sending {raw:.200}: {e}"));
     let mut reader = BufReader::new(stream);
     (0..count)

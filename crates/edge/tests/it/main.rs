@@ -10,7 +10,9 @@ use std::time::Duration;
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use tapster_domain::AddressBlock;
-use tapster_edge::{Answer, Body, Refusal, ServeConfig, Service};
+use tapster_edge::{
+    Answer, Body, ClientIpHeader, Refusal, ServeConfig, Service, StrictTransport, TrustedProxies,
+};
 use tapster_test_support::http::{exchange, get};
 
 mod threads;
@@ -80,11 +82,40 @@ fn a_request_within_the_limits_reaches_the_service_with_its_calling_address() {
 }
 
 #[test]
-fn behind_a_trusted_proxy_the_caller_is_the_forwarded_address() {
-    let trusted = vec![AddressBlock::parse("127.0.0.0/8").unwrap()];
-    let (addr, _) = serve(ServeConfig { trusted_proxies: trusted, ..Default::default() });
-    let answer = get(addr, "/hello", &[("x-forwarded-for", "198.51.100.7")]);
+fn behind_a_trusted_proxy_the_caller_is_the_address_in_its_header() {
+    let proxies = vec![AddressBlock::parse("127.0.0.0/8").unwrap()];
+    let trusted = TrustedProxies { header: ClientIpHeader::XRealIp, proxies };
+    let (addr, echo) = serve(ServeConfig { trusted_proxies: Some(trusted), ..Default::default() });
+    let answer = get(addr, "/hello", &[("x-forwarded-for", "192.0.2.1"), ("x-real-ip", "198.51.100.7")]);
     assert_eq!(answer.text(), "/hello from 198.51.100.7");
+    let later = get(addr, "/later", &[("x-real-ip", "198.51.100.8")]);
+    assert_eq!(later.text(), "/later from 198.51.100.8");
+    assert!(echo.refusals.lock().unwrap().is_empty());
+    // Without the header the proxy writes, the caller is unknown: refused, not taken for the proxy.
+    let answer = get(addr, "/hello", &[("x-forwarded-for", "198.51.100.7")]);
+    assert_eq!(answer.status, 299);
+    let refusal = Refusal::UnknownCaller {
+        header: "x-real-ip",
+        proxy: "127.0.0.1".parse().unwrap(),
+        reason: "the proxy sent no x-real-ip header".into(),
+    };
+    assert_eq!(*echo.refusals.lock().unwrap(), [refusal]);
+}
+
+#[test]
+fn strict_transport_security_goes_with_every_answer_when_asked_for() {
+    let strict_transport = Some(StrictTransport { include_subdomains: false });
+    let (addr, _) = serve(ServeConfig { strict_transport, max_uri_bytes: 64, ..Default::default() });
+    for target in ["/hello", "/later", &format!("/{}", "a".repeat(64))] {
+        let answer = get(addr, target, &[]);
+        assert_eq!(answer.header("strict-transport-security"), "max-age=31536000", "{target}");
+    }
+    let strict_transport = Some(StrictTransport { include_subdomains: true });
+    let (addr, _) = serve(ServeConfig { strict_transport, ..Default::default() });
+    let answer = get(addr, "/hello", &[]);
+    assert_eq!(answer.header("strict-transport-security"), "max-age=31536000; includeSubDomains");
+    let (addr, _) = serve(ServeConfig::default());
+    assert_eq!(get(addr, "/hello", &[]).header("strict-transport-security"), "");
 }
 
 #[test]

@@ -88,14 +88,15 @@ pub(super) fn not_modified() -> Value {
 
 /// The error answers of an operation: references to `components/responses`, which describe them as
 /// `/v1` sends them, except where a public route sends fewer headers (no key, no rate limit) and
-/// they are written out. `405`, `413`, `414`, `431` and `503` come from the edge of the server, for
-/// any request; the key's refusals only under `/v1`; `404` where a record or a version is named;
+/// they are written out. `400` (behind proxies), `405`, `413`, `414`, `431` and `503` come from the
+/// edge of the server, for any request; the key's refusals only under `/v1`; `404` where a record or a version is named;
 /// `422` for any parameter the route does not take, so on every route.
 pub(super) fn errors(endpoint: &Endpoint, keyed: bool) -> Vec<(&'static str, Value)> {
     let refer =
         |status: &'static str| (status, json!({ "$ref": format!("#/components/responses/{status}") }));
     if !keyed {
         return vec![
+            refer("400"),
             ("405", problem(METHOD_NOT_ALLOWED, &["Allow"])),
             refer("413"),
             refer("414"),
@@ -105,7 +106,7 @@ pub(super) fn errors(endpoint: &Endpoint, keyed: bool) -> Vec<(&'static str, Val
         ];
     }
     let may_miss = endpoint.path.contains('{') || endpoint.params().iter().any(|p| p.name == "version");
-    let mut statuses = vec!["401", "403"];
+    let mut statuses = vec!["400", "401", "403"];
     if may_miss {
         statuses.push("404");
     }
@@ -175,6 +176,13 @@ pub(super) fn components_headers() -> Value {
 pub(super) fn components_responses() -> Value {
     let mut responses = Map::new();
     let mut add = |status: &str, response: Value| responses.insert(status.to_owned(), response);
+    add(
+        "400",
+        problem(
+            "Only behind proxies: the request came through a trusted proxy whose header does not name its caller (type `/errors/unknown-caller`); the proxy's settings need mending.",
+            &[],
+        ),
+    );
     add(
         "401",
         problem(
@@ -280,6 +288,7 @@ pub(super) fn fixed_schemas() -> Vec<(String, Value)> {
                             "/errors/unauthorized", "/errors/forbidden", "/errors/not-found", "/errors/method-not-allowed",
                             "/errors/validation", "/errors/rate-limited", "/errors/internal", "/errors/content-too-large",
                             "/errors/uri-too-long", "/errors/headers-too-large", "/errors/unavailable",
+                            "/errors/unknown-caller",
                         ],
                     },
                     "title": { "type": "string" },

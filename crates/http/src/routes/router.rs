@@ -100,6 +100,12 @@ impl<'a> Matched<'a> {
         OPERATORS.iter().any(|endpoint| endpoint.path == self.endpoint.path)
     }
 
+    /// Whether the operators' own address answers the endpoint: theirs, and `/healthz` for the
+    /// health checks of a load balancer, which reach it without a proxy's header.
+    pub(crate) fn serves_operators(&self) -> bool {
+        self.is_for_operators() || self.endpoint.path == "/healthz"
+    }
+
     /// Checks the method and the query, then the path parameters, and gives the request its context.
     pub(crate) fn route(
         self,

@@ -16,7 +16,7 @@ use hyper::{Method, Request, Version};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde_json::Value;
 use tapster_domain::AddressBlock;
-use tapster_edge::{ServeConfig, TlsConfig};
+use tapster_edge::{ClientIpHeader, ServeConfig, TlsConfig, TrustedProxies};
 use tapster_http::{App, Credentials, Gate, Refusal, Verdict};
 use tapster_test_support::http::{Answer, PATIENCE, connect, exchange};
 use tapster_test_support::tls::SelfSigned;
@@ -80,9 +80,11 @@ fn start(config: ServeConfig) -> EdgeServer {
     EdgeServer { addr, slow_entered, stop: Some(stop), served: Some(served), runtime }
 }
 
-/// Trusts forwarding headers from this machine, as from a proxy in front of the server.
+/// Trusts this machine's `X-Forwarded-For`, as from a proxy in front of the server.
 fn behind_proxy() -> ServeConfig {
-    ServeConfig { trusted_proxies: vec![AddressBlock::parse("127.0.0.1").unwrap()], ..Default::default() }
+    let proxies = vec![AddressBlock::parse("127.0.0.1").unwrap()];
+    let trusted = TrustedProxies { header: ClientIpHeader::XForwardedFor, proxies };
+    ServeConfig { trusted_proxies: Some(trusted), ..Default::default() }
 }
 
 fn authorization() -> String {
@@ -281,7 +283,10 @@ fn a_request_past_its_time_budget_gets_503() {
     assert_eq!(problem["type"], "/errors/unavailable");
     assert!(problem["detail"].as_str().unwrap().contains("time budget"), "{problem}");
     // A request that did not wait is served.
-    assert_eq!(get(server.addr, "/v1/versions", &auth).status, 200);
+    assert_eq!(
+        get(server.addr, "/v1/versions", &format!("{auth}X-Forwarded-For: 192.0.2.1\r\n")).status,
+        200
+    );
 }
 
 #[test]
@@ -329,24 +334,33 @@ fn preflights_need_no_key_and_every_answer_allows_any_origin() {
 }
 
 #[test]
-fn the_calling_address_comes_from_forwarding_headers_of_trusted_proxies_only() {
+fn the_calling_address_comes_from_the_header_of_trusted_proxies_only() {
     let auth = authorization();
     let proxied = start(behind_proxy());
     let cases = [
         (format!("X-Forwarded-For: {BLOCKED}\r\n"), 403),
-        (format!("Forwarded: for={BLOCKED};proto=https\r\n"), 403),
         (format!("X-Forwarded-For: {BLOCKED}, 127.0.0.1\r\n"), 403),
         // Whatever the client wrote left of the address the proxy saw is not believed.
         (format!("X-Forwarded-For: {BLOCKED}, 192.0.2.1\r\n"), 200),
-        // A header that cannot be read leaves the proxy's own address.
-        (format!("X-Forwarded-For: {BLOCKED}, garbage\r\n"), 200),
-        (String::new(), 200),
+        ("X-Forwarded-For: garbage, 192.0.2.1\r\n".to_owned(), 200),
+        // Only the header the proxies write is read.
+        (format!("Forwarded: for={BLOCKED}\r\nX-Real-IP: {BLOCKED}\r\nX-Forwarded-For: 192.0.2.1\r\n"), 200),
+        // Where the caller's entry cannot be read, or there is none, the caller is unknown: `400`,
+        // never the proxy's own address.
+        (format!("X-Forwarded-For: {BLOCKED}, garbage\r\n"), 400),
+        (format!("Forwarded: for={BLOCKED}\r\n"), 400),
+        (String::new(), 400),
     ];
     for (forwarded, status) in &cases {
         let answer = get(proxied.addr, "/v1/versions", &format!("{auth}{forwarded}"));
         assert_eq!(answer.status, *status, "{forwarded}");
         if *status == 403 {
             assert!(problem(&answer)["detail"].as_str().unwrap().contains("address are blocked"));
+        }
+        if *status == 400 {
+            let problem = problem(&answer);
+            assert_eq!(problem["type"], "/errors/unknown-caller");
+            assert!(problem["detail"].as_str().unwrap().contains("x-forwarded-for"), "{problem}");
         }
     }
 

@@ -25,7 +25,7 @@ fn the_reference_page_shows_every_route_with_its_parameters_and_an_example() {
     assert!(items.contains("integer, 1 to 100, default <code>50</code>"), "{items}");
     assert!(items.contains("one of <code>ingredient</code><code>material</code>"), "{items}");
     assert!(items.contains("(needs an API key)"));
-    assert!(items.contains("<summary>Answers: 200, 304, 401, 403"), "{items}");
+    assert!(items.contains("<summary>Answers: 200, 304, 400, 401, 403"), "{items}");
     // The example answer, escaped inside its block.
     assert!(items.contains("<pre><code>{\n  &#34;data&#34;: ["), "{items}");
     // The document's prose keeps its code spans as code and nothing as markup.

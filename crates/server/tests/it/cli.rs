@@ -293,6 +293,8 @@ fn metrics_apart_are_answered_on_their_own_address_until_the_server_stops() {
         scraped.text()
     );
     assert_eq!(get(metrics, "/v1/versions", &[]).status, 404);
+    // A load balancer's health check, which no proxy's header comes with, is answered there too.
+    assert_eq!(get(metrics, "/healthz", &[]).status, 200);
 
     terminate(&mut server);
     assert!(std::net::TcpStream::connect(metrics).is_err(), "the metrics address is still listening");
@@ -313,4 +315,32 @@ fn the_public_url_is_the_documents_server_and_the_feeds_base() {
     let page = get(server.addr, "/changelog", &[]);
     assert_eq!(page.status, 200);
     assert!(page.text().contains("<section id=\"v0.7.0.0.1\">"), "{}", page.text());
+    // Reached over HTTPS (a proxy ends TLS), every answer tells browsers to keep to it.
+    for path in ["/openapi.json", "/", "/v1/versions", "/no-such-page"] {
+        assert_eq!(
+            get(server.addr, path, &[]).header("strict-transport-security"),
+            "max-age=31536000",
+            "{path}"
+        );
+    }
+}
+
+/// `--help` shows which variables hold the services' URLs, never their values: a password inside
+/// one would land in a terminal's scrollback or a support ticket.
+#[test]
+fn help_never_prints_a_secret_from_the_environment() {
+    let secrets = [
+        ("TAPSTER_ACCOUNTS_URL", "postgres://tapster:hunter2-accounts@db.internal/tapster"),
+        ("TAPSTER_REDIS_URL", "rediss://:hunter2-redis@cache.internal:6380"),
+        ("TAPSTER_SMTP_URL", "smtps://keys:hunter2-smtp@smtp.example.org"),
+        ("TAPSTER_GITHUB_CLIENT_SECRET", "hunter2-github"),
+        ("TAPSTER_DISCORD_CLIENT_SECRET", "hunter2-discord"),
+    ];
+    for command in [&["serve", "--help"][..], &["keys", "list", "--help"], &["import", "--help"]] {
+        let output = Command::new(TAPSTER).args(command).envs(secrets).output().unwrap();
+        assert!(output.status.success(), "{command:?}");
+        let help = String::from_utf8_lossy(&output.stdout);
+        assert!(!help.contains("hunter2"), "{command:?} shows a secret:\n{help}");
+        assert!(help.contains("TAPSTER_ACCOUNTS_URL"), "{command:?}:\n{help}");
+    }
 }

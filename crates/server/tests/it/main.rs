@@ -8,6 +8,7 @@ mod cli;
 mod dashboard;
 mod edge;
 mod live;
+mod proxies;
 mod replicas;
 mod shared_limits;
 mod tidy;
@@ -16,6 +17,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 
 use tapster_test_support::http::{Answer, get};
 use tapster_test_support::mini;
@@ -67,11 +69,18 @@ struct Serving {
     key: Option<String>,
     /// The dashboard's address, printed beside that key.
     dashboard: Option<String>,
+    /// What the server wrote to stderr since it listened: its log.
+    log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Serving {
     fn first_key(&self) -> &str {
         self.key.as_deref().expect("serve printed no key for a data dir without keys")
+    }
+
+    /// The lines of its log so far.
+    fn log(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
     }
 }
 
@@ -115,6 +124,8 @@ fn serve_with(data_dir: &Path, flags: &[&str]) -> Serving {
         }
     };
     // Keep draining stderr so that the server never blocks on a full pipe.
-    std::thread::spawn(move || lines.for_each(drop));
-    Serving { child, addr, key, dashboard }
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let kept = Arc::clone(&log);
+    std::thread::spawn(move || lines.map_while(Result::ok).for_each(|line| kept.lock().unwrap().push(line)));
+    Serving { child, addr, key, dashboard, log }
 }
