@@ -74,6 +74,10 @@ pub enum Error {
     /// An accounts URL that names no store this build can open.
     #[error("accounts URL {url}: {reason}")]
     BadUrl { url: String, reason: String },
+    /// The TLS handshake with the database at `url` (without its password) failed: a certificate it
+    /// refused or that was refused, or a server without TLS where TLS is required.
+    #[error("the TLS handshake with the accounts database {url} failed: {reason}")]
+    Tls { url: String, reason: String },
     /// A stored value that this build cannot read back (written by hand, or by a later build).
     #[error("accounts database holds {0}, which cannot be read")]
     Corrupt(String),

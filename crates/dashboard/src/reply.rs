@@ -220,6 +220,7 @@ impl From<tapster_accounts::Error> for Failure {
             | E::BackupExists(_)
             | E::BackupElsewhere
             | E::BadUrl { .. }
+            | E::Tls { .. }
             | E::Corrupt(_)
             | E::Io { .. }
             | E::Sqlite(_)

@@ -120,6 +120,9 @@ pub async fn open_service_with_clock(
     fixtures: &Path,
     clock: Clock,
 ) -> anyhow::Result<Service> {
+    // The accounts first: a store that cannot be reached (or a certificate it refuses) is said at
+    // once, not after a first import of the game data.
+    let admin = Admin::connect(&sharing.accounts).await?;
     let store = match Store::open(data_dir) {
         Err(tapster_store::Error::NoData(_)) => {
             // The default is the bundled dataset beside the sources the binary was built from, which
@@ -142,7 +145,6 @@ pub async fn open_service_with_clock(
         opened => opened,
     }
     .with_context(|| format!("opening the game data in {}", data_dir.display()))?;
-    let admin = Admin::connect(&sharing.accounts).await?;
     let first_key = admin.first_key().await?;
     let accounts = admin.into_accounts();
     let access = match &sharing.limits {

@@ -3,12 +3,14 @@
 //! provider that speaks as GitHub or Discord, [`MockProvider`]); the clients tests talk to a real
 //! server with (a blocking HTTP/1.1 client, [`http`], and TLS with a self-signed certificate for
 //! `localhost`, [`tls`]); the bundled datasets and a temporary data dir with one imported
-//! ([`DataDir`]); a PostgreSQL schema per test ([`postgres`]), Redis ([`redis`]), a proxy a fault
+//! ([`DataDir`]); a PostgreSQL schema per test ([`postgres`]) and a
+//! PostgreSQL of a test's own that speaks only TLS ([`postgres_tls`]), Redis ([`redis`]), a proxy a fault
 //! test cuts ([`proxy`]) and nginx in front of a server ([`nginx`]); and a log writer into memory ([`LogBuffer`]). Only ever a dev-dependency.
 
 pub mod http;
 pub mod nginx;
 pub mod postgres;
+pub mod postgres_tls;
 pub mod proxy;
 pub mod redis;
 pub mod tls;

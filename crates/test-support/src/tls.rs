@@ -1,6 +1,8 @@
 //! TLS for tests: a self-signed certificate for `localhost`, generated afresh (no key is checked
 //! into the repository), and clients that trust it alone: a TLS connection on tokio offering the
-//! protocols a test names by ALPN, and a blocking HTTPS `GET`.
+//! protocols a test names by ALPN, and a blocking HTTPS `GET`; and a certificate authority of a
+//! test's own ([`TestCa`]), which signs the certificates of the servers a test starts (PostgreSQL,
+//! Redis) and of the clients they ask for one.
 
 use std::io::{BufReader, Write};
 use std::net::SocketAddr;
@@ -76,4 +78,52 @@ impl SelfSigned {
 
 fn localhost() -> ServerName<'static> {
     ServerName::try_from("localhost").expect("a server name")
+}
+
+/// A certificate authority made for one test, signing certificates for the names it is given.
+pub struct TestCa {
+    issuer: rcgen::CertifiedIssuer<'static, rcgen::KeyPair>,
+}
+
+impl std::fmt::Debug for TestCa {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestCa").finish_non_exhaustive()
+    }
+}
+
+/// A certificate a [`TestCa`] signed, and its private key, as PEM.
+#[derive(Debug, Clone)]
+pub struct Issued {
+    pub cert_pem: String,
+    pub key_pem: String,
+}
+
+impl TestCa {
+    /// A new authority, its name in the certificate's common name.
+    pub fn new(name: &str) -> Self {
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA parameters");
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        params.distinguished_name.push(rcgen::DnType::CommonName, name);
+        params.key_usages = vec![rcgen::KeyUsagePurpose::KeyCertSign, rcgen::KeyUsagePurpose::CrlSign];
+        let key = rcgen::KeyPair::generate().expect("a CA key");
+        Self { issuer: rcgen::CertifiedIssuer::self_signed(params, key).expect("a CA certificate") }
+    }
+
+    /// The authority's certificate, which a client trusts.
+    pub fn cert_pem(&self) -> String {
+        self.issuer.pem()
+    }
+
+    /// A certificate signed by this authority for `names` (host names, or IP addresses), which
+    /// serves a server and a client alike; its common name is the first name.
+    pub fn issue(&self, names: &[&str]) -> Issued {
+        let names: Vec<String> = names.iter().map(|name| (*name).to_owned()).collect();
+        let mut params = rcgen::CertificateParams::new(names.clone()).expect("certificate parameters");
+        params.distinguished_name.push(rcgen::DnType::CommonName, names.first().cloned().unwrap_or_default());
+        params.extended_key_usages =
+            vec![rcgen::ExtendedKeyUsagePurpose::ServerAuth, rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+        let key = rcgen::KeyPair::generate().expect("a key");
+        let cert = params.signed_by(&key, &self.issuer).expect("a signed certificate");
+        Issued { cert_pem: cert.pem(), key_pem: key.serialize_pem() }
+    }
 }

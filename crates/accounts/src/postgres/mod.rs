@@ -14,14 +14,14 @@ mod keys;
 mod schema;
 mod sessions;
 mod signin;
+mod tls;
 
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::time::Duration;
 
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime};
 use tapster_domain::{Email, Timestamp, url_without_password};
-use tokio_postgres::{Client, NoTls, Transaction};
+use tokio_postgres::{Client, Transaction};
 
 use crate::model::SESSION_IDLE_SECS;
 use crate::{Error, Result};
@@ -53,11 +53,12 @@ pub(crate) struct Postgres {
 }
 
 impl Postgres {
-    /// Connects to the database at `url` and brings it to this build's schema.
+    /// Connects to the database at `url` (with TLS as its libpq parameters say, see `tls`) and
+    /// brings it to this build's schema.
     pub(crate) async fn open(url: &str) -> Result<Self> {
         let shown = url_without_password(url);
-        let mut config = tokio_postgres::Config::from_str(url)
-            .map_err(|e| Error::BadUrl { url: shown.clone(), reason: e.to_string() })?;
+        let (mut config, connector) =
+            tls::connector(url).map_err(|reason| Error::BadUrl { url: shown.clone(), reason })?;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
@@ -68,8 +69,11 @@ impl Postgres {
             .keepalives_idle(DEAD_AFTER)
             .keepalives_interval(Duration::from_secs(1));
         config.application_name("tapster");
-        let manager =
-            Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let manager = Manager::from_connect(
+            config,
+            connector,
+            ManagerConfig { recycling_method: RecyclingMethod::Fast },
+        );
         let pool = Pool::builder(manager)
             .max_size(POOL_SIZE)
             .runtime(Runtime::Tokio1)
@@ -86,7 +90,15 @@ impl Postgres {
 
     /// A pooled connection.
     pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object> {
-        Ok(self.pool.get().await?)
+        // A connection that could not be made says why: the TLS handshake's failure, or the server's
+        // own message (the pool's error shows neither).
+        self.pool.get().await.map_err(|error| match error {
+            PoolError::Backend(backend) => match tls::failure(&backend) {
+                Some(reason) => Error::Tls { url: self.shown.clone(), reason },
+                None => Error::Postgres(backend),
+            },
+            other => other.into(),
+        })
     }
 
     /// A watcher of the access version, on a pooled connection per look.

@@ -7,6 +7,7 @@ mod migration;
 mod postgres;
 mod sessions;
 mod signin;
+mod tls;
 
 use tapster_accounts::{AccountId, Accounts, Location, Token};
 use tapster_domain::{ApiKey, Email, Timestamp};

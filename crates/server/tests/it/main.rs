@@ -12,6 +12,7 @@ mod proxies;
 mod replicas;
 mod shared_limits;
 mod tidy;
+mod tls_services;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;

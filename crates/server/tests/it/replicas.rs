@@ -42,7 +42,7 @@ fn signed_in_with_key(schema: &TestSchema, email: &str, seed: u8) -> (String, i6
 }
 
 /// Waits until every replica answers `key` on `/v1/versions` with `status`; how long that took.
-fn until_everywhere(replicas: &[Serving], key: &str, status: u16) -> Duration {
+pub(crate) fn until_everywhere(replicas: &[Serving], key: &str, status: u16) -> Duration {
     let started = Instant::now();
     for replica in replicas {
         loop {

@@ -1,0 +1,175 @@
+//! A PostgreSQL server of a test's own that speaks only TLS, as managed databases do: Debian's
+//! `initdb` and `postgres` (run as the `postgres` user) on a free port of 127.0.0.1, with a server
+//! certificate for `localhost` signed by a [`TestCa`] of the test's own, and `hostssl` lines alone in
+//! `pg_hba.conf`, so that a connection in plain text is refused. The user `tapster_cert` must also
+//! show a client certificate signed by the same authority. Stopped, and its files removed, when
+//! dropped.
+//!
+//! Like the machine's PostgreSQL, a test finds `None` where the binaries are not installed, said on
+//! stderr, and fails instead where `TAPSTER_TEST_REQUIRE_SERVICES` is set.
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::postgres::unreachable_service;
+use crate::tls::{Issued, TestCa};
+
+/// The user that must show a client certificate.
+pub const CERT_USER: &str = "tapster_cert";
+
+/// A running PostgreSQL that accepts TLS only.
+#[derive(Debug)]
+pub struct TlsPostgres {
+    child: Child,
+    port: u16,
+    dir: tempfile::TempDir,
+    /// The authority that signed the server's certificate, and signs clients' certificates.
+    pub ca: TestCa,
+}
+
+impl TlsPostgres {
+    /// Starts one; `None` (said on stderr) where PostgreSQL's server binaries are not installed and
+    /// the services are not required.
+    pub fn start() -> Option<Self> {
+        let Some(bin) = server_binaries() else {
+            let why = "no /usr/lib/postgresql/*/bin/initdb (apt-get install postgresql)";
+            unreachable_service("a PostgreSQL server of the test's own", "this machine", why);
+            return None;
+        };
+        let root = Command::new("id").arg("-u").output().is_ok_and(|id| id.stdout.trim_ascii() == b"0");
+        if !root {
+            let why = "running it as the postgres user takes root (runuser)";
+            unreachable_service("a PostgreSQL server of the test's own", "this machine", why);
+            return None;
+        }
+        let dir = tempfile::TempDir::new().expect("a directory for PostgreSQL");
+        // The `postgres` user runs the server, and must own its files (and reach them).
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).expect("the data directory");
+        run(Command::new("chmod").arg("755").arg(dir.path()));
+        run(Command::new("chown").arg("postgres").arg(&data));
+        run(as_postgres(&bin.join("initdb"))
+            .args(["--auth=trust", "--no-sync", "--username=postgres", "--encoding=UTF8", "-D"])
+            .arg(&data));
+
+        let ca = TestCa::new("Tapster test CA");
+        let server = ca.issue(&["localhost"]);
+        write_owned(&data.join("server.crt"), &server.cert_pem);
+        write_owned(&data.join("server.key"), &server.key_pem);
+        write_owned(&data.join("root.crt"), &ca.cert_pem());
+        let port = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+        let config = format!(
+            "port = {port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{data}'\n\
+             ssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'\nssl_ca_file = 'root.crt'\n\
+             fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n",
+            data = data.display()
+        );
+        append(&data.join("postgresql.conf"), &config);
+        // TLS only over TCP; the certificate user must show a certificate as well.
+        let hba = format!(
+            "local all all trust\n\
+             hostssl all {CERT_USER} 127.0.0.1/32 trust clientcert=verify-full\n\
+             hostssl all all 127.0.0.1/32 trust\n"
+        );
+        write_owned(&data.join("pg_hba.conf"), &hba);
+
+        let child = as_postgres(&bin.join("postgres"))
+            .arg("-D")
+            .arg(&data)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starting postgres");
+        let server = Self { child, port, dir, ca };
+        let started = Instant::now();
+        while TcpStream::connect(server.addr()).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(30), "postgres did not listen within 30 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        run(as_postgres(&bin.join("psql"))
+            .args(["-q", "-h"])
+            .arg(&data)
+            .args(["-p", &port.to_string(), "-d", "postgres", "-c"])
+            .arg(format!("CREATE ROLE {CERT_USER} LOGIN SUPERUSER")));
+        Some(server)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
+    /// A URL of the `postgres` database as `user`, at `host` (`localhost`, which the certificate
+    /// names, or `127.0.0.1`, which it does not), with `query` (the TLS parameters).
+    pub fn url(&self, user: &str, host: &str, query: &str) -> String {
+        format!("postgres://{user}@{host}:{}/postgres?{query}", self.port)
+    }
+
+    /// Writes `pem` into a file of this server's directory, for a URL to name.
+    pub fn file(&self, name: &str, pem: &str) -> PathBuf {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, pem).expect("writing a PEM file");
+        path
+    }
+
+    /// The CA's certificate in a file: what `sslrootcert` names.
+    pub fn root_cert(&self) -> PathBuf {
+        self.file("ca.pem", &self.ca.cert_pem())
+    }
+
+    /// A client certificate for [`CERT_USER`] signed by the CA, and its key, in files.
+    pub fn client_cert(&self) -> (PathBuf, PathBuf) {
+        let Issued { cert_pem, key_pem } = self.ca.issue(&[CERT_USER]);
+        (self.file("client.crt", &cert_pem), self.file("client.key", &key_pem))
+    }
+}
+
+impl Drop for TlsPostgres {
+    fn drop(&mut self) {
+        // SIGKILL: the cluster is thrown away with its directory.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The newest installed PostgreSQL's `bin` directory.
+fn server_binaries() -> Option<PathBuf> {
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let version = entry.file_name().to_str()?.parse().ok()?;
+            let bin = entry.path().join("bin");
+            bin.join("initdb").is_file().then_some((version, bin))
+        })
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, bin)| bin)
+}
+
+/// `program` run as the `postgres` user.
+fn as_postgres(program: &Path) -> Command {
+    let mut command = Command::new("runuser");
+    command.args(["-u", "postgres", "--"]).arg(program);
+    command
+}
+
+fn run(command: &mut Command) {
+    let output = command.output().unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    assert!(output.status.success(), "{command:?}: {}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// Writes a file the server reads, owned by `postgres` and readable by it alone (as PostgreSQL
+/// demands of its key).
+fn write_owned(path: &Path, contents: &str) {
+    std::fs::write(path, contents).expect("writing a server file");
+    run(Command::new("chown").arg("postgres").arg(path));
+    run(Command::new("chmod").arg("600").arg(path));
+}
+
+fn append(path: &Path, contents: &str) {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).expect("opening postgresql.conf");
+    file.write_all(contents.as_bytes()).expect("writing postgresql.conf");
+}
