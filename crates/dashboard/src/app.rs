@@ -212,8 +212,9 @@ pub(crate) struct Ctx {
     /// This browser's form token: the one its cookie holds, or a new one (set by the answer).
     pub(crate) csrf: String,
     csrf_is_new: bool,
-    /// The session cookie, when the lookup renewed the session: the answer renews the cookie too.
-    renew_session: Option<String>,
+    /// The session cookie and how long it is to last, when the lookup renewed the session: the
+    /// answer renews the cookie too.
+    renew_session: Option<(String, i64)>,
     /// The browser sent a session cookie that opens nothing: the answer clears it.
     stale_session: bool,
     /// The handler set or cleared the session cookie; that wins over what [`Ctx::finish`] would do.
@@ -234,7 +235,7 @@ impl Ctx {
             let hash = token.hash();
             if let Some(info) = inner.accounts.session(hash, now).await? {
                 session = Some(Session { info, hash });
-                renew_session = info.renewed.then(|| token.expose().to_owned());
+                renew_session = info.renewed.then(|| (token.expose().to_owned(), info.lasts_secs(now)));
             }
         }
         let authority = head
@@ -351,7 +352,7 @@ impl Ctx {
     ) -> Result<(), Failure> {
         let token = inner.env.token().map_err(Failure::internal)?;
         let info = inner.accounts.create_session(account, token.hash(), self.user_agent(), self.now).await?;
-        reply.set_cookie(&inner.cookies.set(Jar::Session, token.expose()));
+        reply.set_cookie(&inner.cookies.session(token.expose(), info.lasts_secs(self.now)));
         self.session_cookie_set = true;
         if let Some(old) = self.session.replace(Session { info, hash: token.hash() }) {
             inner.accounts.end_session(old.hash).await?;
@@ -383,8 +384,8 @@ impl Ctx {
             reply.set_cookie(&inner.cookies.set(Jar::Csrf, &self.csrf));
         }
         if !self.session_cookie_set {
-            if let Some(token) = &self.renew_session {
-                reply.set_cookie(&inner.cookies.set(Jar::Session, token));
+            if let Some((token, secs)) = &self.renew_session {
+                reply.set_cookie(&inner.cookies.session(token, *secs));
             } else if self.stale_session {
                 reply.set_cookie(&inner.cookies.clear(Jar::Session));
             }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::{link, site};
+use crate::{Page, link, site};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mailed_link_signs_up_once_and_the_get_does_not_spend_it() {
@@ -159,6 +159,35 @@ async fn sessions_end_everywhere_else_and_after_30_idle_days() {
 
     site.env.advance(30 * 86_400);
     assert_eq!(laptop.get("/account").await.location(), "/signin");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_used_often_ends_90_days_after_the_sign_in_and_its_cookie_with_it() {
+    let site = site().await;
+    let mut browser = site.browser();
+    let day = 86_400;
+    let signed_in = browser.sign_in("marta@example.org", 1).await;
+    assert!(session_cookie(&signed_in).ends_with("Max-Age=2592000"), "30 days at first");
+    for _ in 0..3 {
+        site.env.advance(20 * day);
+        assert_eq!(browser.get("/account").await.status, 200);
+    }
+    // Used on day 80, the session renews its cookie for the 10 days it has left, not another 30.
+    site.env.advance(20 * day);
+    let page = browser.get("/account").await;
+    assert_eq!(page.status, 200);
+    let cookie = session_cookie(&page);
+    assert!(cookie.ends_with(&format!("Max-Age={}", 10 * day)), "{cookie}");
+
+    site.env.advance(10 * day);
+    assert_eq!(browser.get("/account").await.location(), "/signin");
+    assert!(!browser.has_session());
+}
+
+/// The session cookie a page sets, if it sets one.
+fn session_cookie(page: &Page) -> String {
+    let mut cookies = page.headers.get_all("set-cookie").iter().map(|cookie| cookie.to_str().unwrap());
+    cookies.find(|cookie| cookie.starts_with("tapster_session=")).unwrap_or_default().to_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
