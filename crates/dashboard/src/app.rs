@@ -211,6 +211,7 @@ pub(crate) struct Ctx {
     pub(crate) session: Option<Session>,
     /// This browser's form token: the one its cookie holds, or a new one (set by the answer).
     pub(crate) csrf: String,
+    /// The browser does not hold `csrf` yet: the answer sets it, and no form is taken with it.
     csrf_is_new: bool,
     /// The session cookie and how long it is to last, when the lookup renewed the session: the
     /// answer renews the cookie too.
@@ -357,6 +358,14 @@ impl Ctx {
         if let Some(old) = self.session.replace(Session { info, hash: token.hash() }) {
             inner.accounts.end_session(old.hash).await?;
         }
+        self.renew_csrf(inner)
+    }
+
+    /// Gives the browser a new form token with the answer: at every sign-in and sign-out, so that a
+    /// token someone planted in the browser, or saw, before is of no use after.
+    fn renew_csrf(&mut self, inner: &Inner) -> Result<(), Failure> {
+        self.csrf = inner.env.token().map_err(Failure::internal)?.expose().to_owned();
+        self.csrf_is_new = true;
         Ok(())
     }
 
@@ -375,7 +384,7 @@ impl Ctx {
         }
         reply.set_cookie(&inner.cookies.clear(Jar::Session));
         self.session_cookie_set = true;
-        Ok(())
+        self.renew_csrf(inner)
     }
 
     /// The reply with the cookies this request calls for.

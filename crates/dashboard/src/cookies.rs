@@ -2,7 +2,8 @@
 //! public URL `Secure` with the `__Host-` prefix (so that no other host can set them):
 //! - the session: a random id whose hash the accounts store keeps, for 30 days, or less when the
 //!   session ends sooner (90 days after it began);
-//! - the form token: a random value every form repeats in its `csrf` field, for the browser session;
+//! - the form token: a random value every form repeats in its `csrf` field, for the browser session,
+//!   and a new one at every sign-in and sign-out;
 //! - the sign-in in flight: the OAuth `state` and PKCE verifier of a provider sign-in, for 10 minutes;
 //! - the notice: what the form that redirected here did, read once, for a minute.
 

@@ -138,6 +138,35 @@ async fn every_sign_in_gets_a_new_session_and_sign_out_ends_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_form_token_is_renewed_at_sign_in_and_at_sign_out() {
+    let site = site().await;
+    let mut browser = site.browser();
+    browser.get("/signin").await;
+    let before = browser.csrf();
+    browser.sign_in("marta@example.org", 1).await;
+    let signed_in = browser.csrf();
+    assert_ne!(signed_in, before);
+
+    // The token the browser held before signing in opens no form now, and changes nothing.
+    let forged = browser
+        .post("/account/keys", &[("csrf", &before), ("name", "planted"), ("expires_in_days", "")])
+        .await;
+    assert_eq!(forged.status, 403, "{}", forged.body);
+    assert!(forged.contains("The form is out of date"), "{}", forged.body);
+    let account = browser.get("/account").await;
+    assert_eq!(account.csrf(), signed_in, "the pages hold the new token");
+    assert!(!account.contains("planted"), "{}", account.body);
+
+    let out = browser.post("/signout", &[("csrf", &signed_in)]).await;
+    assert_eq!((out.status, out.sent_to().as_str()), (303, "/ (signed-out)"));
+    assert_ne!(browser.csrf(), signed_in);
+    let refused = browser.post("/signin", &[("csrf", &signed_in), ("email", "marta@example.org")]).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let sent = browser.post("/signin", &[("csrf", &browser.csrf()), ("email", "marta@example.org")]).await;
+    assert_eq!(sent.status, 200, "{}", sent.body);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_end_everywhere_else_and_after_30_idle_days() {
     let site = site().await;
     let mut laptop = site.browser();
