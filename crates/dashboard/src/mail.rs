@@ -16,7 +16,7 @@ use tapster_accounts::{AccountId, Accounts, Issued, TOKEN_LIFETIME_SECS};
 use tapster_domain::Email;
 use tokio::sync::mpsc;
 
-use crate::config::{MailConfig, MailTransport, PublicUrl};
+use crate::config::{MailConfig, MailTransport, PublicUrl, check_smtp_url};
 use crate::env::{Environment, Secrets};
 use crate::{Error, Result};
 
@@ -52,12 +52,15 @@ impl Mailer {
         })?;
         let transport = match &config.transport {
             MailTransport::Outbox(dir) => Transport::Outbox { dir: dir.clone(), written: AtomicU64::new(0) },
-            MailTransport::Smtp(url) => Transport::Smtp(
-                AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
-                    .map_err(|e| Error::SmtpUrl(e.to_string()))?
-                    .timeout(Some(SMTP_TIMEOUT))
-                    .build(),
-            ),
+            MailTransport::Smtp(url) => {
+                check_smtp_url(url)?;
+                Transport::Smtp(
+                    AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
+                        .map_err(|e| Error::SmtpUrl(e.to_string()))?
+                        .timeout(Some(SMTP_TIMEOUT))
+                        .build(),
+                )
+            }
         };
         let (queue, requests) = mpsc::channel(QUEUE);
         let worker = Worker { from, transport, public_url, accounts, env };

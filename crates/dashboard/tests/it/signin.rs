@@ -213,6 +213,19 @@ async fn a_session_used_often_ends_90_days_after_the_sign_in_and_its_cookie_with
     assert!(!browser.has_session());
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_smtp_to_another_machine_is_refused_at_start() {
+    let Err(refused) = crate::try_site_with_smtp(Some("smtp://tapster:secret@smtp.example.org")).await else {
+        panic!("the dashboard started with a plain SMTP URL to another machine");
+    };
+    assert_eq!(
+        refused.to_string(),
+        "the SMTP URL sends mail in clear to smtp.example.org, which is not this machine: use smtps:// (TLS), \
+         or smtp://...?tls=required (STARTTLS)"
+    );
+    assert!(crate::try_site_with_smtp(Some("smtp://smtp.example.org?tls=required")).await.is_ok());
+}
+
 /// The session cookie a page sets, if it sets one.
 fn session_cookie(page: &Page) -> String {
     let mut cookies = page.headers.get_all("set-cookie").iter().map(|cookie| cookie.to_str().unwrap());
