@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use tapster_dashboard::MailTransport;
+
 use crate::{Page, link, site};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -215,7 +217,8 @@ async fn a_session_used_often_ends_90_days_after_the_sign_in_and_its_cookie_with
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plain_smtp_to_another_machine_is_refused_at_start() {
-    let Err(refused) = crate::try_site_with_smtp(Some("smtp://tapster:secret@smtp.example.org")).await else {
+    let smtp = |url: &str| Some(MailTransport::Smtp(url.to_owned()));
+    let Err(refused) = crate::try_site_with(smtp("smtp://tapster:secret@smtp.example.org")).await else {
         panic!("the dashboard started with a plain SMTP URL to another machine");
     };
     assert_eq!(
@@ -223,7 +226,38 @@ async fn plain_smtp_to_another_machine_is_refused_at_start() {
         "the SMTP URL sends mail in clear to smtp.example.org, which is not this machine: use smtps:// (TLS), \
          or smtp://...?tls=required (STARTTLS)"
     );
-    assert!(crate::try_site_with_smtp(Some("smtp://smtp.example.org?tls=required")).await.is_ok());
+    assert!(crate::try_site_with(smtp("smtp://smtp.example.org?tls=required")).await.is_ok());
+}
+
+/// Without a mail server, the mails go to the outbox: sign-in links, so its owner's alone. The
+/// process's umask is left alone (tests run in parallel threads): the modes are checked to be exactly
+/// `0700` and `0600`, which the usual umask (`022`) would have made `0755` and `0644`.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outbox_open_to_others_is_narrowed_at_start_and_its_mails_are_the_owners_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let data_dir = tempfile::TempDir::new().unwrap();
+    let outbox = data_dir.path().join("outbox");
+    std::fs::create_dir(&outbox).unwrap();
+    std::fs::set_permissions(&outbox, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let site = crate::try_site_with(Some(MailTransport::Outbox(outbox.clone()))).await.unwrap();
+    assert_eq!(mode(&outbox), 0o700, "narrowed before any mail");
+    let mut browser = site.browser();
+    let csrf = browser.get("/signin").await.csrf();
+    browser.post("/signin", &[("csrf", &csrf), ("email", "marta@example.org")]).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mail = loop {
+        let written = std::fs::read_dir(&outbox).unwrap().map(|entry| entry.unwrap().path());
+        if let Some(mail) = written.into_iter().find(|path| path.extension().is_some_and(|e| e == "eml")) {
+            break mail;
+        }
+        assert!(std::time::Instant::now() < deadline, "no mail in the outbox");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!((mode(&outbox), mode(&mail)), (0o700, 0o600));
+    assert!(std::fs::read_to_string(&mail).unwrap().contains("/signin/confirm?token="));
 }
 
 /// The session cookie a page sets, if it sets one.
