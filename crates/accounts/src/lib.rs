@@ -20,8 +20,8 @@ pub use error::{Error, Result};
 pub use model::{
     AccessSnapshot, Account, AccountId, DailyUsage, Identity, Issued, KeyAccess, KeyAction, KeyHash, KeyName,
     KeyRecord, KeyStatus, MAIL_WINDOW_SECS, MAILS_PER_WINDOW, MAX_ACTIVE_KEYS, PendingLink, Profile,
-    Provider, REVOKED_SHOWN_SECS, SESSION_IDLE_SECS, SESSION_TOUCH_SECS, SessionInfo, SessionRecord, SignIn,
-    Suspension, TOKEN_LIFETIME_SECS, Usage,
+    Provider, REVOKED_SHOWN_SECS, SESSION_IDLE_SECS, SESSION_MAX_SECS, SESSION_TOUCH_SECS, SessionInfo,
+    SessionRecord, SignIn, Suspension, TOKEN_LIFETIME_SECS, Usage,
 };
 pub use sqlite::ACCOUNTS_DB;
 pub use token::{Token, TokenHash, hash_key};

@@ -17,6 +17,8 @@ pub const MAILS_PER_WINDOW: usize = 3;
 pub const MAIL_WINDOW_SECS: i64 = 15 * 60;
 /// A session not used for this long is over.
 pub const SESSION_IDLE_SECS: i64 = 30 * 86_400;
+/// A session is over this long after it began, however often it is used: then one signs in again.
+pub const SESSION_MAX_SECS: i64 = 90 * 86_400;
 /// A session's `last_seen` is written at most this often, so that browsing writes little.
 pub const SESSION_TOUCH_SECS: i64 = 5 * 60;
 /// Keys an account may hold that are neither revoked nor expired.
@@ -183,8 +185,18 @@ pub struct SessionInfo {
     pub account: AccountId,
     /// The session's number, to tell it apart in the list of sessions.
     pub id: i64,
+    /// When it began: it is over [`SESSION_MAX_SECS`] later.
+    pub created_at: Timestamp,
     /// The lookup moved the session's idle deadline on: the browser's cookie should be renewed too.
     pub renewed: bool,
+}
+
+impl SessionInfo {
+    /// How long, from a use at `now`, the session lives without another: its idle time, cut short by
+    /// its absolute end. A browser's cookie set at `now` need not outlive it.
+    pub fn lasts_secs(&self, now: Timestamp) -> i64 {
+        SESSION_IDLE_SECS.min(self.created_at.0 + SESSION_MAX_SECS - now.0).max(0)
+    }
 }
 
 /// What a one-time link is for, as its page tells the person about to spend it.
@@ -340,10 +352,31 @@ pub(crate) fn spendable_token(
     Ok(email)
 }
 
-/// Whether a session last used at `last_seen` is alive at `now`, and if it is, whether this use
-/// is worth noting (it has not been noted for [`SESSION_TOUCH_SECS`]): `None` for a dead session.
-pub(crate) fn session_use(last_seen: i64, now: Timestamp) -> Option<bool> {
-    (last_seen > now.0 - SESSION_IDLE_SECS).then_some(last_seen <= now.0 - SESSION_TOUCH_SECS)
+/// The sessions alive at a moment: those last used after `seen_after` and begun after `created_after`
+/// (both in seconds since the epoch). Both backends' lookups, lists and purges ask exactly this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LiveSessions {
+    pub(crate) seen_after: i64,
+    pub(crate) created_after: i64,
+}
+
+impl LiveSessions {
+    /// A session is over [`SESSION_IDLE_SECS`] after its last use and [`SESSION_MAX_SECS`] after it
+    /// began, whichever comes first.
+    pub(crate) fn at(now: Timestamp) -> Self {
+        Self { seen_after: now.0 - SESSION_IDLE_SECS, created_after: now.0 - SESSION_MAX_SECS }
+    }
+
+    pub(crate) fn hold(self, created_at: i64, last_seen: i64) -> bool {
+        last_seen > self.seen_after && created_at > self.created_after
+    }
+}
+
+/// Whether a session begun at `created_at` and last used at `last_seen` is alive at `now`, and if it
+/// is, whether this use is worth noting (it has not been noted for [`SESSION_TOUCH_SECS`]): `None`
+/// for a dead session.
+pub(crate) fn session_use(created_at: i64, last_seen: i64, now: Timestamp) -> Option<bool> {
+    LiveSessions::at(now).hold(created_at, last_seen).then_some(last_seen <= now.0 - SESSION_TOUCH_SECS)
 }
 
 #[cfg(test)]

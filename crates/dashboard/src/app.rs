@@ -211,9 +211,11 @@ pub(crate) struct Ctx {
     pub(crate) session: Option<Session>,
     /// This browser's form token: the one its cookie holds, or a new one (set by the answer).
     pub(crate) csrf: String,
+    /// The browser does not hold `csrf` yet: the answer sets it, and no form is taken with it.
     csrf_is_new: bool,
-    /// The session cookie, when the lookup renewed the session: the answer renews the cookie too.
-    renew_session: Option<String>,
+    /// The session cookie and how long it is to last, when the lookup renewed the session: the
+    /// answer renews the cookie too.
+    renew_session: Option<(String, i64)>,
     /// The browser sent a session cookie that opens nothing: the answer clears it.
     stale_session: bool,
     /// The handler set or cleared the session cookie; that wins over what [`Ctx::finish`] would do.
@@ -234,7 +236,7 @@ impl Ctx {
             let hash = token.hash();
             if let Some(info) = inner.accounts.session(hash, now).await? {
                 session = Some(Session { info, hash });
-                renew_session = info.renewed.then(|| token.expose().to_owned());
+                renew_session = info.renewed.then(|| (token.expose().to_owned(), info.lasts_secs(now)));
             }
         }
         let authority = head
@@ -351,11 +353,19 @@ impl Ctx {
     ) -> Result<(), Failure> {
         let token = inner.env.token().map_err(Failure::internal)?;
         let info = inner.accounts.create_session(account, token.hash(), self.user_agent(), self.now).await?;
-        reply.set_cookie(&inner.cookies.set(Jar::Session, token.expose()));
+        reply.set_cookie(&inner.cookies.session(token.expose(), info.lasts_secs(self.now)));
         self.session_cookie_set = true;
         if let Some(old) = self.session.replace(Session { info, hash: token.hash() }) {
             inner.accounts.end_session(old.hash).await?;
         }
+        self.renew_csrf(inner)
+    }
+
+    /// Gives the browser a new form token with the answer: at every sign-in and sign-out, so that a
+    /// token someone planted in the browser, or saw, before is of no use after.
+    fn renew_csrf(&mut self, inner: &Inner) -> Result<(), Failure> {
+        self.csrf = inner.env.token().map_err(Failure::internal)?.expose().to_owned();
+        self.csrf_is_new = true;
         Ok(())
     }
 
@@ -374,7 +384,7 @@ impl Ctx {
         }
         reply.set_cookie(&inner.cookies.clear(Jar::Session));
         self.session_cookie_set = true;
-        Ok(())
+        self.renew_csrf(inner)
     }
 
     /// The reply with the cookies this request calls for.
@@ -383,8 +393,8 @@ impl Ctx {
             reply.set_cookie(&inner.cookies.set(Jar::Csrf, &self.csrf));
         }
         if !self.session_cookie_set {
-            if let Some(token) = &self.renew_session {
-                reply.set_cookie(&inner.cookies.set(Jar::Session, token));
+            if let Some((token, secs)) = &self.renew_session {
+                reply.set_cookie(&inner.cookies.session(token, *secs));
             } else if self.stale_session {
                 reply.set_cookie(&inner.cookies.clear(Jar::Session));
             }

@@ -2,6 +2,7 @@
 //! external sign-in providers. The binary assembles it from flags; nothing here reads them.
 
 use std::fmt;
+use std::net::IpAddr;
 use std::path::PathBuf;
 
 use crate::{Error, Result};
@@ -80,9 +81,39 @@ pub enum MailTransport {
     /// Each mail is written to this directory as an `.eml` file and its link is logged: the set-up
     /// that works with no mail server.
     Outbox(PathBuf),
-    /// An SMTP server: `smtp://host:port` (plain), `smtp://user:pass@host?tls=required` (STARTTLS) or
-    /// `smtps://user:pass@host` (TLS).
+    /// An SMTP server: `smtps://user:pass@host` (TLS), `smtp://user:pass@host?tls=required` (STARTTLS)
+    /// or, to this machine only, `smtp://localhost:port` (plain).
     Smtp(String),
+}
+
+/// An SMTP URL the dashboard may send through: one that encrypts (`smtps://`, or `smtp://` with
+/// `?tls=required`, STARTTLS or nothing), or plain `smtp://` to this machine, so that the links in
+/// the mails and the password in the URL never cross a network in clear. (`?tls=opportunistic`
+/// falls back to plain text when STARTTLS is not offered, which anyone on the way can arrange.) What
+/// the SMTP client cannot use at all (not a URL, another scheme, another `tls`) is left for it to
+/// refuse, with its reasons.
+pub(crate) fn check_smtp_url(value: &str) -> Result<()> {
+    let Ok(url) = url::Url::parse(value) else { return Ok(()) };
+    // The SMTP client reads the first `tls` parameter and no other.
+    let tls = url.query_pairs().find(|(name, _)| name == "tls").map(|(_, value)| value);
+    let in_clear = url.scheme() == "smtp" && matches!(tls.as_deref(), None | Some("opportunistic"));
+    if in_clear && !on_this_machine(&url) {
+        return Err(Error::SmtpInClear { host: url.host_str().unwrap_or_default().to_owned() });
+    }
+    Ok(())
+}
+
+/// Whether `url`'s host is this machine: `localhost` or a loopback address (also as the text of a URL
+/// whose scheme does not say what its host is, as `smtp://127.0.0.1`).
+pub(crate) fn on_this_machine(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(name)) => {
+            name.eq_ignore_ascii_case("localhost") || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        }
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
 }
 
 /// Never prints an SMTP URL whole: it may hold a password.
@@ -160,5 +191,34 @@ mod tests {
         ] {
             assert!(PublicUrl::parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn smtp_urls_encrypt_or_stay_on_this_machine() {
+        let cases = [
+            ("smtps://user:pass@smtp.example.org", true),
+            ("smtps://smtp.example.org:2465", true),
+            ("smtp://user:pass@smtp.example.org?tls=required", true),
+            ("smtp://smtp.example.org:2587/client.example.org?tls=required", true),
+            ("smtp://localhost:25", true),
+            ("smtp://LOCALHOST", true),
+            ("smtp://127.0.0.1:2525", true),
+            ("smtp://127.8.9.10", true),
+            ("smtp://[::1]:25", true),
+            ("smtp://user:pass@smtp.example.org", false),
+            ("smtp://smtp.example.org:25", false),
+            ("smtp://smtp.example.org?tls=opportunistic", false),
+            ("smtp://smtp.example.org?tls=opportunistic&tls=required", false),
+            ("smtp://10.0.0.5:25", false),
+            ("smtp://[2001:db8::25]", false),
+            ("smtp://localhost.example.org", false),
+            ("smtp://127.0.0.1.example.org", false),
+        ];
+        for (url, allowed) in cases {
+            assert_eq!(check_smtp_url(url).is_ok(), allowed, "{url}");
+        }
+        let refused = check_smtp_url("smtp://user:secret@smtp.example.org").unwrap_err().to_string();
+        assert!(refused.contains("smtp.example.org") && refused.contains("smtps://"), "{refused}");
+        assert!(refused.contains("?tls=required") && !refused.contains("secret"), "{refused}");
     }
 }

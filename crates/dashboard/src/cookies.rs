@@ -1,7 +1,9 @@
 //! The dashboard's three cookies, all `HttpOnly`, `SameSite=Lax` and `Path=/`, and on an `https`
 //! public URL `Secure` with the `__Host-` prefix (so that no other host can set them):
-//! - the session: a random id whose hash the accounts store keeps, for 30 days;
-//! - the form token: a random value every form repeats in its `csrf` field, for the browser session;
+//! - the session: a random id whose hash the accounts store keeps, for 30 days, or less when the
+//!   session ends sooner (90 days after it began);
+//! - the form token: a random value every form repeats in its `csrf` field, for the browser session,
+//!   and a new one at every sign-in and sign-out;
 //! - the sign-in in flight: the OAuth `state` and PKCE verifier of a provider sign-in, for 10 minutes;
 //! - the notice: what the form that redirected here did, read once, for a minute.
 
@@ -84,6 +86,13 @@ impl Cookies {
         cookie.build()
     }
 
+    /// A cookie holding the session `value` for `secs` (what is left of it, at most its idle time).
+    pub(crate) fn session(self, value: &str, secs: i64) -> Cookie<'static> {
+        let mut cookie = self.set(Jar::Session, value);
+        cookie.set_max_age(Duration::seconds(secs));
+        cookie
+    }
+
     /// A cookie removing `jar`'s.
     pub(crate) fn clear(self, jar: Jar) -> Cookie<'static> {
         let mut cookie = self.set(jar, "");
@@ -105,6 +114,8 @@ mod tests {
         let secure = Cookies::new(true).set(Jar::Csrf, "abc").to_string();
         assert_eq!(secure, "__Host-tapster_csrf=abc; HttpOnly; SameSite=Lax; Secure; Path=/");
         assert!(Cookies::new(false).clear(Jar::OAuth).to_string().contains("Max-Age=0"));
+        let ending = Cookies::new(false).session("abc", 600).to_string();
+        assert_eq!(ending, "tapster_session=abc; HttpOnly; SameSite=Lax; Path=/; Max-Age=600");
     }
 
     #[test]

@@ -10,6 +10,13 @@ pub enum Error {
     /// The SMTP URL is not one lettre can use (it is not shown: it may hold a password).
     #[error("the SMTP URL is not usable: {0}")]
     SmtpUrl(String),
+    /// A plain `smtp://` URL to another machine: mail, and the password, would cross the network in
+    /// clear.
+    #[error(
+        "the SMTP URL sends mail in clear to {host}, which is not this machine: use smtps:// (TLS), or \
+         smtp://...?tls=required (STARTTLS)"
+    )]
+    SmtpInClear { host: String },
     /// A provider's authorize, token or API URL.
     #[error("the {provider} {which} URL {value:?} {reason}")]
     ProviderUrl { provider: &'static str, which: &'static str, value: String, reason: String },

@@ -2,8 +2,12 @@
 //! address, so the page it answers is the same, in the same time, whether or not the address has an
 //! account, has had its share of mails, or the mail server is slow. A worker draws the link's token,
 //! stores its hash (the accounts store refuses past three mails per address per 15 minutes) and
-//! sends the mail through SMTP, or writes it to the outbox directory and logs its link.
+//! sends the mail through SMTP, or writes it to the outbox directory and logs its link. The outbox
+//! and its mails, which hold sign-in links, are their owner's alone (modes `0700` and `0600`),
+//! whatever the umask.
 
+use std::fs::{DirBuilder, OpenOptions};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,7 +20,7 @@ use tapster_accounts::{AccountId, Accounts, Issued, TOKEN_LIFETIME_SECS};
 use tapster_domain::Email;
 use tokio::sync::mpsc;
 
-use crate::config::{MailConfig, MailTransport, PublicUrl};
+use crate::config::{MailConfig, MailTransport, PublicUrl, check_smtp_url};
 use crate::env::{Environment, Secrets};
 use crate::{Error, Result};
 
@@ -51,13 +55,30 @@ impl Mailer {
             Error::MailFrom { value: config.from.clone(), reason: e.to_string() }
         })?;
         let transport = match &config.transport {
-            MailTransport::Outbox(dir) => Transport::Outbox { dir: dir.clone(), written: AtomicU64::new(0) },
-            MailTransport::Smtp(url) => Transport::Smtp(
-                AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
-                    .map_err(|e| Error::SmtpUrl(e.to_string()))?
-                    .timeout(Some(SMTP_TIMEOUT))
-                    .build(),
-            ),
+            MailTransport::Outbox(dir) => {
+                // An outbox left from before, with the mails in it, may be open to others: it is
+                // narrowed now rather than at the next mail. (A new one is made with the first mail.)
+                if dir.exists()
+                    && let Err(error) = owner_only_dir(dir)
+                {
+                    tracing::error!(
+                        target: "tapster::dashboard",
+                        dir = %dir.display(),
+                        error = %error,
+                        "the outbox could not be made its owner's alone"
+                    );
+                }
+                Transport::Outbox { dir: dir.clone(), written: AtomicU64::new(0) }
+            }
+            MailTransport::Smtp(url) => {
+                check_smtp_url(url)?;
+                Transport::Smtp(
+                    AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
+                        .map_err(|e| Error::SmtpUrl(e.to_string()))?
+                        .timeout(Some(SMTP_TIMEOUT))
+                        .build(),
+                )
+            }
         };
         let (queue, requests) = mpsc::channel(QUEUE);
         let worker = Worker { from, transport, public_url, accounts, env };
@@ -180,18 +201,45 @@ fn letter(
 }
 
 /// Writes `bytes` into `dir/name` whole: into a temporary file first, then renamed, so that nobody
-/// reading the outbox ever sees half a mail.
+/// reading the outbox ever sees half a mail. The directory is made (or narrowed to) mode `0700` and
+/// the file is written with mode `0600`.
 async fn write_outbox(dir: &Path, name: &str, bytes: Vec<u8>) -> std::io::Result<PathBuf> {
     let (dir, name) = (dir.to_owned(), name.to_owned());
     tokio::task::spawn_blocking(move || {
-        std::fs::create_dir_all(&dir)?;
+        owner_only_dir(&dir)?;
         let (partial, path) = (dir.join(format!(".{name}.partial")), dir.join(name));
-        std::fs::write(&partial, bytes)?;
+        let mut options = OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+            let mut file = options.mode(0o600).open(&partial)?;
+            // The umask may have taken bits of the mode, and a partial file left over keeps its own.
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+            file.write_all(&bytes)?;
+        }
+        #[cfg(not(unix))]
+        options.open(&partial)?.write_all(&bytes)?;
         std::fs::rename(&partial, &path)?;
         Ok(path)
     })
     .await
     .map_err(std::io::Error::other)?
+}
+
+/// Makes `dir` (and any missing parent) with mode `0700`, or narrows it to that mode when it was
+/// there already, whatever the umask. (Elsewhere than on Unix, access is the parent's to decide.)
+fn owner_only_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        builder.mode(0o700).create(dir)?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+    }
+    #[cfg(not(unix))]
+    builder.create(dir)
 }
 
 #[cfg(test)]
@@ -210,5 +258,32 @@ mod tests {
         assert!(text.contains("Subject: Your Tapster sign-in link"), "{text}");
         assert!(text.contains("To: marta@example.org"), "{text}");
         assert!(text.lines().any(|line| line == link), "{text}");
+    }
+
+    /// The process's umask is left alone (tests run in parallel threads): the modes are checked to be
+    /// exactly `0700` and `0600`, which the usual umask (`022`) would have made `0755` and `0644`.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn the_outbox_and_its_mails_are_the_owners_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        let data_dir = tempfile::TempDir::new().unwrap();
+
+        let outbox = data_dir.path().join("outbox");
+        let path = write_outbox(&outbox, "1-0.eml", b"Subject: hi\r\n".to_vec()).await.unwrap();
+        assert_eq!((mode(&outbox), mode(&path)), (0o700, 0o600));
+        assert_eq!(std::fs::read(&path).unwrap(), b"Subject: hi\r\n");
+        assert_eq!(std::fs::read_dir(&outbox).unwrap().count(), 1, "no partial file is left");
+
+        // An outbox from before, open to all, and a partial mail left in it: both narrowed.
+        let open = data_dir.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(open.join(".2-0.eml.partial"), "half").unwrap();
+        std::fs::set_permissions(open.join(".2-0.eml.partial"), std::fs::Permissions::from_mode(0o644))
+            .unwrap();
+        let path = write_outbox(&open, "2-0.eml", b"whole".to_vec()).await.unwrap();
+        assert_eq!((mode(&open), mode(&path)), (0o700, 0o600));
+        assert_eq!(std::fs::read(&path).unwrap(), b"whole");
     }
 }

@@ -27,7 +27,7 @@ use serde::de::DeserializeOwned;
 use tapster_accounts::{Profile, Provider, Token};
 use tapster_domain::Email;
 
-use crate::config::{ProviderConfig, PublicUrl};
+use crate::config::{ProviderConfig, PublicUrl, on_this_machine};
 use crate::{Error, Result};
 
 /// How long one call to a provider may take, answer included.
@@ -221,15 +221,9 @@ impl OAuthProvider {
 /// secret and the users' access tokens never cross a network in clear.
 fn provider_url(value: &str) -> std::result::Result<(), String> {
     let url = url::Url::parse(value).map_err(|e| format!("is not a URL: {e}"))?;
-    let loopback = match url.host() {
-        Some(url::Host::Domain(name)) => name == "localhost",
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    };
     match url.scheme() {
         "https" => Ok(()),
-        "http" if loopback => Ok(()),
+        "http" if on_this_machine(&url) => Ok(()),
         "http" => Err("is plain http to another machine: use https".to_owned()),
         _ => Err("must start with https://".to_owned()),
     }

@@ -3,10 +3,15 @@
 //! mails in the dashboard.
 //!
 //! IPv6 addresses are counted by their `/64` network, the block one subscriber usually holds, so that
-//! walking through the addresses of one's own network does not reset the count. The state is bounded:
-//! an address is forgotten once its allowance is whole again ([`AddressLimit::sweep`]), and at most
-//! [`MAX_ADDRESSES`] are held; past that, new addresses are not tracked until a sweep makes room, so a
-//! flood from countless addresses cannot grow memory without end.
+//! walking through the addresses of one's own network does not reset the count. The state is bounded
+//! without ever letting an address go uncounted: an address is forgotten once its allowance is whole
+//! again ([`AddressLimit::sweep`]), and at most [`MAX_ADDRESSES`] are held. A new address that finds
+//! the table full makes room: first every address whose allowance is whole again is forgotten, and if
+//! that leaves less than a tenth of the table free, the addresses closest to being forgiven (the
+//! lowest theoretical arrival times) are let go until a tenth is free. Making room costs one pass over
+//! the table and buys at least a tenth of it in new addresses, so each attempt pays O(1) amortized;
+//! a flood from countless addresses neither grows memory nor stops the counting, and an address that
+//! is over its limit is let go only after nine in ten tracked addresses owe more than it does.
 //!
 //! The time is given, never read, so the tests are exact.
 
@@ -17,6 +22,8 @@ use std::time::Duration;
 
 /// Addresses tracked at most (a few megabytes).
 pub const MAX_ADDRESSES: usize = 100_000;
+/// Addresses a full table keeps at most once it has made room: a tenth of it is then free.
+const KEPT_WHEN_FULL: usize = MAX_ADDRESSES - MAX_ADDRESSES / 10;
 
 /// The attempts of each calling address.
 #[derive(Debug)]
@@ -48,9 +55,10 @@ impl AddressLimit {
         let mut addresses = self.addresses.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let address = counted(peer);
         let Some(tat) = addresses.get_mut(&address) else {
-            if addresses.len() < MAX_ADDRESSES {
-                addresses.insert(address, now + self.interval);
+            if addresses.len() >= MAX_ADDRESSES {
+                make_room(&mut addresses, now);
             }
+            addresses.insert(address, now + self.interval);
             return Ok(());
         };
         if let Some(wait) = self.wait(*tat, now) {
@@ -75,6 +83,21 @@ impl AddressLimit {
     #[cfg(test)]
     fn tracked(&self) -> usize {
         self.addresses.lock().unwrap().len()
+    }
+}
+
+/// Frees at least a tenth of a full table at `now`: forgets the addresses whose allowance is whole
+/// again, then, if too few were, the ones closest to it (found in linear time, not sorted).
+fn make_room(addresses: &mut HashMap<IpAddr, u64>, now: u64) {
+    addresses.retain(|_, tat| *tat > now);
+    if addresses.len() <= KEPT_WHEN_FULL {
+        return;
+    }
+    let excess = addresses.len() - KEPT_WHEN_FULL;
+    let mut by_tat: Vec<(u64, IpAddr)> = addresses.iter().map(|(address, tat)| (*tat, *address)).collect();
+    by_tat.select_nth_unstable_by_key(excess - 1, |(tat, _)| *tat);
+    for (_, address) in &by_tat[..excess] {
+        addresses.remove(address);
     }
 }
 
@@ -159,7 +182,7 @@ mod tests {
     }
 
     #[test]
-    fn sweeping_forgets_forgiven_addresses_and_the_state_is_bounded() {
+    fn sweeping_forgets_forgiven_addresses() {
         let failures = AddressLimit::new(BURST, REFILL);
         failures.take(PEER, at(0)).unwrap();
         for _ in 0..5 {
@@ -169,12 +192,71 @@ mod tests {
         assert_eq!(failures.tracked(), 1, "one failure is forgiven after one refill, five are not");
         failures.sweep(at(15_000));
         assert_eq!(failures.tracked(), 0);
+    }
 
-        for n in 0..MAX_ADDRESSES as u32 + 10 {
-            failures.take(IpAddr::V4(Ipv4Addr::from_bits(n)), at(0)).unwrap();
+    const NEWCOMER: IpAddr = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
+
+    /// The `n`th address of a flood: never [`PEER`] nor [`NEWCOMER`].
+    fn flooder(n: usize) -> IpAddr {
+        IpAddr::V4(Ipv4Addr::from_bits(0x0a00_0000 + u32::try_from(n).unwrap()))
+    }
+
+    /// One failure at `when` of each address of the flood numbered in `range`.
+    fn flood(failures: &AddressLimit, range: std::ops::Range<usize>, when: Duration) {
+        for n in range {
+            assert_eq!(failures.take(flooder(n), when), Ok(()), "flooder {n}");
         }
+    }
+
+    #[test]
+    fn a_full_table_still_counts_every_address_and_keeps_the_guessers() {
+        let failures = AddressLimit::new(BURST, REFILL);
+        for _ in 0..BURST {
+            failures.take(PEER, at(0)).unwrap();
+        }
+        assert!(failures.take(PEER, at(0)).is_err());
+
+        // Twice the table's size in new addresses, none of them forgiven yet.
+        flood(&failures, 0..2 * MAX_ADDRESSES, at(1_000));
+        assert!(failures.tracked() <= MAX_ADDRESSES, "{} tracked", failures.tracked());
+        assert!(failures.take(PEER, at(1_000)).is_err(), "the guesser was let go in the flood");
+
+        // A newcomer after the flood is counted like any address: its burst runs out.
+        for n in 0..BURST {
+            assert_eq!(failures.take(NEWCOMER, at(1_000)), Ok(()), "failure {n}");
+        }
+        assert_eq!(failures.take(NEWCOMER, at(1_000)), Err(REFILL));
+        assert!(failures.tracked() <= MAX_ADDRESSES, "{} tracked", failures.tracked());
+    }
+
+    #[test]
+    fn a_full_table_forgets_the_forgiven_before_anyone_else() {
+        let failures = AddressLimit::new(BURST, REFILL);
+        failures.take(PEER, at(0)).unwrap();
+        failures.take(PEER, at(0)).unwrap();
+        flood(&failures, 0..MAX_ADDRESSES - 1, at(0));
         assert_eq!(failures.tracked(), MAX_ADDRESSES);
-        failures.sweep(at(3_000));
-        assert_eq!(failures.tracked(), 0);
+        // One refill later every address of the flood is forgiven, the one that failed twice is not:
+        // the next new address makes room by forgetting the flood and nothing else.
+        failures.take(NEWCOMER, at(3_000)).unwrap();
+        assert_eq!(failures.tracked(), 2);
+        // PEER kept its count: of its 2 failures one is forgiven, so 19 more pass and no more.
+        assert_eq!((0..30).filter(|_| failures.take(PEER, at(3_000)).is_ok()).count(), 19);
+    }
+
+    #[test]
+    fn a_full_table_lets_go_of_the_tenth_closest_to_forgiven() {
+        let failures = AddressLimit::new(BURST, REFILL);
+        let tenth = MAX_ADDRESSES / 10;
+        // Every address of the flood fails once, all but the first tenth twice.
+        flood(&failures, 0..MAX_ADDRESSES, at(0));
+        flood(&failures, tenth..MAX_ADDRESSES, at(0));
+        assert_eq!(failures.tracked(), MAX_ADDRESSES);
+
+        failures.take(NEWCOMER, at(0)).unwrap();
+        assert_eq!(failures.tracked(), MAX_ADDRESSES - tenth + 1);
+        let addresses = failures.addresses.lock().unwrap();
+        assert!((0..tenth).all(|n| !addresses.contains_key(&flooder(n))), "the first tenth is let go");
+        assert!((tenth..MAX_ADDRESSES).all(|n| addresses.contains_key(&flooder(n))), "the rest stay");
     }
 }

@@ -289,9 +289,9 @@ struct DashboardArgs {
     /// forms must come from); by default http:// (https:// with --tls-cert) and --addr.
     #[arg(long, env = "TAPSTER_PUBLIC_URL", value_name = "URL", value_parser = public_url)]
     public_url: Option<PublicUrl>,
-    /// Send mail through this SMTP server: smtp://host:port (plain), smtp://user:pass@host?tls=required
-    /// (STARTTLS) or smtps://user:pass@host (TLS). Without it, each mail is written to
-    /// the data dir's `outbox/` and its link is logged.
+    /// Send mail through this SMTP server: smtps://user:pass@host (TLS), smtp://user:pass@host?tls=required
+    /// (STARTTLS) or, to this machine only, smtp://localhost:port (plain). Without it, each mail is
+    /// written to the data dir's `outbox/` and its link is logged.
     #[arg(long, env = "TAPSTER_SMTP_URL", value_name = "URL", hide_env_values = true)]
     smtp_url: Option<String>,
     /// The sender of the mails.

@@ -23,7 +23,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod
 use tapster_domain::{Email, Timestamp, url_without_password};
 use tokio_postgres::{Client, Transaction};
 
-use crate::model::SESSION_IDLE_SECS;
+use crate::model::LiveSessions;
 use crate::{Error, Result};
 
 pub(crate) use account::*;
@@ -136,11 +136,17 @@ pub(crate) async fn backup(_: &mut Client, _: &Path) -> Result<PathBuf> {
     Err(Error::BackupElsewhere)
 }
 
-/// Forgets what no longer matters: links that expired a day ago, and sessions past their idle time.
+/// Forgets what no longer matters: links that expired a day ago, and sessions past their idle time
+/// or their absolute lifetime.
 pub(crate) async fn purge(client: &mut Client, now: Timestamp) -> Result<()> {
+    let live = LiveSessions::at(now);
     let tx = client.transaction().await?;
     tx.execute("DELETE FROM email_tokens WHERE expires_at < $1", &[&(now.0 - 86_400)]).await?;
-    tx.execute("DELETE FROM sessions WHERE last_seen_at <= $1", &[&(now.0 - SESSION_IDLE_SECS)]).await?;
+    tx.execute(
+        "DELETE FROM sessions WHERE last_seen_at <= $1 OR created_at <= $2",
+        &[&live.seen_after, &live.created_after],
+    )
+    .await?;
     tx.commit().await?;
     Ok(())
 }

@@ -1,13 +1,14 @@
 //! Browser sessions: stored by the hash of their id, alive while used at least once every
-//! [`SESSION_IDLE_SECS`](crate::SESSION_IDLE_SECS), ended one by one or all but one. In the shared
-//! database, a browser signed in through one replica is signed in through all.
+//! [`SESSION_IDLE_SECS`](crate::SESSION_IDLE_SECS) and for [`SESSION_MAX_SECS`](crate::SESSION_MAX_SECS)
+//! at most, ended one by one or all but one. In the shared database, a browser signed in through one
+//! replica is signed in through all.
 
 use tapster_domain::Timestamp;
 use tokio_postgres::Client;
 
 use super::signin::live_account;
 use super::write_transaction;
-use crate::model::{AccountId, SESSION_IDLE_SECS, SessionInfo, SessionRecord, kept_user_agent, session_use};
+use crate::model::{AccountId, LiveSessions, SessionInfo, SessionRecord, kept_user_agent, session_use};
 use crate::token::TokenHash;
 use crate::{Error, Result};
 
@@ -30,7 +31,7 @@ pub(crate) async fn create_session(
         .await?
         .get(0);
     tx.commit().await?;
-    Ok(SessionInfo { account, id, renewed: false })
+    Ok(SessionInfo { account, id, created_at: now, renewed: false })
 }
 
 /// The session a browser holds, if it is still alive; notes that it was used.
@@ -41,18 +42,20 @@ pub(crate) async fn session(
 ) -> Result<Option<SessionInfo>> {
     let found = client
         .query_opt(
-            "SELECT s.id, s.account_id, s.last_seen_at FROM sessions s JOIN accounts a ON a.id = s.account_id
+            "SELECT s.id, s.account_id, s.created_at, s.last_seen_at
+             FROM sessions s JOIN accounts a ON a.id = s.account_id
              WHERE s.sha256 = $1 AND a.deleted_at IS NULL",
             &[&session.0.as_slice()],
         )
         .await?;
     let Some(row) = found else { return Ok(None) };
-    let (id, account, last_seen): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
-    let Some(renewed) = session_use(last_seen, now) else { return Ok(None) };
+    let (id, account, created_at, last_seen): (i64, i64, i64, i64) =
+        (row.get(0), row.get(1), row.get(2), row.get(3));
+    let Some(renewed) = session_use(created_at, last_seen, now) else { return Ok(None) };
     if renewed {
         client.execute("UPDATE sessions SET last_seen_at = $2 WHERE id = $1", &[&id, &now.0]).await?;
     }
-    Ok(Some(SessionInfo { account: AccountId(account), id, renewed }))
+    Ok(Some(SessionInfo { account: AccountId(account), id, created_at: Timestamp(created_at), renewed }))
 }
 
 pub(crate) async fn end_session(client: &mut Client, session: TokenHash) -> Result<()> {
@@ -83,11 +86,13 @@ pub(crate) async fn sessions(
     account: AccountId,
     now: Timestamp,
 ) -> Result<Vec<SessionRecord>> {
+    let live = LiveSessions::at(now);
     let rows = client
         .query(
             "SELECT id, created_at, last_seen_at, user_agent FROM sessions
-             WHERE account_id = $1 AND last_seen_at > $2 ORDER BY last_seen_at DESC, id DESC",
-            &[&account.0, &(now.0 - SESSION_IDLE_SECS)],
+             WHERE account_id = $1 AND last_seen_at > $2 AND created_at > $3
+             ORDER BY last_seen_at DESC, id DESC",
+            &[&account.0, &live.seen_after, &live.created_after],
         )
         .await?;
     Ok(rows

@@ -1,6 +1,7 @@
 //! The SQLite backend: one file in the data dir (WAL, so that the admin commands write while the
 //! server reads), a small pool of connections, and each call run on tokio's blocking threads so that
-//! no request's task waits on the disk.
+//! no request's task waits on the disk. The file, its WAL and a backup of it are their owner's alone
+//! to read, whatever the umask.
 
 mod account;
 mod keys;
@@ -8,6 +9,9 @@ mod schema;
 mod sessions;
 mod signin;
 
+use std::ffi::OsString;
+use std::fs::OpenOptions;
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -17,7 +21,7 @@ use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags};
 use tapster_domain::Timestamp;
 
-use crate::model::SESSION_IDLE_SECS;
+use crate::model::LiveSessions;
 use crate::{Error, Result};
 
 pub(crate) use account::*;
@@ -40,6 +44,7 @@ impl Sqlite {
     pub(crate) fn open(data_dir: &Path) -> Result<Self> {
         std::fs::create_dir_all(data_dir).map_err(Error::io(data_dir))?;
         let path = data_dir.join(ACCOUNTS_DB);
+        owner_only(&path)?;
         let manager = SqliteConnectionManager::file(&path).with_init(|conn| {
             // The timeout makes concurrent writers (the server, the admin commands) wait for each
             // other instead of failing.
@@ -97,17 +102,65 @@ pub(crate) fn backup(conn: &mut Connection, dest: &Path) -> Result<PathBuf> {
         return Err(Error::BackupExists(target));
     }
     std::fs::create_dir_all(dest).map_err(Error::io(dest))?;
-    conn.execute("VACUUM INTO ?1", [target.to_string_lossy()])?;
+    // `VACUUM INTO` writes into an empty file as into a new one, and keeps its mode.
+    match open_owner_only(OpenOptions::new().write(true).create_new(true), &target) {
+        Ok(()) => {}
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => return Err(Error::BackupExists(target)),
+        Err(e) => return Err(Error::io(&target)(e)),
+    }
+    if let Err(e) = conn.execute("VACUUM INTO ?1", [target.to_string_lossy()]) {
+        let _ = std::fs::remove_file(&target);
+        return Err(e.into());
+    }
     Ok(target)
 }
 
-/// Forgets what no longer matters: links that expired a day ago, and sessions past their idle time.
+/// Forgets what no longer matters: links that expired a day ago, and sessions past their idle time
+/// or their absolute lifetime.
 pub(crate) fn purge(conn: &mut Connection, now: Timestamp) -> Result<()> {
+    let live = LiveSessions::at(now);
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     tx.execute("DELETE FROM email_tokens WHERE expires_at < ?1", [now.0 - 86_400])?;
-    tx.execute("DELETE FROM sessions WHERE last_seen_at <= ?1", [now.0 - SESSION_IDLE_SECS])?;
+    tx.execute(
+        "DELETE FROM sessions WHERE last_seen_at <= ?1 OR created_at <= ?2",
+        [live.seen_after, live.created_after],
+    )?;
     tx.commit()?;
     Ok(())
+}
+
+/// Makes the database at `path` its owner's alone: created with mode `0600` before SQLite opens it,
+/// or narrowed to that mode when it was there already. SQLite gives the files it keeps beside it
+/// (the write-ahead log, `-wal`, and its index, `-shm`) the database's mode when it creates them;
+/// those left from before are narrowed too.
+fn owner_only(path: &Path) -> Result<()> {
+    open_owner_only(OpenOptions::new().write(true).create(true).truncate(false), path)
+        .map_err(Error::io(path))?;
+    for suffix in ["-wal", "-shm"] {
+        let mut beside = OsString::from(path);
+        beside.push(suffix);
+        let beside = PathBuf::from(beside);
+        match open_owner_only(OpenOptions::new().write(true), &beside) {
+            Err(e) if e.kind() != ErrorKind::NotFound => return Err(Error::io(&beside)(e)),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Opens the file at `path` with `options` (which say whether it may exist already, or must), as
+/// its owner's alone to read and write: created with mode `0600`, then set to exactly that, whatever
+/// the umask took from it or the mode it had before. (Elsewhere than on Unix, access is the
+/// directory's to decide.)
+fn open_owner_only(options: &mut OpenOptions, path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let file = options.mode(0o600).open(path)?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))
+    }
+    #[cfg(not(unix))]
+    options.open(path).map(drop)
 }
 
 /// Reads a stored address back; the database only ever holds parsed ones.

@@ -1,10 +1,11 @@
 //! Browser sessions: stored by the hash of their id, alive while used at least once every
-//! [`SESSION_IDLE_SECS`](crate::SESSION_IDLE_SECS), ended one by one or all but one.
+//! [`SESSION_IDLE_SECS`](crate::SESSION_IDLE_SECS) and for [`SESSION_MAX_SECS`](crate::SESSION_MAX_SECS)
+//! at most, ended one by one or all but one.
 
 use rusqlite::{Connection, OptionalExtension, params};
 use tapster_domain::Timestamp;
 
-use crate::model::{AccountId, SESSION_IDLE_SECS, SessionInfo, SessionRecord, kept_user_agent, session_use};
+use crate::model::{AccountId, LiveSessions, SessionInfo, SessionRecord, kept_user_agent, session_use};
 use crate::token::TokenHash;
 use crate::{Error, Result};
 
@@ -24,7 +25,7 @@ pub(crate) fn create_session(
     )?;
     let id = tx.last_insert_rowid();
     tx.commit()?;
-    Ok(SessionInfo { account, id, renewed: false })
+    Ok(SessionInfo { account, id, created_at: now, renewed: false })
 }
 
 /// The session a browser holds, if it is still alive; notes that it was used.
@@ -35,18 +36,26 @@ pub(crate) fn session(
 ) -> Result<Option<SessionInfo>> {
     let found = conn
         .query_row(
-            "SELECT s.id, s.account_id, s.last_seen_at FROM sessions s JOIN accounts a ON a.id = s.account_id
+            "SELECT s.id, s.account_id, s.created_at, s.last_seen_at
+             FROM sessions s JOIN accounts a ON a.id = s.account_id
              WHERE s.sha256 = ?1 AND a.deleted_at IS NULL",
             [session.0.as_slice()],
-            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?, row.get::<_, i64>(2)?)),
+            |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, i64>(2)?,
+                    row.get::<_, i64>(3)?,
+                ))
+            },
         )
         .optional()?;
-    let Some((id, account, last_seen)) = found else { return Ok(None) };
-    let Some(renewed) = session_use(last_seen, now) else { return Ok(None) };
+    let Some((id, account, created_at, last_seen)) = found else { return Ok(None) };
+    let Some(renewed) = session_use(created_at, last_seen, now) else { return Ok(None) };
     if renewed {
         conn.execute("UPDATE sessions SET last_seen_at = ?2 WHERE id = ?1", params![id, now.0])?;
     }
-    Ok(Some(SessionInfo { account: AccountId(account), id, renewed }))
+    Ok(Some(SessionInfo { account: AccountId(account), id, created_at: Timestamp(created_at), renewed }))
 }
 
 pub(crate) fn end_session(conn: &mut Connection, session: TokenHash) -> Result<()> {
@@ -75,10 +84,12 @@ pub(crate) fn sessions(
 ) -> Result<Vec<SessionRecord>> {
     let mut stmt = conn.prepare(
         "SELECT id, created_at, last_seen_at, user_agent FROM sessions
-         WHERE account_id = ?1 AND last_seen_at > ?2 ORDER BY last_seen_at DESC, id DESC",
+         WHERE account_id = ?1 AND last_seen_at > ?2 AND created_at > ?3
+         ORDER BY last_seen_at DESC, id DESC",
     )?;
+    let live = LiveSessions::at(now);
     let sessions = stmt
-        .query_map(params![account.0, now.0 - SESSION_IDLE_SECS], |row| {
+        .query_map(params![account.0, live.seen_after, live.created_after], |row| {
             Ok(SessionRecord {
                 id: row.get(0)?,
                 created_at: Timestamp(row.get(1)?),

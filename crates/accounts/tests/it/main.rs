@@ -2,6 +2,8 @@
 //! PostgreSQL schema of its own per test. Every behaviour test runs on both ([`stores`]), so the two
 //! backends cannot drift apart. Time is given to every call, so expiries are tested to the second.
 
+#[cfg(unix)]
+mod files;
 mod keys;
 mod migration;
 mod postgres;

@@ -1,7 +1,7 @@
-//! Sessions: found by the hash of their id, over after 30 idle days, ended one by one or all but
-//! one, and gone with their account.
+//! Sessions: found by the hash of their id, over after 30 idle days or 90 days in all, ended one by
+//! one or all but one, and gone with their account.
 
-use tapster_accounts::{SESSION_IDLE_SECS, SESSION_TOUCH_SECS};
+use tapster_accounts::{SESSION_IDLE_SECS, SESSION_MAX_SECS, SESSION_TOUCH_SECS};
 
 use crate::{T0, at, signed_up, stores, token};
 
@@ -27,6 +27,32 @@ async fn a_session_lives_while_used_and_ends_after_30_idle_days() {
         s.accounts.create_session(account, id.hash(), "ua", T0).await.unwrap();
         assert!(s.accounts.session(id.hash(), at(SESSION_TOUCH_SECS - 1)).await.unwrap().is_some());
         assert_eq!(s.accounts.session(id.hash(), at(SESSION_IDLE_SECS)).await.unwrap(), None);
+    }
+}
+
+#[tokio::test]
+async fn a_session_used_every_day_ends_90_days_after_it_began() {
+    let day = 86_400;
+    assert_eq!(SESSION_MAX_SECS, 90 * day);
+    for s in stores().await {
+        let account = signed_up(&s.accounts, "marta@example.org", 1).await;
+        let id = token(55);
+        let created = s.accounts.create_session(account, id.hash(), "ua", T0).await.unwrap();
+        assert_eq!(created.lasts_secs(T0), SESSION_IDLE_SECS);
+        for n in 1..90 {
+            let used = s.accounts.session(id.hash(), at(n * day)).await.unwrap();
+            let used = used.unwrap_or_else(|| panic!("the session ended on day {n}"));
+            // From day 60 on, a renewed cookie need not last the idle time: the session ends first.
+            assert_eq!(used.lasts_secs(at(n * day)), SESSION_IDLE_SECS.min((90 - n) * day), "day {n}");
+        }
+        assert!(s.accounts.session(id.hash(), at(SESSION_MAX_SECS - 1)).await.unwrap().is_some());
+        assert_eq!(s.accounts.sessions(account, at(SESSION_MAX_SECS - 1)).await.unwrap().len(), 1);
+
+        assert_eq!(s.accounts.session(id.hash(), at(SESSION_MAX_SECS)).await.unwrap(), None);
+        assert!(s.accounts.sessions(account, at(SESSION_MAX_SECS)).await.unwrap().is_empty());
+        // Purged then, though it was used a moment ago: the row is gone, whenever it is asked for.
+        s.accounts.purge(at(SESSION_MAX_SECS)).await.unwrap();
+        assert!(s.accounts.sessions(account, at(SESSION_MAX_SECS - 1)).await.unwrap().is_empty());
     }
 }
 

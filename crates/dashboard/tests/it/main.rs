@@ -79,6 +79,12 @@ async fn site() -> Site {
 
 /// A site whose mail goes to `smtp` instead of its own sink.
 async fn site_with_smtp(smtp: Option<&str>) -> Site {
+    try_site_with(smtp.map(|url| MailTransport::Smtp(url.to_owned()))).await.unwrap()
+}
+
+/// A site whose mail goes through `transport` instead of to its own sink, or why the dashboard would
+/// not start.
+async fn try_site_with(transport: Option<MailTransport>) -> Result<Site, tapster_dashboard::Error> {
     let dir = TempDir::new().unwrap();
     let accounts = Accounts::open(&Location::DataDir(dir.path().to_owned())).await.unwrap();
     let mail = SmtpSink::start();
@@ -95,15 +101,14 @@ async fn site_with_smtp(smtp: Option<&str>) -> Site {
         public_url: PublicUrl::parse(ORIGIN).unwrap(),
         mail: MailConfig {
             from: "Tapster <tapster@dashboard.test>".into(),
-            transport: MailTransport::Smtp(smtp.map_or_else(|| mail.url(), str::to_owned)),
+            transport: transport.unwrap_or_else(|| MailTransport::Smtp(mail.url())),
         },
         github: Some(provider(&github, "gh-client", "gh-secret")),
         discord: Some(provider(&discord, "dc-client", "dc-secret")),
     };
     let env = Arc::new(TestEnv { now: AtomicI64::new(T0), counter: AtomicU64::new(1) });
-    let dashboard =
-        Dashboard::new(config, accounts.clone(), Arc::clone(&env) as Arc<dyn Environment>).unwrap();
-    Site { dashboard, accounts, env, mail, github, discord, _dir: dir }
+    let dashboard = Dashboard::new(config, accounts.clone(), Arc::clone(&env) as Arc<dyn Environment>)?;
+    Ok(Site { dashboard, accounts, env, mail, github, discord, _dir: dir })
 }
 
 impl Site {

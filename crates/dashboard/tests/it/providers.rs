@@ -87,6 +87,32 @@ async fn github_with_a_verified_address_signs_up_confirmed_with_pkce() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_token_planted_before_a_provider_sign_in_is_useless_after_it() {
+    let site = site().await;
+    site.github.set(Behaviour::Consent(marta()));
+    site.discord.set(Behaviour::Consent(marta()));
+    for provider in ["github", "discord"] {
+        // Someone who can set cookies for the dashboard's host gives the browser a token they know.
+        let mut attacker = site.browser_at("203.0.113.66");
+        attacker.get("/").await;
+        let planted = attacker.csrf();
+        let mut browser = site.browser();
+        browser.cookies.insert("tapster_csrf".into(), planted.clone());
+        assert_eq!(browser.get("/signin").await.csrf(), planted, "the browser took the planted token");
+
+        let (page, _) = browser.through(provider).await;
+        assert_eq!(page.status, 303, "{}", page.body);
+        assert!(browser.has_session());
+        assert_ne!(browser.csrf(), planted, "{provider}");
+        let forged = browser
+            .post("/account/keys", &[("csrf", &planted), ("name", "planted"), ("expires_in_days", "")])
+            .await;
+        assert_eq!(forged.status, 403, "{provider}: {}", forged.body);
+        assert!(!browser.get("/account").await.contains("planted"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn discord_with_an_unverified_address_gets_no_key_until_it_is_confirmed_by_mail() {
     let site = site().await;
     site.discord.set(Behaviour::Consent(dana_unverified()));

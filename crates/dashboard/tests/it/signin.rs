@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use crate::{link, site};
+use tapster_dashboard::MailTransport;
+
+use crate::{Page, link, site};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mailed_link_signs_up_once_and_the_get_does_not_spend_it() {
@@ -138,6 +140,35 @@ async fn every_sign_in_gets_a_new_session_and_sign_out_ends_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_form_token_is_renewed_at_sign_in_and_at_sign_out() {
+    let site = site().await;
+    let mut browser = site.browser();
+    browser.get("/signin").await;
+    let before = browser.csrf();
+    browser.sign_in("marta@example.org", 1).await;
+    let signed_in = browser.csrf();
+    assert_ne!(signed_in, before);
+
+    // The token the browser held before signing in opens no form now, and changes nothing.
+    let forged = browser
+        .post("/account/keys", &[("csrf", &before), ("name", "planted"), ("expires_in_days", "")])
+        .await;
+    assert_eq!(forged.status, 403, "{}", forged.body);
+    assert!(forged.contains("The form is out of date"), "{}", forged.body);
+    let account = browser.get("/account").await;
+    assert_eq!(account.csrf(), signed_in, "the pages hold the new token");
+    assert!(!account.contains("planted"), "{}", account.body);
+
+    let out = browser.post("/signout", &[("csrf", &signed_in)]).await;
+    assert_eq!((out.status, out.sent_to().as_str()), (303, "/ (signed-out)"));
+    assert_ne!(browser.csrf(), signed_in);
+    let refused = browser.post("/signin", &[("csrf", &signed_in), ("email", "marta@example.org")]).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let sent = browser.post("/signin", &[("csrf", &browser.csrf()), ("email", "marta@example.org")]).await;
+    assert_eq!(sent.status, 200, "{}", sent.body);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_end_everywhere_else_and_after_30_idle_days() {
     let site = site().await;
     let mut laptop = site.browser();
@@ -159,6 +190,80 @@ async fn sessions_end_everywhere_else_and_after_30_idle_days() {
 
     site.env.advance(30 * 86_400);
     assert_eq!(laptop.get("/account").await.location(), "/signin");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_used_often_ends_90_days_after_the_sign_in_and_its_cookie_with_it() {
+    let site = site().await;
+    let mut browser = site.browser();
+    let day = 86_400;
+    let signed_in = browser.sign_in("marta@example.org", 1).await;
+    assert!(session_cookie(&signed_in).ends_with("Max-Age=2592000"), "30 days at first");
+    for _ in 0..3 {
+        site.env.advance(20 * day);
+        assert_eq!(browser.get("/account").await.status, 200);
+    }
+    // Used on day 80, the session renews its cookie for the 10 days it has left, not another 30.
+    site.env.advance(20 * day);
+    let page = browser.get("/account").await;
+    assert_eq!(page.status, 200);
+    let cookie = session_cookie(&page);
+    assert!(cookie.ends_with(&format!("Max-Age={}", 10 * day)), "{cookie}");
+
+    site.env.advance(10 * day);
+    assert_eq!(browser.get("/account").await.location(), "/signin");
+    assert!(!browser.has_session());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_smtp_to_another_machine_is_refused_at_start() {
+    let smtp = |url: &str| Some(MailTransport::Smtp(url.to_owned()));
+    let Err(refused) = crate::try_site_with(smtp("smtp://tapster:secret@smtp.example.org")).await else {
+        panic!("the dashboard started with a plain SMTP URL to another machine");
+    };
+    assert_eq!(
+        refused.to_string(),
+        "the SMTP URL sends mail in clear to smtp.example.org, which is not this machine: use smtps:// (TLS), \
+         or smtp://...?tls=required (STARTTLS)"
+    );
+    assert!(crate::try_site_with(smtp("smtp://smtp.example.org?tls=required")).await.is_ok());
+}
+
+/// Without a mail server, the mails go to the outbox: sign-in links, so its owner's alone. The
+/// process's umask is left alone (tests run in parallel threads): the modes are checked to be exactly
+/// `0700` and `0600`, which the usual umask (`022`) would have made `0755` and `0644`.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outbox_open_to_others_is_narrowed_at_start_and_its_mails_are_the_owners_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let data_dir = tempfile::TempDir::new().unwrap();
+    let outbox = data_dir.path().join("outbox");
+    std::fs::create_dir(&outbox).unwrap();
+    std::fs::set_permissions(&outbox, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let site = crate::try_site_with(Some(MailTransport::Outbox(outbox.clone()))).await.unwrap();
+    assert_eq!(mode(&outbox), 0o700, "narrowed before any mail");
+    let mut browser = site.browser();
+    let csrf = browser.get("/signin").await.csrf();
+    browser.post("/signin", &[("csrf", &csrf), ("email", "marta@example.org")]).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mail = loop {
+        let written = std::fs::read_dir(&outbox).unwrap().map(|entry| entry.unwrap().path());
+        if let Some(mail) = written.into_iter().find(|path| path.extension().is_some_and(|e| e == "eml")) {
+            break mail;
+        }
+        assert!(std::time::Instant::now() < deadline, "no mail in the outbox");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!((mode(&outbox), mode(&mail)), (0o700, 0o600));
+    assert!(std::fs::read_to_string(&mail).unwrap().contains("/signin/confirm?token="));
+}
+
+/// The session cookie a page sets, if it sets one.
+fn session_cookie(page: &Page) -> String {
+    let mut cookies = page.headers.get_all("set-cookie").iter().map(|cookie| cookie.to_str().unwrap());
+    cookies.find(|cookie| cookie.starts_with("tapster_session=")).unwrap_or_default().to_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
