@@ -23,5 +23,5 @@ pub use dashboard::{DEFAULT_MAIL_FROM, DashboardOptions};
 pub use game_data::{export, import_with_exports};
 pub use limiter::{Checked, Decision, InProcess, Limiter, Remaining, Status};
 pub use logging::{LogFormat, LogLevel, log_subscriber};
-pub use run::{Layout, RedisLimits, Service, Sharing, open_service, open_service_with_clock};
-pub use shared::{DEFAULT_TIMEOUT as DEFAULT_REDIS_TIMEOUT, Shared};
+pub use run::{Layout, Service, Sharing, open_service, open_service_with_clock};
+pub use shared::{DEFAULT_TIMEOUT as DEFAULT_REDIS_TIMEOUT, RedisLimits, RedisServers, RedisTls, Shared};

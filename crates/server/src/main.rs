@@ -15,7 +15,7 @@ use tapster_domain::{AddressBlock, Limits};
 use tapster_edge::{ClientIpHeader, ServeConfig, StrictTransport, TlsConfig, TlsError, TrustedProxies};
 use tapster_server::{
     Admin, DEFAULT_MAIL_FROM, DashboardOptions, LOCAL_ACCOUNT, Layout, LogFormat, LogLevel, RedisLimits,
-    Sharing, format_keys, log_subscriber, open_service,
+    RedisServers, RedisTls, Sharing, format_keys, log_subscriber, open_service,
 };
 
 /// jemalloc rather than the system allocator: when new game data replaces the old, glibc keeps the
@@ -244,40 +244,80 @@ impl EdgeArgs {
 #[derive(Debug, clap::Args)]
 struct ReplicaArgs {
     /// Share rate limits, daily counts and their state with every replica through this Redis
-    /// (redis://...). Without it, each process limits on its own, in memory.
-    #[arg(long, env = "TAPSTER_REDIS_URL", value_name = "URL", hide_env_values = true)]
+    /// (redis://..., or rediss://... for TLS). Without it (or --redis-cluster), each process limits
+    /// on its own, in memory.
+    #[arg(long, env = "TAPSTER_REDIS_URL", value_name = "URL", hide_env_values = true, group = "redis")]
     redis_url: Option<String>,
+    /// A seed node of the Redis Cluster that shares the limits (repeatable; redis:// or rediss://),
+    /// instead of --redis-url.
+    #[arg(
+        long,
+        env = "TAPSTER_REDIS_CLUSTER",
+        value_name = "URL",
+        value_delimiter = ',',
+        hide_env_values = true,
+        group = "redis"
+    )]
+    redis_cluster: Vec<String>,
+    /// The CA (PEM) that signs the certificates of a rediss:// Redis; the system's roots without it.
+    #[arg(long, env = "TAPSTER_REDIS_CA", value_name = "PEM", requires = "redis")]
+    redis_ca: Option<PathBuf>,
+    /// A client certificate chain (PEM) to show a rediss:// Redis that asks for one; needs --redis-key.
+    #[arg(long, env = "TAPSTER_REDIS_CERT", value_name = "PEM", requires = "redis_key")]
+    redis_cert: Option<PathBuf>,
+    /// The private key (PEM) of --redis-cert.
+    #[arg(long, env = "TAPSTER_REDIS_KEY", value_name = "PEM", requires = "redis_cert")]
+    redis_key: Option<PathBuf>,
     /// What this deployment's keys in Redis start with, so that several can share one Redis.
     #[arg(
         long,
         env = "TAPSTER_REDIS_PREFIX",
         value_name = "PREFIX",
         default_value = "tapster",
-        requires = "redis_url"
+        requires = "redis",
+        value_parser = redis_prefix
     )]
     redis_prefix: String,
     /// How many replicas share the limits: while Redis is out of reach, each limits every key at
     /// this share of its limits.
     #[arg(long, env = "TAPSTER_REPLICAS", value_name = "COUNT", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     replicas: u32,
-    /// Milliseconds a request waits for Redis; past that, Redis is left alone for a second and each
-    /// key is limited here at its share.
+    /// Milliseconds a request waits for Redis; past that, Redis is left alone for a second (on a
+    /// cluster, the key's slot) and each key is limited here at its share.
     #[arg(
         long,
         env = "TAPSTER_REDIS_TIMEOUT_MS",
         value_name = "MS",
         default_value_t = tapster_server::DEFAULT_REDIS_TIMEOUT.as_millis() as u64,
         value_parser = clap::value_parser!(u64).range(1..),
-        requires = "redis_url"
+        requires = "redis"
     )]
     redis_timeout_ms: u64,
 }
 
 impl ReplicaArgs {
-    fn limits(self) -> Option<RedisLimits> {
-        let url = self.redis_url?;
-        let timeout = Duration::from_millis(self.redis_timeout_ms);
-        Some(RedisLimits { url, prefix: self.redis_prefix, replicas: self.replicas, timeout })
+    /// The shared limits the flags name, with the certificate files read.
+    fn limits(self) -> anyhow::Result<Option<RedisLimits>> {
+        let servers = match (self.redis_url, self.redis_cluster) {
+            (Some(url), _) => RedisServers::Node(url),
+            (None, urls) if !urls.is_empty() => RedisServers::Cluster(urls),
+            (None, _) => return Ok(None),
+        };
+        let read = |path: &Path, what: &str| {
+            std::fs::read(path).with_context(|| format!("reading the Redis {what} {}", path.display()))
+        };
+        let ca = self.redis_ca.as_deref().map(|path| read(path, "CA certificate")).transpose()?;
+        let client = match (&self.redis_cert, &self.redis_key) {
+            (Some(cert), Some(key)) => Some((read(cert, "client certificate")?, read(key, "client key")?)),
+            _ => None,
+        };
+        Ok(Some(RedisLimits {
+            servers,
+            tls: RedisTls { ca, client },
+            prefix: self.redis_prefix,
+            replicas: self.replicas,
+            timeout: Duration::from_millis(self.redis_timeout_ms),
+        }))
     }
 }
 
@@ -433,6 +473,10 @@ fn at_least_one(value: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("`{value}` is not a whole number above 0"))
 }
 
+fn redis_prefix(value: &str) -> Result<String, String> {
+    RedisLimits::check_prefix(value).map(|()| value.to_owned())
+}
+
 fn client_ip_header(value: &str) -> Result<ClientIpHeader, String> {
     ClientIpHeader::parse(value)
         .ok_or_else(|| format!("`{value}` is not one of x-forwarded-for, forwarded or x-real-ip"))
@@ -564,7 +608,7 @@ fn main() -> anyhow::Result<()> {
         Command::Serve { addr, metrics_addr, data, fixtures, cache_mib, replicas, edge, dashboard, log } => {
             tracing::subscriber::set_global_default(log_subscriber(log.format, log.level, std::io::stderr))
                 .context("setting up the log")?;
-            let sharing = Sharing { accounts: data.accounts()?, limits: replicas.limits() };
+            let sharing = Sharing { accounts: data.accounts()?, limits: replicas.limits()? };
             let addrs = Addresses { api: addr, metrics: metrics_addr };
             let https = dashboard.public_url.as_ref().is_some_and(PublicUrl::https);
             serve(addrs, &data.path, &sharing, &fixtures, cache_mib, edge.config(https)?, dashboard.options())

@@ -21,7 +21,7 @@ use crate::admin::{Admin, NewKey};
 use crate::dashboard::{ApiConsole, DashboardOptions, DashboardPages, System};
 use crate::limiter::InProcess;
 use crate::reload::{Reload, Reloader};
-use crate::shared::Shared;
+use crate::shared::{RedisLimits, Shared};
 
 /// How often expired sign-in links and idle sessions are forgotten.
 const PURGE_EVERY: Duration = Duration::from_secs(3600);
@@ -94,18 +94,6 @@ impl Layout {
     }
 }
 
-/// Rate limits in Redis (`--redis-url`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RedisLimits {
-    pub url: String,
-    /// What this deployment's keys in Redis start with.
-    pub prefix: String,
-    /// How many replicas share the limits: each key's share here while Redis is out of reach.
-    pub replicas: u32,
-    /// How long a request waits for Redis before its key is limited here.
-    pub timeout: Duration,
-}
-
 /// Opens the data dir, and the accounts and limits as `sharing` says, for serving. On a data dir
 /// without game data, imports `fixtures` first; on an accounts store without any key, creates the
 /// local account's key.
@@ -120,9 +108,13 @@ pub async fn open_service_with_clock(
     fixtures: &Path,
     clock: Clock,
 ) -> anyhow::Result<Service> {
-    // The accounts first: a store that cannot be reached (or a certificate it refuses) is said at
-    // once, not after a first import of the game data.
+    // The shared stores first: one that cannot be reached (or a certificate refused) is said at once,
+    // not after a first import of the game data.
     let admin = Admin::connect(&sharing.accounts).await?;
+    let shared = match &sharing.limits {
+        None => None,
+        Some(redis) => Some(Shared::connect(redis).await?),
+    };
     let store = match Store::open(data_dir) {
         Err(tapster_store::Error::NoData(_)) => {
             // The default is the bundled dataset beside the sources the binary was built from, which
@@ -147,12 +139,9 @@ pub async fn open_service_with_clock(
     .with_context(|| format!("opening the game data in {}", data_dir.display()))?;
     let first_key = admin.first_key().await?;
     let accounts = admin.into_accounts();
-    let access = match &sharing.limits {
+    let access = match shared {
         None => Access::load(accounts.clone(), InProcess::default(), clock).await,
-        Some(redis) => {
-            let limiter = Shared::new(&redis.url, &redis.prefix, redis.replicas, redis.timeout)?;
-            Access::load(accounts.clone(), limiter, clock).await
-        }
+        Some(limiter) => Access::load(accounts.clone(), limiter, clock).await,
     }
     .context("loading keys and usage")?;
     Ok(Service {

@@ -1,7 +1,9 @@
 //! Redis for tests: the server every development and CI machine of this project runs
 //! (`TAPSTER_TEST_REDIS_URL`, by default `redis://127.0.0.1:6379`) with a key prefix of its own per
-//! test ([`TestRedis`]), and a `redis-server` of the test's own on a free port ([`RedisServer`]),
-//! which a fault test can stop and start again.
+//! test ([`TestRedis`]); a `redis-server` of the test's own on a free port ([`RedisServer`]), in plain
+//! text or speaking only TLS with a certificate from a [`TestCa`], which a fault test can stop and
+//! start again; and a Redis Cluster of three masters of the test's own ([`RedisCluster`]), one of
+//! which a fault test kills and brings back.
 //!
 //! Like [`crate::postgres`], a test finds `None` where Redis is not running, said on stderr, and fails
 //! instead where `TAPSTER_TEST_REQUIRE_SERVICES` is set.
@@ -13,6 +15,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::postgres::unreachable_service;
+use crate::tls::TestCa;
 
 /// The Redis tests use unless `TAPSTER_TEST_REDIS_URL` names another.
 pub const DEFAULT_URL: &str = "redis://127.0.0.1:6379";
@@ -56,14 +59,47 @@ impl TestRedis {
 pub struct RedisServer {
     port: u16,
     child: Option<Child>,
+    /// The arguments that make it speak TLS only, and the directory of its certificate.
+    tls: Option<(Vec<String>, tempfile::TempDir)>,
 }
 
 impl RedisServer {
     /// Starts one; `None` (said on stderr) where `redis-server` is not installed and the services are
     /// not required.
     pub fn start() -> Option<Self> {
-        let port = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).ok()?;
-        let mut server = Self { port, child: None };
+        Self::started(Self { port: free_port()?, child: None, tls: None })
+    }
+
+    /// Starts one that speaks only TLS, with a certificate for `localhost` signed by `ca`, and
+    /// asks clients for a certificate of `ca`'s when `client_certificates` is set.
+    pub fn start_tls(ca: &TestCa, client_certificates: bool) -> Option<Self> {
+        let dir = tempfile::TempDir::new().expect("a directory for the certificate");
+        let issued = ca.issue(&["localhost"]);
+        let file = |name: &str, pem: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, pem).expect("writing a PEM file");
+            path.display().to_string()
+        };
+        let port = free_port()?;
+        let auth = if client_certificates { "yes" } else { "no" };
+        let args = vec![
+            "--port".into(),
+            "0".into(),
+            "--tls-port".into(),
+            port.to_string(),
+            "--tls-cert-file".into(),
+            file("server.crt", &issued.cert_pem),
+            "--tls-key-file".into(),
+            file("server.key", &issued.key_pem),
+            "--tls-ca-cert-file".into(),
+            file("ca.crt", &ca.cert_pem()),
+            "--tls-auth-clients".into(),
+            auth.into(),
+        ];
+        Self::started(Self { port, child: None, tls: Some((args, dir)) })
+    }
+
+    fn started(mut server: Self) -> Option<Self> {
         match server.spawn() {
             Ok(()) => Some(server),
             Err(error) => {
@@ -73,8 +109,13 @@ impl RedisServer {
         }
     }
 
+    /// `redis://127.0.0.1:<port>`, or for TLS `rediss://localhost:<port>` (the name its certificate
+    /// is made out to).
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
+        match self.tls {
+            None => format!("redis://127.0.0.1:{}", self.port),
+            Some(_) => format!("rediss://localhost:{}", self.port),
+        }
     }
 
     /// Kills the server at once, as a crash would.
@@ -92,24 +133,25 @@ impl RedisServer {
     }
 
     fn spawn(&mut self) -> Result<(), String> {
-        let child = Command::new("redis-server")
-            .args([
-                "--port",
-                &self.port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
+        let mut command = Command::new("redis-server");
+        command.args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]);
+        match &self.tls {
+            None => command.args(["--port", &self.port.to_string()]),
+            Some((args, _)) => command.args(args),
+        };
+        let child = command
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| format!("redis-server: {e}"))?;
         self.child = Some(child);
         let started = Instant::now();
-        while let Err(error) = ping(&self.url()) {
+        // Over TLS, listening is as much as a test without a client of its own can tell.
+        let ready = || match self.tls {
+            None => ping(&self.url()),
+            Some(_) => TcpStream::connect(("127.0.0.1", self.port)).map(drop).map_err(|e| e.to_string()),
+        };
+        while let Err(error) = ready() {
             if started.elapsed() > Duration::from_secs(5) {
                 self.kill();
                 return Err(format!("redis-server did not answer within 5 s: {error}"));
@@ -124,6 +166,176 @@ impl Drop for RedisServer {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// A Redis Cluster of three masters (no replicas), each a `redis-server` of the test's own on a free
+/// port of 127.0.0.1 keeping nothing but its cluster configuration, joined with `redis-cli --cluster
+/// create`; with `cluster-require-full-coverage no`, so that the others serve while one is down.
+/// Stopped when dropped.
+#[derive(Debug)]
+pub struct RedisCluster {
+    nodes: Vec<ClusterNode>,
+}
+
+#[derive(Debug)]
+struct ClusterNode {
+    port: u16,
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+}
+
+impl RedisCluster {
+    /// Starts one and waits until it serves every slot; `None` (said on stderr) where `redis-server`
+    /// is not installed and the services are not required.
+    pub fn start() -> Option<Self> {
+        let mut nodes = Vec::new();
+        for _ in 0..3 {
+            let dir = tempfile::TempDir::new().expect("a directory for a cluster node");
+            let mut node = ClusterNode { port: free_port()?, dir, child: None };
+            if let Err(error) = node.spawn() {
+                unreachable_service("redis-server --cluster-enabled", "this machine", &error);
+                return None;
+            }
+            nodes.push(node);
+        }
+        let cluster = Self { nodes };
+        let addresses: Vec<String> =
+            cluster.nodes.iter().map(|node| format!("127.0.0.1:{}", node.port)).collect();
+        let created = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&addresses)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .output()
+            .expect("redis-cli --cluster create");
+        assert!(
+            created.status.success(),
+            "redis-cli --cluster create: {}",
+            String::from_utf8_lossy(&created.stdout)
+        );
+        cluster.wait_until_whole();
+        Some(cluster)
+    }
+
+    /// The seed nodes' URLs, as `--redis-cluster` takes them.
+    pub fn urls(&self) -> Vec<String> {
+        self.nodes.iter().map(|node| format!("redis://127.0.0.1:{}", node.port)).collect()
+    }
+
+    /// The node that holds the slot of `key`.
+    pub fn node_of(&self, key: &str) -> usize {
+        let slot: u16 = self.cli(0, &["CLUSTER", "KEYSLOT", key]).trim().parse().expect("a slot");
+        // Each master's line in `CLUSTER NODES`: id, address, flags and five more fields, then the
+        // ranges of slots it holds.
+        let nodes = self.cli(0, &["CLUSTER", "NODES"]);
+        for line in nodes.lines() {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let Some(port) =
+                fields.get(1).and_then(|a| a.split(['@', ':']).nth(1)).and_then(|p| p.parse::<u16>().ok())
+            else {
+                continue;
+            };
+            let holds = fields.iter().skip(8).any(|range| {
+                let (from, to) = range.split_once('-').unwrap_or((range, range));
+                matches!((from.parse::<u16>(), to.parse::<u16>()), (Ok(from), Ok(to)) if (from..=to).contains(&slot))
+            });
+            if holds {
+                return self.nodes.iter().position(|node| node.port == port).expect("a node of this cluster");
+            }
+        }
+        panic!("no node holds slot {slot}: {nodes}");
+    }
+
+    /// Kills node `index` at once, as a crash would.
+    pub fn kill(&mut self, index: usize) {
+        self.nodes[index].kill();
+    }
+
+    /// Starts node `index` again on its port, with its cluster configuration and no data, and waits
+    /// until the cluster serves every slot again.
+    pub fn restart(&mut self, index: usize) {
+        self.nodes[index].kill();
+        self.nodes[index].spawn().expect("a cluster node did not start again");
+        self.wait_until_whole();
+    }
+
+    /// `redis-cli` against node `index`: its output.
+    pub fn cli(&self, index: usize, args: &[&str]) -> String {
+        let output = Command::new("redis-cli")
+            .args(["-p", &self.nodes[index].port.to_string()])
+            .args(args)
+            .output()
+            .expect("redis-cli");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn wait_until_whole(&self) {
+        let started = Instant::now();
+        for index in 0..self.nodes.len() {
+            while !self.cli(index, &["CLUSTER", "INFO"]).contains("cluster_state:ok") {
+                assert!(started.elapsed() < Duration::from_secs(30), "the cluster was not whole within 30 s");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+impl ClusterNode {
+    fn spawn(&mut self) -> Result<(), String> {
+        let child = Command::new("redis-server")
+            .args([
+                "--port",
+                &self.port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            // The other masters keep serving their slots while one is down, as the replicas' limits need.
+            .args([
+                "--cluster-enabled",
+                "yes",
+                "--cluster-node-timeout",
+                "2000",
+                "--cluster-require-full-coverage",
+                "no",
+            ])
+            .arg("--dir")
+            .arg(self.dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("redis-server: {e}"))?;
+        self.child = Some(child);
+        let started = Instant::now();
+        let url = format!("redis://127.0.0.1:{}", self.port);
+        while let Err(error) = ping(&url) {
+            if started.elapsed() > Duration::from_secs(5) {
+                self.kill();
+                return Err(format!("redis-server did not answer within 5 s: {error}"));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for ClusterNode {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn free_port() -> Option<u16> {
+    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).ok()
 }
 
 /// `PING` over RESP, without a client library: whether a Redis answers at `url` (`redis://host:port`).

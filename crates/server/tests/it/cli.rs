@@ -332,6 +332,7 @@ fn help_never_prints_a_secret_from_the_environment() {
     let secrets = [
         ("TAPSTER_ACCOUNTS_URL", "postgres://tapster:hunter2-accounts@db.internal/tapster"),
         ("TAPSTER_REDIS_URL", "rediss://:hunter2-redis@cache.internal:6380"),
+        ("TAPSTER_REDIS_CLUSTER", "rediss://:hunter2-cluster@cache-1.internal:6380"),
         ("TAPSTER_SMTP_URL", "smtps://keys:hunter2-smtp@smtp.example.org"),
         ("TAPSTER_GITHUB_CLIENT_SECRET", "hunter2-github"),
         ("TAPSTER_DISCORD_CLIENT_SECRET", "hunter2-discord"),

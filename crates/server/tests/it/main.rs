@@ -10,6 +10,8 @@ mod edge;
 mod live;
 mod proxies;
 mod replicas;
+mod replicas_cluster;
+mod shared_cluster;
 mod shared_limits;
 mod tidy;
 mod tls_services;
@@ -70,7 +72,7 @@ struct Serving {
     key: Option<String>,
     /// The dashboard's address, printed beside that key.
     dashboard: Option<String>,
-    /// What the server wrote to stderr since it listened: its log.
+    /// What the server wrote to stderr: its log (and the first key, when it printed one).
     log: Arc<Mutex<Vec<String>>>,
 }
 
@@ -111,9 +113,10 @@ fn serve_with(data_dir: &Path, flags: &[&str]) -> Serving {
         .unwrap();
     let stderr = BufReader::new(child.stderr.take().unwrap());
     let mut lines = stderr.lines();
-    let (mut key, mut dashboard) = (None, None);
+    let (mut key, mut dashboard, mut started) = (None, None, Vec::new());
     let addr = loop {
         let line = lines.next().expect("tapster serve exited before listening").unwrap();
+        started.push(line.clone());
         if line.trim().starts_with("tap_") {
             key = Some(line.trim().to_owned());
         }
@@ -125,7 +128,7 @@ fn serve_with(data_dir: &Path, flags: &[&str]) -> Serving {
         }
     };
     // Keep draining stderr so that the server never blocks on a full pipe.
-    let log = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::new(Mutex::new(started));
     let kept = Arc::clone(&log);
     std::thread::spawn(move || lines.map_while(Result::ok).for_each(|line| kept.lock().unwrap().push(line)));
     Serving { child, addr, key, dashboard, log }

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use tapster_domain::Limits;
-use tapster_server::{Checked, Decision, Limiter, Shared};
+use tapster_server::{Checked, Decision, Limiter, RedisLimits, Shared};
 use tapster_test_support::redis::{RedisServer, TestRedis};
 
 const KEY: i64 = 7;
@@ -40,8 +40,8 @@ fn passed(decision: &Decision) -> bool {
 fn two_replicas_share_one_burst_and_one_day() {
     let Some(redis) = TestRedis::create() else { return };
     runtime().block_on(async {
-        let one = Shared::new(redis.url(), redis.prefix(), 2, PATIENT).unwrap();
-        let two = Shared::new(redis.url(), redis.prefix(), 2, PATIENT).unwrap();
+        let one = Shared::new(&RedisLimits::node(redis.url(), redis.prefix(), 2, PATIENT)).unwrap();
+        let two = Shared::new(&RedisLimits::node(redis.url(), redis.prefix(), 2, PATIENT)).unwrap();
         // The burst of three, spent across both replicas.
         for (n, limiter) in [&one, &two, &one].into_iter().enumerate() {
             let decision = decide(limiter, KEY, SMALL).await;
@@ -79,7 +79,7 @@ fn two_replicas_share_one_burst_and_one_day() {
 fn requests_of_a_key_that_arrive_together_are_judged_in_one_run_as_one_at_a_time() {
     let Some(server) = RedisServer::start() else { return };
     runtime().block_on(async {
-        let limiter = Shared::new(&server.url(), "together", 1, PATIENT).unwrap();
+        let limiter = Shared::new(&RedisLimits::node(&server.url(), "together", 1, PATIENT)).unwrap();
         let mut redis =
             redis::Client::open(server.url()).unwrap().get_multiplexed_async_connection().await.unwrap();
         // The script is loaded, and another key shows a run of its own.
@@ -125,7 +125,7 @@ fn requests_of_a_key_that_arrive_together_are_judged_in_one_run_as_one_at_a_time
 fn requests_queued_behind_one_whose_client_went_away_are_still_judged() {
     let Some(redis) = TestRedis::create() else { return };
     runtime().block_on(async {
-        let limiter = Shared::new(redis.url(), redis.prefix(), 1, PATIENT).unwrap();
+        let limiter = Shared::new(&RedisLimits::node(redis.url(), redis.prefix(), 1, PATIENT)).unwrap();
         // Connected first, so that the request below waits on nothing but its round trip.
         assert!(passed(&decide(&limiter, KEY + 1, SMALL).await));
         let Checked::Later(mut first) = limiter.limit(KEY, SMALL, tapster_now()) else {
@@ -161,7 +161,7 @@ fn without_redis_each_replica_limits_alone_at_its_share_then_hands_back_what_it_
     runtime().block_on(async {
         // Locally, at half: a burst of two, one every two seconds.
         let limits = Limits { per_minute: 60, burst: 4, per_day: 100 };
-        let limiter = Shared::new(&server.url(), "fault", 2, PATIENT).unwrap();
+        let limiter = Shared::new(&RedisLimits::node(&server.url(), "fault", 2, PATIENT)).unwrap();
         assert!(passed(&decide(&limiter, KEY, limits).await));
         assert!(!limiter.degraded());
 

@@ -5,7 +5,10 @@
 
 use std::process::Command;
 
+use tapster_test_support::http::get;
+use tapster_test_support::postgres::TestSchema;
 use tapster_test_support::postgres_tls::TlsPostgres;
+use tapster_test_support::redis::RedisServer;
 use tapster_test_support::tls::TestCa;
 
 use crate::cli::tapster;
@@ -78,4 +81,70 @@ fn replicas_share_accounts_in_a_postgresql_that_speaks_only_tls() {
             "{url}: {stderr}"
         );
     }
+}
+
+#[test]
+fn replicas_share_limits_in_a_redis_that_speaks_only_tls() {
+    let ca = TestCa::new("Tapster test CA");
+    let (Some(schema), Some(redis)) = (TestSchema::create(), RedisServer::start_tls(&ca, false)) else {
+        return;
+    };
+    let dir = tempfile::TempDir::new().unwrap();
+    let ca_file = dir.path().join("ca.pem");
+    std::fs::write(&ca_file, ca.cert_pem()).unwrap();
+    let ca_file = ca_file.display().to_string();
+    let url = redis.url();
+    let flags =
+        ["--accounts-url", schema.url(), "--redis-url", &url, "--redis-ca", &ca_file, "--replicas", "2"];
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::TempDir::new().unwrap()).collect();
+    for dir in &dirs {
+        assert!(tapster(&["import", crate::mini().to_str().unwrap()], dir.path()).status.success());
+    }
+    let replicas: Vec<Serving> = dirs.iter().map(|dir| serve_with(dir.path(), &flags)).collect();
+    let created = tapster(
+        &[
+            "keys",
+            "create",
+            "--account",
+            "tls@example.org",
+            "--name",
+            "tls",
+            "--burst",
+            "4",
+            "--per-minute",
+            "60",
+            "--accounts-url",
+            schema.url(),
+        ],
+        dirs[0].path(),
+    );
+    let key = String::from_utf8_lossy(&created.stdout).lines().last().unwrap().to_owned();
+    until_everywhere(&replicas, &key, 200);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    // One burst of four across both (each would allow two on its own).
+    let passed =
+        (0..8).filter(|n| get_with_key(replicas[n % 2].addr, "/v1/versions", &key).status == 200).count();
+    assert_eq!(passed, 4);
+    for replica in &replicas {
+        assert_eq!(get(replica.addr, "/healthz", &[]).json()["status"], "ok");
+    }
+
+    // A CA that did not sign its certificate: no replica starts, and says which server and why.
+    let stranger = dir.path().join("stranger.pem");
+    std::fs::write(&stranger, TestCa::new("Someone else").cert_pem()).unwrap();
+    let stderr = refused_to_serve(&["--redis-url", &url, "--redis-ca", &stranger.display().to_string()]);
+    assert!(stderr.contains(&url) && stderr.contains("not signed by --redis-ca"), "{stderr}");
+    // A CA for a server that does not speak TLS is a mistake said at once.
+    let plain = url.replace("rediss://", "redis://");
+    let stderr = refused_to_serve(&["--redis-url", &plain, "--redis-ca", &ca_file]);
+    assert!(stderr.contains("use a rediss:// URL"), "{stderr}");
+    // `#insecure` checks nothing, and says so at start.
+    let insecure = tempfile::TempDir::new().unwrap();
+    assert!(tapster(&["import", crate::mini().to_str().unwrap()], insecure.path()).status.success());
+    let replica = serve_with(insecure.path(), &["--redis-url", &format!("{url}/#insecure")]);
+    assert!(
+        replica.log().iter().any(|line| line.contains("WARN") && line.contains("#insecure")),
+        "{:#?}",
+        replica.log()
+    );
 }

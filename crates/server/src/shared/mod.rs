@@ -1,9 +1,11 @@
-//! Rate limits shared by every replica, in Redis (`--redis-url`): one atomic round trip per request,
-//! a Lua script run by `EVALSHA` (`limits.lua`, reloaded by the client when Redis answers `NOSCRIPT`)
-//! that applies the burst, the minute and the day in Redis's own time, so that the replicas' clocks
-//! do not matter; in microseconds, the arrival interval rounded down to one. Each API key's state is
-//! one hash, `<prefix>:{<key id>}`. What is left of each limit is worked out here from what the
-//! script returns, by the same functions as the in-process limiter's.
+//! Rate limits shared by every replica, in Redis (`--redis-url`, or a Redis Cluster with
+//! `--redis-cluster`; in plain text or TLS, see `connection`): one atomic round trip per request, a
+//! Lua script run by `EVALSHA` (`limits.lua`, sent whole to a node that answers `NOSCRIPT`) that
+//! applies the burst, the minute and the day in Redis's own time, so that the replicas' clocks do not
+//! matter; in microseconds, the arrival interval rounded down to one. Each API key's state is one
+//! hash, `<prefix>:{<key id>}`, whose hash tag keeps it, and so each run of the script, on one slot
+//! of a cluster. What is left of each limit is worked out here from what the script returns, by the
+//! same functions as the in-process limiter's.
 //!
 //! A key's requests that arrive while its script is running are judged together by the next run,
 //! as if they had reached Redis one after another at that instant: the same decisions as one run
@@ -12,32 +14,75 @@
 //! timeout, but for the first run after Redis failed, which first gives Redis back what it lost.
 //!
 //! When Redis does not answer within its timeout (`--redis-timeout-ms`, 25 by default), the replica
-//! keeps serving: for [`OPEN_FOR`] it does not ask Redis at all (a circuit breaker), and limits each
-//! key in its own memory at a fair share of its limits (divided by the number of replicas,
-//! `--replicas`), starting from its share of the day's count Redis last gave. Once Redis answers
-//! again, what it admitted meanwhile is added to Redis's day counts, and since a Redis that restarted
-//! has lost its counts, each key's day is raised at once to at least what Redis last said of it plus
-//! those, and at the next write of usage to what the accounts database recorded (see
-//! [`Limiter::wants_seed`]).
+//! keeps serving: for [`OPEN_FOR`] it does not ask Redis about the key's slot at all (a circuit
+//! breaker, see `breakers`: one for a single node, one per hash slot of a cluster, so that a master
+//! that is down takes only its own keys out of the shared limits), and limits each of those keys in
+//! its own memory at a fair share of its limits (divided by the number of replicas, `--replicas`),
+//! starting from its share of the day's count Redis last gave. Once Redis answers again for a slot,
+//! what was admitted meanwhile for its keys is added to Redis's day counts, and since a Redis that
+//! restarted has lost its counts, each of those keys' day is raised at once to at least what Redis
+//! last said of it plus those, and at the next write of usage to what the accounts database
+//! recorded (see [`Limiter::wants_seed`]).
+
+mod breakers;
+mod connection;
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::Context;
-use redis::Script;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tapster_domain::Limits;
 use tokio::sync::oneshot;
 
+use self::breakers::{Breakers, SLOTS, Turn};
+use self::connection::{Connection, Lua};
+pub use self::connection::{RedisServers, RedisTls};
 use crate::limiter::{Checked, DAY, Decision, InProcess, Limiter, gcra, status, wait};
 
 /// How long a request waits for Redis, unless told otherwise, before its key is limited locally.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(25);
 /// How long Redis is left alone after it failed to answer, before it is asked again.
 const OPEN_FOR: Duration = Duration::from_secs(1);
+
+/// Where the shared limits live and how a replica uses them (`--redis-url` or `--redis-cluster`,
+/// `--redis-ca`, `--redis-prefix`, `--replicas`, `--redis-timeout-ms`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedisLimits {
+    pub servers: RedisServers,
+    pub tls: RedisTls,
+    /// What this deployment's keys in Redis start with.
+    pub prefix: String,
+    /// How many replicas share the limits: each key's share here while Redis is out of reach.
+    pub replicas: u32,
+    /// How long a request waits for Redis before its key is limited here.
+    pub timeout: Duration,
+}
+
+impl RedisLimits {
+    /// Checks a prefix of the keys in Redis: braces would make a hash tag of it, putting every key
+    /// on one slot of a cluster.
+    pub fn check_prefix(prefix: &str) -> Result<(), String> {
+        match prefix.contains(['{', '}']) {
+            true => {
+                Err(format!("{prefix:?} holds a brace, which would put every key on one slot of a cluster"))
+            }
+            false => Ok(()),
+        }
+    }
+
+    /// The limits on one Redis node at `url`, in plain text or with the system's roots.
+    pub fn node(url: &str, prefix: &str, replicas: u32, timeout: Duration) -> Self {
+        Self {
+            servers: RedisServers::Node(url.to_owned()),
+            tls: RedisTls::default(),
+            prefix: prefix.to_owned(),
+            replicas,
+            timeout,
+        }
+    }
+}
 
 /// The limiter of a replica among several, backed by Redis.
 #[derive(Debug, Clone)]
@@ -46,9 +91,9 @@ pub struct Shared {
 }
 
 struct Inner {
-    redis: ConnectionManager,
-    limits: Script,
-    add_day: Script,
+    redis: Connection,
+    limits: Lua,
+    add_day: Lua,
     /// Names this deployment's keys in Redis, so that several deployments (or test runs) can share one.
     prefix: String,
     /// How many replicas share the limits: a key's fair share here while Redis is out of reach.
@@ -57,11 +102,8 @@ struct Inner {
     timeout: Duration,
     /// The limiter while Redis is out of reach.
     local: InProcess,
-    /// When this limiter was made: the origin of `open_until`.
-    started: Instant,
-    /// Until when Redis is not asked after it failed, in milliseconds since `started` (an atomic:
-    /// every request reads it).
-    open_until: AtomicU64,
+    /// Whether Redis is asked about a key now, by its slot.
+    breakers: Breakers,
     /// The requests waiting for the next run of their key's script, by key. A key is here while a
     /// run for it is in flight.
     queued: Mutex<HashMap<i64, Vec<Queued>>>,
@@ -69,7 +111,6 @@ struct Inner {
     owed: Mutex<HashMap<(i64, u64), u32>>,
     /// The day's count Redis last gave for each key, by key: day and count.
     seen: Mutex<HashMap<i64, (u64, u32)>>,
-    degraded: AtomicBool,
     /// Set when Redis answers again after it failed: it may have lost its day counts.
     reseed: AtomicBool,
 }
@@ -109,53 +150,54 @@ impl std::fmt::Debug for Inner {
         f.debug_struct("Shared")
             .field("prefix", &self.prefix)
             .field("replicas", &self.replicas)
-            .field("degraded", &self.degraded.load(Ordering::Relaxed))
+            .field("breakers", &self.breakers)
             .finish_non_exhaustive()
     }
 }
 
 impl Shared {
-    /// A limiter on the Redis at `url` for `replicas` replicas, waiting at most `timeout` for each
-    /// answer. It connects when first asked, and reconnects by itself: a replica starts, and serves,
-    /// while Redis is down.
-    pub fn new(url: &str, prefix: &str, replicas: u32, timeout: Duration) -> anyhow::Result<Self> {
-        let bad = || format!("the Redis URL {}", tapster_domain::url_without_password(url));
-        let client = redis::Client::open(url).with_context(bad)?;
-        let config = ConnectionManagerConfig::new()
-            .set_response_timeout(Some(timeout))
-            .set_connection_timeout(Some(Duration::from_millis(250)))
-            .set_number_of_retries(1)
-            .set_max_delay(Duration::from_secs(1));
-        let redis = ConnectionManager::new_lazy_with_config(client, config).with_context(bad)?;
+    /// A limiter on the Redis `config` names. It connects when first asked, and reconnects by
+    /// itself: a replica starts, and serves, while Redis is down. Must be called on a tokio runtime.
+    pub fn new(config: &RedisLimits) -> anyhow::Result<Self> {
+        RedisLimits::check_prefix(&config.prefix).map_err(|why| anyhow::anyhow!("the Redis prefix {why}"))?;
+        let breakers = match config.servers {
+            RedisServers::Node(_) => 1,
+            RedisServers::Cluster(_) => SLOTS,
+        };
         Ok(Self {
             inner: Arc::new(Inner {
-                redis,
-                limits: Script::new(include_str!("limits.lua")),
-                add_day: Script::new(include_str!("add_day.lua")),
-                prefix: prefix.to_owned(),
-                replicas: replicas.max(1),
-                timeout,
+                redis: Connection::open(&config.servers, &config.tls, config.timeout)?,
+                limits: Lua::new(include_str!("limits.lua")),
+                add_day: Lua::new(include_str!("add_day.lua")),
+                prefix: config.prefix.clone(),
+                replicas: config.replicas.max(1),
+                timeout: config.timeout,
                 local: InProcess::default(),
-                started: Instant::now(),
-                open_until: AtomicU64::new(0),
+                breakers: Breakers::new(breakers, OPEN_FOR),
                 queued: Mutex::default(),
                 owed: Mutex::default(),
                 seen: Mutex::default(),
-                degraded: AtomicBool::new(false),
                 reseed: AtomicBool::new(false),
             }),
         })
     }
 
-    /// Whether Redis failed to answer lately and keys are limited locally.
+    /// [`Shared::new`], once every server of `config` was reached over TLS where it speaks it: a
+    /// certificate refused is an error, a server that does not answer only a warning.
+    pub async fn connect(config: &RedisLimits) -> anyhow::Result<Self> {
+        connection::probe(&config.servers, &config.tls).await?;
+        Self::new(config)
+    }
+
+    /// Whether Redis failed to answer lately and keys (some, on a cluster) are limited locally.
     pub fn degraded(&self) -> bool {
-        self.inner.degraded.load(Ordering::Relaxed)
+        self.inner.breakers.tripped() > 0
     }
 }
 
 impl Limiter for Shared {
     fn limit(&self, key: i64, limits: Limits, now: Duration) -> Checked {
-        if self.inner.is_open() {
+        if self.inner.is_open(key) {
             return Checked::Now(self.inner.local_check(key, limits, now));
         }
         Checked::Later(Box::pin(Arc::clone(&self.inner).check(key, limits, now)))
@@ -167,13 +209,20 @@ impl Limiter for Shared {
         self.inner.local.seed_day(key, day, requests.div_ceil(self.inner.replicas));
         let inner = Arc::clone(&self.inner);
         tokio::spawn(async move {
-            if let Err(error) = inner.add_to_day(key, day, requests, "at-least").await {
+            if let Err(error) = inner.add_to_day(key, day, requests, Mode::AtLeast).await {
                 tracing::warn!(%error, key, "could not seed the day's count in Redis");
             }
         });
     }
 
+    /// Also asks Redis again about the slots it failed for whose keys no request called since, so
+    /// that they are given back what they lost and the replica stops saying it is degraded.
     fn sweep(&self, now: Duration) {
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            for (breaker, key) in self.inner.breakers.closing() {
+                runtime.spawn(Arc::clone(&self.inner).mend(breaker, key));
+            }
+        }
         self.inner.local.sweep(now);
         let today = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX) / DAY;
         lock(&self.inner.seen).retain(|_, (day, _)| *day >= today);
@@ -184,12 +233,18 @@ impl Limiter for Shared {
     }
 
     fn trouble(&self) -> Option<String> {
-        self.degraded().then(|| {
-            format!(
-                "Redis is out of reach: each key is limited by each replica at 1/{} of its limits until it answers",
-                self.inner.replicas
-            )
-        })
+        let (tripped, breakers) = (self.inner.breakers.tripped(), self.inner.breakers.len());
+        let replicas = self.inner.replicas;
+        match (tripped, breakers) {
+            (0, _) => None,
+            (_, 1) => Some(format!(
+                "Redis is out of reach: each key is limited by each replica at 1/{replicas} of its limits until it answers"
+            )),
+            _ => Some(format!(
+                "Redis Cluster: {tripped} of {breakers} slots are out of reach: their keys are limited by each \
+                 replica at 1/{replicas} of their limits until they answer"
+            )),
+        }
     }
 }
 
@@ -257,23 +312,27 @@ impl Inner {
     }
 
     /// Decides requests of `key` made at `times`, in that order, in one run of the script; without
-    /// an answer in time, trips the breaker and decides them locally. The first answer after Redis
-    /// failed is not trusted: Redis may have restarted empty, so it is first given back what it
-    /// lost, and then asked again.
+    /// an answer in time, trips the breaker and decides them locally. After Redis failed for the
+    /// key's slot it may have restarted empty: before it judges again, it is given back what it lost.
     async fn judge(&self, key: i64, limits: Limits, times: &[Duration]) -> Vec<Decision> {
         let local = || times.iter().map(|&now| self.local_check(key, limits, now)).collect();
-        if self.is_open() {
+        if self.is_open(key) {
             return local();
         }
+        let breaker = self.breakers.of(key);
+        let restored = if self.breakers.is_tripped(breaker) { self.restore(breaker).await } else { Ok(()) };
         let requests = u32::try_from(times.len()).unwrap_or(u32::MAX);
-        let answer = match self.ask(key, limits, requests).await {
-            Ok(answer) if self.recovered() => {
-                self.restore().await;
-                self.ask(key, limits, requests).await.unwrap_or(answer)
+        let answer = match restored {
+            Ok(()) => self.ask(key, limits, requests).await,
+            Err(error) => Err(error),
+        };
+        let answer = match answer {
+            Ok(answer) => {
+                self.answered(key);
+                answer
             }
-            Ok(answer) => answer,
             Err(error) => {
-                self.failed(&error);
+                self.failed(key, &error);
                 return local();
             }
         };
@@ -310,10 +369,10 @@ impl Inner {
     async fn ask(&self, key: i64, limits: Limits, requests: u32) -> Result<Counted, String> {
         let interval = script_interval(limits);
         let tolerance = interval.saturating_mul(u64::from(limits.burst.max(1) - 1));
-        let mut invocation = self.limits.key(self.redis_key(key));
-        invocation.arg(interval).arg(tolerance).arg(limits.per_minute).arg(limits.per_day).arg(requests);
+        let args = [interval, tolerance, limits.per_minute.into(), limits.per_day.into(), requests.into()];
         let mut redis = self.redis.clone();
-        let answer = invocation.invoke_async::<(u32, u64, u64, u32, u32)>(&mut redis);
+        let key = self.redis_key(key);
+        let answer = redis.run::<(u32, u64, u64, u32, u32)>(&self.limits, &key, &args);
         match tokio::time::timeout(self.timeout, answer).await {
             Ok(Ok((admitted, now, tat, minute_count, day_count))) => {
                 Ok(Counted { admitted: admitted.min(requests), now, tat, minute_count, day_count })
@@ -340,64 +399,98 @@ impl Inner {
         decision
     }
 
-    /// Milliseconds since this limiter was made.
-    fn elapsed_ms(&self) -> u64 {
-        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    /// Whether Redis is left alone about `key` now, after it failed for the key's slot.
+    fn is_open(&self, key: i64) -> bool {
+        self.breakers.is_open(self.breakers.of(key))
     }
 
-    fn is_open(&self) -> bool {
-        self.elapsed_ms() < self.open_until.load(Ordering::Relaxed)
-    }
-
-    fn failed(&self, error: &str) {
-        let open_for = u64::try_from(OPEN_FOR.as_millis()).unwrap_or(u64::MAX);
-        self.open_until.store(self.elapsed_ms().saturating_add(open_for), Ordering::Relaxed);
-        if !self.degraded.swap(true, Ordering::Relaxed) {
+    fn failed(&self, key: i64, error: &str) {
+        if self.breakers.trip(key) == Turn::FirstTripped {
             tracing::warn!(
                 error,
                 replicas = self.replicas,
-                "Redis is out of reach: limiting each key here at its share of its limits until it answers"
+                "Redis is out of reach: limiting its keys here at their share of their limits until it answers"
             );
         }
     }
 
-    /// Whether Redis answers after it had failed (once per outage).
-    fn recovered(&self) -> bool {
-        // A read first: the write is only paid on the way back from an outage.
-        if !self.degraded.load(Ordering::Relaxed) || !self.degraded.swap(false, Ordering::Relaxed) {
-            return false;
+    /// Redis answered for the slot of `key`: on the way back from an outage, the log says so once
+    /// and the day counts are seeded from the accounts database at its next write of usage.
+    fn answered(&self, key: i64) {
+        let Some(turn) = self.breakers.answered(self.breakers.of(key)) else { return };
+        if turn == Turn::AllClosed {
+            tracing::info!("Redis answers again: the limits are shared again");
         }
-        tracing::info!("Redis answers again: the limits are shared again");
         self.reseed.store(true, Ordering::Relaxed);
-        true
     }
 
-    /// Gives Redis back what it may have lost: the requests admitted here without it, and for each
-    /// key at least the day's count it last gave plus those.
-    async fn restore(&self) {
-        let owed = std::mem::take(&mut *lock(&self.owed));
-        let seen = lock(&self.seen).clone();
-        for (&(key, day), &requests) in &owed {
-            if let Err(error) = self.add_to_day(key, day, requests, "add").await {
-                tracing::warn!(%error, key, requests, "could not yet add the requests admitted without Redis");
-                // Kept for the next time Redis answers after failing.
-                let mut owed = lock(&self.owed);
-                *owed.entry((key, day)).or_default() += requests;
+    /// Asks Redis again about the slot of breaker `breaker`, through `key`, one of its keys: it is
+    /// given back what it lost, and then asked whether the key exists, which answers for the slot.
+    async fn mend(self: Arc<Self>, breaker: usize, key: i64) {
+        let mended = async {
+            self.restore(breaker).await?;
+            let (mut redis, mut exists) = (self.redis.clone(), redis::cmd("EXISTS"));
+            exists.arg(self.redis_key(key));
+            let exists = exists.query_async::<u32>(&mut redis);
+            match tokio::time::timeout(self.timeout, exists).await {
+                Ok(answered) => answered.map(drop).map_err(|error| error.to_string()),
+                Err(_) => Err(format!("no answer within {} ms", self.timeout.as_millis())),
+            }
+        };
+        match mended.await {
+            Ok(()) => self.answered(key),
+            Err(error) => self.failed(key, &error),
+        }
+    }
+
+    /// Gives Redis back what it may have lost for the keys of breaker `breaker`: the requests
+    /// admitted here without it, and for each key at least the day's count it last gave plus those.
+    /// Stops at the first call that fails, keeping what was not given back for the next time.
+    async fn restore(&self, breaker: usize) -> Result<(), String> {
+        let ours = |key: &i64| self.breakers.of(*key) == breaker;
+        let owed: Vec<((i64, u64), u32)> = lock(&self.owed).extract_if(|(key, _), _| ours(key)).collect();
+        let seen: Vec<(i64, (u64, u32))> =
+            lock(&self.seen).iter().filter(|(key, _)| ours(key)).map(|(key, seen)| (*key, *seen)).collect();
+        let since =
+            |key: i64, day: u64| owed.iter().find(|(owed, _)| *owed == (key, day)).map_or(0, |(_, n)| *n);
+        for (index, &((key, day), requests)) in owed.iter().enumerate() {
+            if let Err(error) = self.add_to_day(key, day, requests, Mode::Add).await {
+                // Kept, with every one after it, for the next time Redis answers.
+                let mut kept = lock(&self.owed);
+                for &(owed, requests) in &owed[index..] {
+                    *kept.entry(owed).or_default() += requests;
+                }
+                return Err(error);
             }
         }
         for (key, (day, count)) in seen {
-            let since = owed.get(&(key, day)).copied().unwrap_or(0);
-            if let Err(error) = self.add_to_day(key, day, count.saturating_add(since), "at-least").await {
-                tracing::warn!(%error, key, "could not give Redis back the day's count");
-            }
+            self.add_to_day(key, day, count.saturating_add(since(key, day)), Mode::AtLeast).await?;
         }
+        Ok(())
     }
 
-    async fn add_to_day(&self, key: i64, day: u64, requests: u32, mode: &str) -> redis::RedisResult<u32> {
-        let mut invocation = self.add_day.key(self.redis_key(key));
-        invocation.arg(day).arg(requests).arg(mode);
-        invocation.invoke_async(&mut self.redis.clone()).await
+    /// Adds to (or raises) `key`'s count of `day` in Redis, within the timeout.
+    async fn add_to_day(&self, key: i64, day: u64, requests: u32, mode: Mode) -> Result<u32, String> {
+        let mode = match mode {
+            Mode::Add => 0,
+            Mode::AtLeast => 1,
+        };
+        let key = self.redis_key(key);
+        let (mut redis, args) = (self.redis.clone(), [day, requests.into(), mode]);
+        let added = redis.run(&self.add_day, &key, &args);
+        match tokio::time::timeout(self.timeout, added).await {
+            Ok(added) => added.map_err(|error| error.to_string()),
+            Err(_) => Err(format!("no answer within {} ms", self.timeout.as_millis())),
+        }
     }
+}
+/// How [`Inner::add_to_day`] changes a day's count.
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    /// Adds requests admitted while Redis was out of reach.
+    Add,
+    /// Raises the count to at least a number (what Redis last said, what the database recorded).
+    AtLeast,
 }
 
 /// The key's arrival interval as the script counts it: in microseconds, rounded down, at least one.
