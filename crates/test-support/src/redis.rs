@@ -175,6 +175,15 @@ impl Drop for RedisServer {
 #[derive(Debug)]
 pub struct RedisCluster {
     nodes: Vec<ClusterNode>,
+    /// With TLS, the arguments every node and `redis-cli` take (and the directory of the files).
+    tls: Option<ClusterTls>,
+}
+
+#[derive(Debug)]
+struct ClusterTls {
+    server: Vec<String>,
+    client: Vec<String>,
+    _files: tempfile::TempDir,
 }
 
 #[derive(Debug)]
@@ -188,20 +197,50 @@ impl RedisCluster {
     /// Starts one and waits until it serves every slot; `None` (said on stderr) where `redis-server`
     /// is not installed and the services are not required.
     pub fn start() -> Option<Self> {
+        Self::started(None)
+    }
+
+    /// Starts one whose nodes speak only TLS, to clients and to each other, with certificates for
+    /// `127.0.0.1` (the address each announces) signed by `ca`.
+    pub fn start_tls(ca: &TestCa) -> Option<Self> {
+        let files = tempfile::TempDir::new().expect("a directory for the certificates");
+        let issued = ca.issue(&["127.0.0.1", "localhost"]);
+        let file = |name: &str, pem: &str| {
+            let path = files.path().join(name);
+            std::fs::write(&path, pem).expect("writing a PEM file");
+            path.display().to_string()
+        };
+        let (cert, key, ca) = (
+            file("node.crt", &issued.cert_pem),
+            file("node.key", &issued.key_pem),
+            file("ca.crt", &ca.cert_pem()),
+        );
+        let server = ["--tls-cert-file", &cert, "--tls-key-file", &key, "--tls-ca-cert-file", &ca]
+            .into_iter()
+            .chain(["--tls-cluster", "yes", "--tls-auth-clients", "no"])
+            .map(str::to_owned)
+            .collect();
+        let client = ["--tls", "--cacert", &ca].into_iter().map(str::to_owned).collect();
+        Self::started(Some(ClusterTls { server, client, _files: files }))
+    }
+
+    fn started(tls: Option<ClusterTls>) -> Option<Self> {
         let mut nodes = Vec::new();
         for _ in 0..3 {
             let dir = tempfile::TempDir::new().expect("a directory for a cluster node");
-            let mut node = ClusterNode { port: free_port()?, dir, child: None };
-            if let Err(error) = node.spawn() {
+            nodes.push(ClusterNode { port: free_port()?, dir, child: None });
+        }
+        let mut cluster = Self { nodes, tls };
+        for index in 0..cluster.nodes.len() {
+            if let Err(error) = cluster.spawn(index) {
                 unreachable_service("redis-server --cluster-enabled", "this machine", &error);
                 return None;
             }
-            nodes.push(node);
         }
-        let cluster = Self { nodes };
         let addresses: Vec<String> =
             cluster.nodes.iter().map(|node| format!("127.0.0.1:{}", node.port)).collect();
         let created = Command::new("redis-cli")
+            .args(cluster.tls.iter().flat_map(|tls| &tls.client))
             .args(["--cluster", "create"])
             .args(&addresses)
             .args(["--cluster-replicas", "0", "--cluster-yes"])
@@ -218,7 +257,8 @@ impl RedisCluster {
 
     /// The seed nodes' URLs, as `--redis-cluster` takes them.
     pub fn urls(&self) -> Vec<String> {
-        self.nodes.iter().map(|node| format!("redis://127.0.0.1:{}", node.port)).collect()
+        let scheme = if self.tls.is_some() { "rediss" } else { "redis" };
+        self.nodes.iter().map(|node| format!("{scheme}://127.0.0.1:{}", node.port)).collect()
     }
 
     /// The node that holds the slot of `key`.
@@ -254,18 +294,51 @@ impl RedisCluster {
     /// until the cluster serves every slot again.
     pub fn restart(&mut self, index: usize) {
         self.nodes[index].kill();
-        self.nodes[index].spawn().expect("a cluster node did not start again");
+        self.spawn(index).expect("a cluster node did not start again");
         self.wait_until_whole();
     }
 
     /// `redis-cli` against node `index`: its output.
     pub fn cli(&self, index: usize, args: &[&str]) -> String {
         let output = Command::new("redis-cli")
+            .args(self.tls.iter().flat_map(|tls| &tls.client))
             .args(["-p", &self.nodes[index].port.to_string()])
             .args(args)
             .output()
             .expect("redis-cli");
         String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Starts node `index` and waits until it answers.
+    fn spawn(&mut self, index: usize) -> Result<(), String> {
+        let port = self.nodes[index].port.to_string();
+        let listen: Vec<&str> = match &self.tls {
+            None => vec!["--port", &port],
+            Some(_) => vec!["--port", "0", "--tls-port", &port],
+        };
+        let node = &mut self.nodes[index];
+        let child = Command::new("redis-server")
+            .args(&listen)
+            .args(self.tls.iter().flat_map(|tls| &tls.server))
+            .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            // The other masters keep serving their slots while one is down, as the replicas' limits need.
+            .args(["--cluster-enabled", "yes", "--cluster-node-timeout", "2000"])
+            .args(["--cluster-require-full-coverage", "no", "--dir"])
+            .arg(node.dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("redis-server: {e}"))?;
+        node.child = Some(child);
+        let started = Instant::now();
+        while !self.cli(index, &["PING"]).contains("PONG") {
+            if started.elapsed() > Duration::from_secs(5) {
+                self.nodes[index].kill();
+                return Err("redis-server did not answer within 5 s".to_owned());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
     }
 
     fn wait_until_whole(&self) {
@@ -280,46 +353,6 @@ impl RedisCluster {
 }
 
 impl ClusterNode {
-    fn spawn(&mut self) -> Result<(), String> {
-        let child = Command::new("redis-server")
-            .args([
-                "--port",
-                &self.port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            // The other masters keep serving their slots while one is down, as the replicas' limits need.
-            .args([
-                "--cluster-enabled",
-                "yes",
-                "--cluster-node-timeout",
-                "2000",
-                "--cluster-require-full-coverage",
-                "no",
-            ])
-            .arg("--dir")
-            .arg(self.dir.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("redis-server: {e}"))?;
-        self.child = Some(child);
-        let started = Instant::now();
-        let url = format!("redis://127.0.0.1:{}", self.port);
-        while let Err(error) = ping(&url) {
-            if started.elapsed() > Duration::from_secs(5) {
-                self.kill();
-                return Err(format!("redis-server did not answer within 5 s: {error}"));
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(())
-    }
-
     fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();

@@ -1,7 +1,8 @@
-//! The shared limits (`Shared`) on a Redis Cluster of three masters of the test's own, and on a
-//! Redis of its own that speaks only TLS: the same sharing as on one plain node; a master that dies
-//! takes only its own keys to the local fallback, and when it comes back empty it is given their
-//! day back; a certificate that is refused stops the limiter before it starts.
+//! The shared limits (`Shared`) on a Redis Cluster of three masters of the test's own (in plain text
+//! and speaking only TLS), and on a Redis of its own that speaks only TLS: the same sharing as on one
+//! plain node; a master that dies takes only its own keys to the local fallback, and when it comes
+//! back empty it is given their day back; a certificate that is refused stops the limiter before it
+//! starts.
 
 use std::time::{Duration, Instant};
 
@@ -185,5 +186,30 @@ fn limits_are_shared_over_tls_and_a_refused_certificate_stops_the_start() {
         let limits = tls_limits(&asking, &ca, Some(&ca));
         let (one, two) = (Shared::connect(&limits).await.unwrap(), Shared::connect(&limits).await.unwrap());
         assert_eq!(alternating(&one, &two, 8).await, [true, true, true, false]);
+    });
+}
+
+#[test]
+fn a_cluster_that_speaks_only_tls_shares_every_key_and_refuses_a_stranger() {
+    let ca = TestCa::new("Tapster test CA");
+    let Some(cluster) = RedisCluster::start_tls(&ca) else { return };
+    runtime().block_on(async {
+        let limits = RedisLimits {
+            tls: RedisTls { ca: Some(ca.cert_pem().into_bytes()), client: None },
+            ..cluster_limits(&cluster, "secure")
+        };
+        let one = Shared::connect(&limits).await.unwrap();
+        let two = Shared::connect(&limits).await.unwrap();
+        // Through whichever node holds each key: the client learns the others from the seeds.
+        for key in keys_on(&cluster, "secure", &[0, 1, 2]) {
+            assert_eq!(alternating(&one, &two, key).await, [true, true, true, false], "key {key}");
+        }
+        assert!(!one.degraded());
+        let stranger = RedisLimits {
+            tls: RedisTls { ca: Some(TestCa::new("Someone else").cert_pem().into_bytes()), client: None },
+            ..cluster_limits(&cluster, "secure")
+        };
+        let error = Shared::connect(&stranger).await.unwrap_err().to_string();
+        assert!(error.contains("not signed by --redis-ca"), "{error}");
     });
 }
