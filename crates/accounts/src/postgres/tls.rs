@@ -135,10 +135,10 @@ pub(crate) fn connector(url: &str) -> Result<(tokio_postgres::Config, Connector)
     };
     let builder = match (mode, roots) {
         (SslMode::VerifyFull, Some(roots)) => builder.with_root_certificates(roots),
-        (_, Some(roots)) => builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(SignedBy { roots: Arc::new(roots), provider })),
-        (_, None) => builder.dangerous().with_custom_certificate_verifier(Arc::new(Unchecked { provider })),
+        (_, roots) => builder.dangerous().with_custom_certificate_verifier(Arc::new(NameUnchecked {
+            roots: roots.map(Arc::new),
+            provider,
+        })),
     };
     let tls = match (&parameters.cert, &parameters.key) {
         (Some(cert), Some(key)) => {
@@ -244,58 +244,17 @@ fn explain(error: &rustls::Error) -> String {
     format!("{error}{hint}")
 }
 
-/// `prefer` and `require` without `sslrootcert`: libpq encrypts without checking who answers.
-/// The handshake's signatures are still checked, so the connection is encrypted with whoever
-/// holds the certificate's key.
+/// The server's certificate as libpq checks it short of `verify-full`: signed by a trusted CA
+/// (`verify-ca`, and `prefer` or `require` with `sslrootcert`), or, without roots (`prefer` and
+/// `require` alone), not at all; the name it is made out to never. The handshake's signatures are
+/// always checked, so the connection is encrypted with whoever holds the certificate's key.
 #[derive(Debug)]
-struct Unchecked {
+struct NameUnchecked {
+    roots: Option<Arc<RootCertStore>>,
     provider: Arc<CryptoProvider>,
 }
 
-/// `verify-ca`: the certificate must be signed by a trusted CA; the name it is made out to is not
-/// checked (a CA of one's own that signs only the database's certificates).
-#[derive(Debug)]
-struct SignedBy {
-    roots: Arc<RootCertStore>,
-    provider: Arc<CryptoProvider>,
-}
-
-impl ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _: &CertificateDer<'_>,
-        _: &[CertificateDer<'_>],
-        _: &ServerName<'_>,
-        _: &[u8],
-        _: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.provider.signature_verification_algorithms.supported_schemes()
-    }
-}
-
-impl ServerCertVerifier for SignedBy {
+impl ServerCertVerifier for NameUnchecked {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -304,14 +263,16 @@ impl ServerCertVerifier for SignedBy {
         _: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let certificate = rustls::server::ParsedCertificate::try_from(end_entity)?;
-        rustls::client::verify_server_cert_signed_by_trust_anchor(
-            &certificate,
-            &self.roots,
-            intermediates,
-            now,
-            self.provider.signature_verification_algorithms.all,
-        )?;
+        if let Some(roots) = &self.roots {
+            let certificate = rustls::server::ParsedCertificate::try_from(end_entity)?;
+            rustls::client::verify_server_cert_signed_by_trust_anchor(
+                &certificate,
+                roots,
+                intermediates,
+                now,
+                self.provider.signature_verification_algorithms.all,
+            )?;
+        }
         Ok(ServerCertVerified::assertion())
     }
 

@@ -133,10 +133,15 @@ impl Breakers {
 }
 
 /// The Redis Cluster hash slot of the key's state, `<prefix>:{<key>}`: CRC16/XMODEM of the hash tag
-/// (the key id's digits), modulo [`SLOTS`].
+/// (the key id's digits), modulo [`SLOTS`]. Written on the stack: it is worked out per request.
 pub(crate) fn slot(key: i64) -> usize {
-    let tag = key.to_string();
-    usize::from(crc16(tag.as_bytes())) % SLOTS
+    use std::io::Write;
+    let mut digits = [0u8; 20];
+    let mut cursor = std::io::Cursor::new(&mut digits[..]);
+    // Twenty bytes hold every i64 in decimal.
+    let _ = write!(cursor, "{key}");
+    let written = usize::try_from(cursor.position()).unwrap_or(0);
+    usize::from(crc16(&digits[..written])) % SLOTS
 }
 
 /// CRC16/XMODEM (polynomial 0x1021, initial value 0), bit by bit: the checksum Redis Cluster names
@@ -162,6 +167,8 @@ mod tests {
         assert_eq!(crc16(b"123456789"), 0x31C3);
         // `CLUSTER KEYSLOT` of `tapster:{7}`, `x:{123}` and `{1000000}` (redis-cli, Redis 7).
         assert_eq!([slot(7), slot(123), slot(1_000_000)], [1716, 5970, 6148]);
+        // The longest ids, every digit hashed.
+        assert_eq!(slot(i64::MIN), usize::from(crc16(b"-9223372036854775808")) % SLOTS);
     }
 
     #[test]

@@ -182,8 +182,8 @@ impl Shared {
         })
     }
 
-    /// [`Shared::new`], once every server of `config` was reached over TLS where it speaks it: a
-    /// certificate refused is an error, a server that does not answer only a warning.
+    /// [`Shared::new`], once each server of `config` has been tried: a certificate refused (by
+    /// either side) is an error, a server that does not answer only a warning.
     pub async fn connect(config: &RedisLimits) -> anyhow::Result<Self> {
         connection::probe(&config.servers, &config.tls).await?;
         Self::new(config)
