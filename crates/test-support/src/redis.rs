@@ -145,20 +145,15 @@ impl RedisServer {
             .spawn()
             .map_err(|e| format!("redis-server: {e}"))?;
         self.child = Some(child);
-        let started = Instant::now();
         // Over TLS, listening is as much as a test without a client of its own can tell.
-        let ready = || match self.tls {
+        let answered = until_answering(|| match self.tls {
             None => ping(&self.url()),
             Some(_) => TcpStream::connect(("127.0.0.1", self.port)).map(drop).map_err(|e| e.to_string()),
-        };
-        while let Err(error) = ready() {
-            if started.elapsed() > Duration::from_secs(5) {
-                self.kill();
-                return Err(format!("redis-server did not answer within 5 s: {error}"));
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        });
+        if answered.is_err() {
+            self.kill();
         }
-        Ok(())
+        answered
     }
 }
 
@@ -168,7 +163,8 @@ impl Drop for RedisServer {
     }
 }
 
-/// A Redis Cluster of three masters (no replicas), each a `redis-server` of the test's own on a free
+/// A Redis Cluster of three masters (and a replica each, when asked), each a `redis-server` of the
+/// test's own on a free
 /// port of 127.0.0.1 keeping nothing but its cluster configuration, joined with `redis-cli --cluster
 /// create`; with `cluster-require-full-coverage no`, so that the others serve while one is down.
 /// Stopped when dropped.
@@ -197,7 +193,13 @@ impl RedisCluster {
     /// Starts one and waits until it serves every slot; `None` (said on stderr) where `redis-server`
     /// is not installed and the services are not required.
     pub fn start() -> Option<Self> {
-        Self::started(None)
+        Self::started(None, 0)
+    }
+
+    /// Starts one whose three masters each have a replica (nodes 3 to 5), which takes over when its
+    /// master dies (a failover, after the node timeout of 2 s).
+    pub fn start_with_replicas() -> Option<Self> {
+        Self::started(None, 1)
     }
 
     /// Starts one whose nodes speak only TLS, to clients and to each other, with certificates for
@@ -221,12 +223,12 @@ impl RedisCluster {
             .map(str::to_owned)
             .collect();
         let client = ["--tls", "--cacert", &ca].into_iter().map(str::to_owned).collect();
-        Self::started(Some(ClusterTls { server, client, _files: files }))
+        Self::started(Some(ClusterTls { server, client, _files: files }), 0)
     }
 
-    fn started(tls: Option<ClusterTls>) -> Option<Self> {
+    fn started(tls: Option<ClusterTls>, replicas: usize) -> Option<Self> {
         let mut nodes = Vec::new();
-        for _ in 0..3 {
+        for _ in 0..3 * (1 + replicas) {
             let dir = tempfile::TempDir::new().expect("a directory for a cluster node");
             nodes.push(ClusterNode { port: free_port()?, dir, child: None });
         }
@@ -243,7 +245,7 @@ impl RedisCluster {
             .args(cluster.tls.iter().flat_map(|tls| &tls.client))
             .args(["--cluster", "create"])
             .args(&addresses)
-            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .args(["--cluster-replicas", &replicas.to_string(), "--cluster-yes"])
             .output()
             .expect("redis-cli --cluster create");
         assert!(
@@ -261,12 +263,13 @@ impl RedisCluster {
         self.nodes.iter().map(|node| format!("{scheme}://127.0.0.1:{}", node.port)).collect()
     }
 
-    /// The node that holds the slot of `key`.
+    /// The master that holds the slot of `key`, as a node that is up sees it.
     pub fn node_of(&self, key: &str) -> usize {
-        let slot: u16 = self.cli(0, &["CLUSTER", "KEYSLOT", key]).trim().parse().expect("a slot");
+        let up = self.nodes.iter().position(|node| node.child.is_some()).expect("a node that is up");
+        let slot: u16 = self.cli(up, &["CLUSTER", "KEYSLOT", key]).trim().parse().expect("a slot");
         // Each master's line in `CLUSTER NODES`: id, address, flags and five more fields, then the
         // ranges of slots it holds.
-        let nodes = self.cli(0, &["CLUSTER", "NODES"]);
+        let nodes = self.cli(up, &["CLUSTER", "NODES"]);
         for line in nodes.lines() {
             let fields: Vec<&str> = line.split_whitespace().collect();
             let Some(port) =
@@ -323,29 +326,39 @@ impl RedisCluster {
             .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
             // The other masters keep serving their slots while one is down, as the replicas' limits need.
             .args(["--cluster-enabled", "yes", "--cluster-node-timeout", "2000"])
-            .args(["--cluster-require-full-coverage", "no", "--dir"])
+            .args(["--cluster-require-full-coverage", "no", "--repl-diskless-sync-delay", "0", "--dir"])
             .arg(node.dir.path())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| format!("redis-server: {e}"))?;
         node.child = Some(child);
-        let started = Instant::now();
-        while !self.cli(index, &["PING"]).contains("PONG") {
-            if started.elapsed() > Duration::from_secs(5) {
-                self.nodes[index].kill();
-                return Err("redis-server did not answer within 5 s".to_owned());
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        let answered = until_answering(|| match self.cli(index, &["PING"]) {
+            pong if pong.contains("PONG") => Ok(()),
+            other => Err(format!("PING answered {other:?}")),
+        });
+        if answered.is_err() {
+            self.nodes[index].kill();
         }
-        Ok(())
+        answered
     }
 
+    /// Waits until every node that is up sees the cluster serve every slot, and every replica has
+    /// copied its master (a replica that never did cannot take over).
     fn wait_until_whole(&self) {
         let started = Instant::now();
-        for index in 0..self.nodes.len() {
-            while !self.cli(index, &["CLUSTER", "INFO"]).contains("cluster_state:ok") {
-                assert!(started.elapsed() < Duration::from_secs(30), "the cluster was not whole within 30 s");
+        for (index, node) in self.nodes.iter().enumerate().filter(|(_, node)| node.child.is_some()) {
+            let whole = || {
+                let replication = self.cli(index, &["INFO", "replication"]);
+                self.cli(index, &["CLUSTER", "INFO"]).contains("cluster_state:ok")
+                    && (replication.contains("role:master") || replication.contains("master_link_status:up"))
+            };
+            while !whole() {
+                assert!(
+                    started.elapsed() < Duration::from_secs(30),
+                    "node {} was not whole within 30 s",
+                    node.port
+                );
                 std::thread::sleep(Duration::from_millis(50));
             }
         }
@@ -364,6 +377,20 @@ impl ClusterNode {
 impl Drop for ClusterNode {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// Waits up to 5 s for a server just started to pass `check`; otherwise says why it did not.
+fn until_answering(mut check: impl FnMut() -> Result<(), String>) -> Result<(), String> {
+    let started = Instant::now();
+    loop {
+        match check() {
+            Ok(()) => return Ok(()),
+            Err(error) if started.elapsed() > Duration::from_secs(5) => {
+                return Err(format!("redis-server did not answer within 5 s: {error}"));
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
     }
 }
 

@@ -213,3 +213,42 @@ fn a_cluster_that_speaks_only_tls_shares_every_key_and_refuses_a_stranger() {
         assert!(error.contains("not signed by --redis-ca"), "{error}");
     });
 }
+
+#[test]
+fn the_replica_that_takes_over_a_dead_master_is_followed() {
+    let Some(mut cluster) = RedisCluster::start_with_replicas() else { return };
+    runtime().block_on(async {
+        let limits = cluster_limits(&cluster, "failover");
+        let (one, two) = (Shared::new(&limits).unwrap(), Shared::new(&limits).unwrap());
+        let [kept, fresh] = [0, 1]
+            .map(|n| (1..).filter(|id| cluster.node_of(&format!("failover:{{{id}}}")) == 0).nth(n).unwrap());
+        for limiter in [&one, &two] {
+            assert!(matches!(decide(limiter, kept).await, Decision::Allowed(_)));
+        }
+        // Replicated to the master's replica, which takes over once the master is found dead.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cluster.kill(0);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut admitted = 2;
+        loop {
+            for limiter in [&one, &two] {
+                admitted += usize::from(matches!(decide(limiter, kept).await, Decision::Allowed(_)));
+            }
+            if !one.degraded() && !two.degraded() && cluster.node_of(&format!("failover:{{{kept}}}")) != 0 {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the new master was never followed");
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        // The new master shares the key's day, with every request admitted meanwhile counted. (One
+        // that the client sent on to the new master after the limiter had stopped waiting for it is
+        // counted twice: never fewer than admitted.)
+        tokio::time::sleep(Duration::from_millis(1_100)).await;
+        let Decision::Allowed(status) = decide(&one, kept).await else { panic!("a second later") };
+        let counted = 100 - u64::from(status.day.left);
+        let admitted = admitted as u64 + 1;
+        assert!((admitted..=admitted + 4).contains(&counted), "{counted} counted of {admitted} admitted");
+        // ...and every key of its slots, as the dead master did.
+        assert_eq!(alternating(&one, &two, fresh).await, [true, true, true, false]);
+    });
+}
