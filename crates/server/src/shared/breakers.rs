@@ -36,6 +36,8 @@ pub(crate) struct Breakers {
     tripped: Box<[AtomicBool]>,
     /// The key whose request last tripped each breaker: one to ask Redis about when no other comes.
     tripped_by: Box<[AtomicI64]>,
+    /// Which breakers a task is mending (one at a time each).
+    mending: Box<[AtomicBool]>,
     /// How many of `tripped` are set.
     tripped_count: AtomicUsize,
 }
@@ -58,6 +60,7 @@ impl Breakers {
             open_until: (0..count).map(|_| AtomicU64::new(0)).collect(),
             tripped: (0..count).map(|_| AtomicBool::new(false)).collect(),
             tripped_by: (0..count).map(|_| AtomicI64::new(0)).collect(),
+            mending: (0..count).map(|_| AtomicBool::new(false)).collect(),
             tripped_count: AtomicUsize::new(0),
         }
     }
@@ -108,6 +111,16 @@ impl Breakers {
             1 => Turn::AllClosed,
             _ => Turn::Neither,
         })
+    }
+
+    /// Takes the mending of breaker `index`: `false` when a task is at it already.
+    pub(crate) fn claim(&self, index: usize) -> bool {
+        self.mending[index].compare_exchange(false, true, Ordering::Relaxed, Ordering::Relaxed).is_ok()
+    }
+
+    /// Gives the mending of breaker `index` back.
+    pub(crate) fn release(&self, index: usize) {
+        self.mending[index].store(false, Ordering::Relaxed);
     }
 
     /// The breakers that tripped and are no longer open, each with the key that tripped it: those
@@ -203,5 +216,13 @@ mod tests {
         assert_eq!(breakers.closing(), [(slot(123), 123)]);
         breakers.answered(slot(123));
         assert!(breakers.closing().is_empty());
+    }
+
+    #[test]
+    fn one_task_at_a_time_mends_a_breaker() {
+        let breakers = Breakers::new(SLOTS, Duration::ZERO);
+        assert!(breakers.claim(5) && !breakers.claim(5) && breakers.claim(6));
+        breakers.release(5);
+        assert!(breakers.claim(5));
     }
 }

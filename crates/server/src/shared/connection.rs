@@ -235,18 +235,24 @@ impl ConnectionLike for Connection {
     }
 }
 
-/// Connects once to each of `servers` at start, to find what would never get better by waiting: a
-/// certificate refused (by either side) is an error naming the node and why. A node that does not
-/// answer only gets a warning: the limits are kept locally until it does.
+/// Connects once to each of `servers` at start, all at once, to find what would never get better by
+/// waiting: a certificate refused (by either side) is an error naming the node and why. A node that
+/// does not answer only gets a warning: the limits are kept locally until it does.
 pub(crate) async fn probe(servers: &RedisServers, tls: &RedisTls) -> anyhow::Result<()> {
+    let mut probes = tokio::task::JoinSet::new();
     for url in servers.urls() {
-        let shown = tapster_domain::url_without_password(url);
-        let client = client(url, tls)?;
-        let connected = tokio::time::timeout(PROBE_TIMEOUT, async {
-            let mut connection = client.get_multiplexed_async_connection().await?;
-            redis::cmd("PING").query_async::<()>(&mut connection).await
+        let (shown, client) = (tapster_domain::url_without_password(url), client(url, tls)?);
+        probes.spawn(async move {
+            let connected = tokio::time::timeout(PROBE_TIMEOUT, async {
+                let mut connection = client.get_multiplexed_async_connection().await?;
+                redis::cmd("PING").query_async::<()>(&mut connection).await
+            });
+            (shown, connected.await)
         });
-        match connected.await {
+    }
+    while let Some(probed) = probes.join_next().await {
+        let (shown, connected) = probed.context("probing Redis")?;
+        match connected {
             Ok(Ok(())) => {}
             Ok(Err(error)) => match tls_failure(&error) {
                 Some(why) => anyhow::bail!("the TLS handshake with Redis at {shown} failed: {why}"),

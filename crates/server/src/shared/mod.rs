@@ -11,18 +11,20 @@
 //! as if they had reached Redis one after another at that instant: the same decisions as one run
 //! each, for one round trip. A busy key (a crawler, a bot) then costs Redis and this process one
 //! run per round trip instead of one per request; a request waits at most two runs, each within the
-//! timeout, but for the first run after Redis failed, which first gives Redis back what it lost.
+//! timeout.
 //!
 //! When Redis does not answer within its timeout (`--redis-timeout-ms`, 25 by default), the replica
 //! keeps serving: for [`OPEN_FOR`] it does not ask Redis about the key's slot at all (a circuit
 //! breaker, see `breakers`: one for a single node, one per hash slot of a cluster, so that a master
 //! that is down takes only its own keys out of the shared limits), and limits each of those keys in
 //! its own memory at a fair share of its limits (divided by the number of replicas, `--replicas`),
-//! starting from its share of the day's count Redis last gave. Once Redis answers again for a slot,
-//! what was admitted meanwhile for its keys is added to Redis's day counts, and since a Redis that
-//! restarted has lost its counts, each of those keys' day is raised at once to at least what Redis
-//! last said of it plus those, and at the next write of usage to what the accounts database
-//! recorded (see [`Limiter::wants_seed`]).
+//! starting from its share of the day's count Redis last gave. Once the breaker's second is over,
+//! the slot is mended off the requests' path, by one task at a time ([`Inner::mend`], started by the
+//! slot's next request or by the upkeep's sweep if none comes): what was admitted meanwhile for its
+//! keys is added to Redis's day counts, and since a Redis that restarted has lost its counts, each
+//! of those keys' day is raised to at least what Redis last said of it plus those; only then does
+//! Redis judge the slot's keys again (and at the next write of usage their day is raised to what the
+//! accounts database recorded, see [`Limiter::wants_seed`]). Until then they are decided locally.
 
 mod breakers;
 mod connection;
@@ -35,6 +37,7 @@ use std::time::Duration;
 
 use tapster_domain::Limits;
 use tokio::sync::oneshot;
+use tokio::task::JoinSet;
 
 use self::breakers::{Breakers, SLOTS, Turn};
 use self::connection::{Connection, Lua};
@@ -108,12 +111,15 @@ struct Inner {
     /// run for it is in flight.
     queued: Mutex<HashMap<i64, Vec<Queued>>>,
     /// Requests admitted locally while Redis was out of reach, by key and day.
-    owed: Mutex<HashMap<(i64, u64), u32>>,
+    owed: Mutex<ByBreaker<(i64, u64), u32>>,
     /// The day's count Redis last gave for each key, by key: day and count.
-    seen: Mutex<HashMap<i64, (u64, u32)>>,
+    seen: Mutex<ByBreaker<i64, (u64, u32)>>,
     /// Set when Redis answers again after it failed: it may have lost its day counts.
     reseed: AtomicBool,
 }
+
+/// What this replica keeps of the keys of each breaker, so that mending one reads only its own.
+type ByBreaker<K, V> = HashMap<usize, HashMap<K, V>>;
 
 /// A request waiting for the next run of its key's script: its own time (for the local fallback), the
 /// key's limits as it was admitted with them, and where its decision goes.
@@ -218,14 +224,15 @@ impl Limiter for Shared {
     /// Also asks Redis again about the slots it failed for whose keys no request called since, so
     /// that they are given back what they lost and the replica stops saying it is degraded.
     fn sweep(&self, now: Duration) {
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            for (breaker, key) in self.inner.breakers.closing() {
-                runtime.spawn(Arc::clone(&self.inner).mend(breaker, key));
-            }
+        for (breaker, key) in self.inner.breakers.closing() {
+            self.inner.start_mending(breaker, key);
         }
         self.inner.local.sweep(now);
         let today = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX) / DAY;
-        lock(&self.inner.seen).retain(|_, (day, _)| *day >= today);
+        lock(&self.inner.seen).retain(|_, seen| {
+            seen.retain(|_, (day, _)| *day >= today);
+            !seen.is_empty()
+        });
     }
 
     fn wants_seed(&self) -> bool {
@@ -313,24 +320,21 @@ impl Inner {
 
     /// Decides requests of `key` made at `times`, in that order, in one run of the script; without
     /// an answer in time, trips the breaker and decides them locally. After Redis failed for the
-    /// key's slot it may have restarted empty: before it judges again, it is given back what it lost.
-    async fn judge(&self, key: i64, limits: Limits, times: &[Duration]) -> Vec<Decision> {
+    /// key's slot it may have restarted empty: it judges the slot's keys again once it has been
+    /// given back what it lost, which this starts, and until then they are decided locally.
+    async fn judge(self: &Arc<Self>, key: i64, limits: Limits, times: &[Duration]) -> Vec<Decision> {
         let local = || times.iter().map(|&now| self.local_check(key, limits, now)).collect();
         if self.is_open(key) {
             return local();
         }
         let breaker = self.breakers.of(key);
-        let restored = if self.breakers.is_tripped(breaker) { self.restore(breaker).await } else { Ok(()) };
+        if self.breakers.is_tripped(breaker) {
+            self.start_mending(breaker, key);
+            return local();
+        }
         let requests = u32::try_from(times.len()).unwrap_or(u32::MAX);
-        let answer = match restored {
-            Ok(()) => self.ask(key, limits, requests).await,
-            Err(error) => Err(error),
-        };
-        let answer = match answer {
-            Ok(answer) => {
-                self.answered(key);
-                answer
-            }
+        let answer = match self.ask(key, limits, requests).await {
+            Ok(answer) => answer,
             Err(error) => {
                 self.failed(key, &error);
                 return local();
@@ -343,7 +347,7 @@ impl Inner {
         // back empty, it is given the day back.
         let day_after = day_count.saturating_add(admitted);
         self.local.seed_day(key, day, day_after.div_ceil(self.replicas));
-        lock(&self.seen).insert(key, (day, day_after));
+        lock(&self.seen).entry(breaker).or_default().insert(key, (day, day_after));
         // The key's state after the first `passed` requests, in nanoseconds as the limiter's functions take it.
         let after = |passed: u32| {
             let tat = tat.saturating_add(interval.saturating_mul(u64::from(passed)));
@@ -394,7 +398,7 @@ impl Inner {
         let decision = self.local.check(key, fair, now);
         if let Decision::Allowed(_) = decision {
             let day = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX) / DAY;
-            *lock(&self.owed).entry((key, day)).or_default() += 1;
+            *lock(&self.owed).entry(self.breakers.of(key)).or_default().entry((key, day)).or_default() += 1;
         }
         decision
     }
@@ -424,8 +428,23 @@ impl Inner {
         self.reseed.store(true, Ordering::Relaxed);
     }
 
-    /// Asks Redis again about the slot of breaker `breaker`, through `key`, one of its keys: it is
-    /// given back what it lost, and then asked whether the key exists, which answers for the slot.
+    /// Starts mending breaker `breaker` (through `key`, one of its keys) on a task of its own,
+    /// unless a task is at it already.
+    fn start_mending(self: &Arc<Self>, breaker: usize, key: i64) {
+        if !self.breakers.claim(breaker) {
+            return;
+        }
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn(Arc::clone(self).mend(breaker, key))),
+            // The runtime is going away, and with it the requests.
+            Err(_) => self.breakers.release(breaker),
+        }
+    }
+
+    /// Mends breaker `breaker` after Redis failed for its keys: gives Redis back what it may have
+    /// lost, asks it whether `key` exists (an answer for the slot), and then lets it judge the slot's
+    /// keys again; what was admitted locally in the meantime is given back after. A failure trips
+    /// the breaker again.
     async fn mend(self: Arc<Self>, breaker: usize, key: i64) {
         let mended = async {
             self.restore(breaker).await?;
@@ -438,35 +457,64 @@ impl Inner {
             }
         };
         match mended.await {
-            Ok(()) => self.answered(key),
+            Ok(()) => {
+                self.answered(key);
+                if let Err(error) = self.restore(breaker).await {
+                    tracing::warn!(%error, "could not yet give Redis the requests admitted while it was mended");
+                }
+            }
             Err(error) => self.failed(key, &error),
         }
+        self.breakers.release(breaker);
     }
 
     /// Gives Redis back what it may have lost for the keys of breaker `breaker`: the requests
-    /// admitted here without it, and for each key at least the day's count it last gave plus those.
-    /// Stops at the first call that fails, keeping what was not given back for the next time.
-    async fn restore(&self, breaker: usize) -> Result<(), String> {
-        let ours = |key: &i64| self.breakers.of(*key) == breaker;
-        let owed: Vec<((i64, u64), u32)> = lock(&self.owed).extract_if(|(key, _), _| ours(key)).collect();
-        let seen: Vec<(i64, (u64, u32))> =
-            lock(&self.seen).iter().filter(|(key, _)| ours(key)).map(|(key, seen)| (*key, *seen)).collect();
-        let since =
-            |key: i64, day: u64| owed.iter().find(|(owed, _)| *owed == (key, day)).map_or(0, |(_, n)| *n);
-        for (index, &((key, day), requests)) in owed.iter().enumerate() {
-            if let Err(error) = self.add_to_day(key, day, requests, Mode::Add).await {
-                // Kept, with every one after it, for the next time Redis answers.
-                let mut kept = lock(&self.owed);
-                for &(owed, requests) in &owed[index..] {
-                    *kept.entry(owed).or_default() += requests;
+    /// admitted here without it, and then for each key at least the day's count it last gave plus
+    /// those. The calls of each step travel together, each on a task of its own; what could not be
+    /// given back is kept for the next time.
+    async fn restore(self: &Arc<Self>, breaker: usize) -> Result<(), String> {
+        let owed = lock(&self.owed).remove(&breaker).unwrap_or_default();
+        let seen: Vec<(i64, (u64, u32))> = lock(&self.seen)
+            .get(&breaker)
+            .map(|seen| seen.iter().map(|(key, seen)| (*key, *seen)).collect())
+            .unwrap_or_default();
+        let mut added = JoinSet::new();
+        for (&(key, day), &requests) in &owed {
+            let inner = Arc::clone(self);
+            added.spawn(async move {
+                ((key, day), requests, inner.add_to_day(key, day, requests, Mode::Add).await)
+            });
+        }
+        let mut failed = None;
+        while let Some(done) = added.join_next().await {
+            match done {
+                Ok((_, _, Ok(_))) => {}
+                Ok((owed_for, requests, Err(error))) => {
+                    *lock(&self.owed).entry(breaker).or_default().entry(owed_for).or_default() += requests;
+                    failed = Some(error);
                 }
-                return Err(error);
+                Err(lost) => failed = Some(lost.to_string()),
             }
         }
-        for (key, (day, count)) in seen {
-            self.add_to_day(key, day, count.saturating_add(since(key, day)), Mode::AtLeast).await?;
+        if let Some(error) = failed {
+            return Err(error);
         }
-        Ok(())
+        // Raised after the additions, so that a count that is already right is not added to.
+        let mut raised = JoinSet::new();
+        for (key, (day, count)) in seen {
+            let (inner, since) = (Arc::clone(self), owed.get(&(key, day)).copied().unwrap_or(0));
+            raised.spawn(async move {
+                inner.add_to_day(key, day, count.saturating_add(since), Mode::AtLeast).await
+            });
+        }
+        while let Some(done) = raised.join_next().await {
+            match done {
+                Ok(Ok(_)) => {}
+                Ok(Err(error)) => failed = Some(error),
+                Err(lost) => failed = Some(lost.to_string()),
+            }
+        }
+        failed.map_or(Ok(()), Err)
     }
 
     /// Adds to (or raises) `key`'s count of `day` in Redis, within the timeout.
