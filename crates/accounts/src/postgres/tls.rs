@@ -7,8 +7,11 @@
 //! | `disable` | never | - |
 //! | `prefer` (the default) | if the server offers TLS; plain text otherwise, and after a failed handshake | not checked, unless `sslrootcert` is given: then as `verify-ca` |
 //! | `require` | always | not checked, unless `sslrootcert` is given: then as `verify-ca` |
-//! | `verify-ca` | always | signed by `sslrootcert` (the system's roots without it, or with `system`) |
+//! | `verify-ca` | always | signed by `sslrootcert` (the system's roots without it) |
 //! | `verify-full` | always | as `verify-ca`, and made out to the host connected to |
+//!
+//! `sslrootcert=system` (the system's roots) asks for `verify-full`, as libpq 16 has it: it is the
+//! default then, and a weaker mode is refused, since any publicly signed certificate would pass.
 //!
 //! `sslcert` and `sslkey` are a client certificate and its key, for a server that asks for one. A
 //! handshake that fails is an error naming the host and why ([`failure`]); only `prefer` falls
@@ -122,15 +125,26 @@ impl std::fmt::Debug for Connector {
 /// what in the URL, or in the files it names, cannot be used.
 pub(crate) fn connector(url: &str) -> Result<(tokio_postgres::Config, Connector), String> {
     let (mut config, parameters) = split(url)?;
-    let mode = parameters.mode.unwrap_or(SslMode::Prefer);
+    let system = parameters.root_cert.as_deref() == Some("system");
+    let mode = match (parameters.mode, system) {
+        (Some(mode), false) => mode,
+        (None, false) => SslMode::Prefer,
+        (None | Some(SslMode::VerifyFull), true) => SslMode::VerifyFull,
+        (Some(_), true) => {
+            return Err("sslrootcert=system needs sslmode=verify-full: with the system's roots, any \
+                        publicly signed certificate would pass a weaker check"
+                .into());
+        }
+    };
     config.ssl_mode(mode.driver());
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = ClientConfig::builder_with_provider(Arc::clone(&provider))
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?;
     let roots = match (&parameters.root_cert, mode) {
-        (Some(path), _) if path != "system" => Some(roots_from(path)?),
-        (Some(_), _) | (None, SslMode::VerifyCa | SslMode::VerifyFull) => Some(system_roots()?),
+        (Some(_), _) if system => Some(system_roots()?),
+        (Some(path), _) => Some(roots_from(path)?),
+        (None, SslMode::VerifyCa | SslMode::VerifyFull) => Some(system_roots()?),
         (None, _) => None,
     };
     let builder = match (mode, roots) {
@@ -193,8 +207,17 @@ impl deadpool_postgres::Connect for Connector {
         let config = config.clone();
         Box::pin(async move {
             let (client, connection) = match config.connect(self.tls.clone()).await {
-                // libpq's `prefer`: a handshake that failed is tried again in plain text.
-                Err(error) if self.mode == SslMode::Prefer && failure(&error).is_some() => {
+                // libpq's `prefer`: a handshake that failed is tried again in plain text, not silently.
+                Err(error)
+                    if self.mode == SslMode::Prefer
+                        && let Some(why) = failure(&error) =>
+                {
+                    tracing::warn!(
+                        hosts = ?config.get_hosts(),
+                        why,
+                        "the TLS handshake with the accounts database failed: connecting in plain text, \
+                         as sslmode=prefer allows (sslmode=require or verify-full would refuse)"
+                    );
                     let mut plain = config;
                     plain.ssl_mode(DriverMode::Disable);
                     plain.connect(self.tls.clone()).await?
@@ -213,7 +236,8 @@ impl deadpool_postgres::Connect for Connector {
 
 /// Why a TLS handshake with PostgreSQL failed, when that is why `error` happened: the certificate's
 /// fault in words that say what to check, or what the driver or TLS library said. (The driver tells
-/// its TLS errors only by their text, and shows their cause only as their source.)
+/// its TLS errors only by their text, and shows their cause only as their source; the tests against
+/// a server that speaks only TLS, `tests/it/tls.rs`, hold that text to what is matched here.)
 pub(crate) fn failure(error: &tokio_postgres::Error) -> Option<String> {
     if error.to_string() != "error performing TLS handshake" {
         return None;
@@ -339,8 +363,9 @@ mod tests {
             assert_eq!(config.get_ssl_mode(), driver, "{mode}");
             assert_eq!(connector.mode, SslMode::parse(mode).unwrap());
         }
-        // libpq's default.
+        // libpq's defaults: `prefer`, or with the system's roots `verify-full`.
         assert_eq!(connector("postgres://h/d").unwrap().1.mode, SslMode::Prefer);
+        assert_eq!(connector("postgres://h/d?sslrootcert=system").unwrap().1.mode, SslMode::VerifyFull);
     }
 
     #[test]
@@ -356,6 +381,7 @@ mod tests {
             ("sslcert=/c.pem".to_owned(), "sslcert needs sslkey"),
             ("sslkey=/k.pem".to_owned(), "sslkey needs sslcert"),
             ("sslmode=require&connect_timeout=soon".to_owned(), "connect_timeout"),
+            ("sslmode=require&sslrootcert=system".to_owned(), "sslrootcert=system needs sslmode=verify-full"),
         ];
         for (query, said) in cases {
             let error = connector(&format!("postgres://h/d?{query}")).unwrap_err();
