@@ -1,5 +1,6 @@
 //! A PostgreSQL server of a test's own that speaks only TLS, as managed databases do: Debian's
-//! `initdb` and `postgres` (run as the `postgres` user) on a free port of 127.0.0.1, with a server
+//! `initdb` and `postgres` (run as the `postgres` user when the tests run as root, which PostgreSQL
+//! refuses to be, and as the tests' own user otherwise) on a free port of 127.0.0.1, with a server
 //! certificate for `localhost` signed by a [`TestCa`] of the test's own, and `hostssl` lines alone in
 //! `pg_hba.conf`, so that a connection in plain text is refused. The user `tapster_cert` must also
 //! show a client certificate signed by the same authority. Stopped, and its files removed, when
@@ -9,6 +10,7 @@
 //! stderr, and fails instead where `TAPSTER_TEST_REQUIRE_SERVICES` is set.
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -38,27 +40,23 @@ impl TlsPostgres {
             unreachable_service("a PostgreSQL server of the test's own", "this machine", why);
             return None;
         };
-        let root = Command::new("id").arg("-u").output().is_ok_and(|id| id.stdout.trim_ascii() == b"0");
-        if !root {
-            let why = "running it as the postgres user takes root (runuser)";
-            unreachable_service("a PostgreSQL server of the test's own", "this machine", why);
-            return None;
-        }
+        let owner = Owner::find();
         let dir = tempfile::TempDir::new().expect("a directory for PostgreSQL");
-        // The `postgres` user runs the server, and must own its files (and reach them).
+        // The server's user owns its files (and must reach them).
         let data = dir.path().join("data");
         std::fs::create_dir(&data).expect("the data directory");
         run(Command::new("chmod").arg("755").arg(dir.path()));
-        run(Command::new("chown").arg("postgres").arg(&data));
-        run(as_postgres(&bin.join("initdb"))
+        owner.give(&data);
+        run(owner
+            .command(&bin.join("initdb"))
             .args(["--auth=trust", "--no-sync", "--username=postgres", "--encoding=UTF8", "-D"])
             .arg(&data));
 
         let ca = TestCa::new("Tapster test CA");
         let server = ca.issue(&["localhost"]);
-        write_owned(&data.join("server.crt"), &server.cert_pem);
-        write_owned(&data.join("server.key"), &server.key_pem);
-        write_owned(&data.join("root.crt"), &ca.cert_pem());
+        owner.write(&data.join("server.crt"), &server.cert_pem);
+        owner.write(&data.join("server.key"), &server.key_pem);
+        owner.write(&data.join("root.crt"), &ca.cert_pem());
         let port = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
         let config = format!(
             "port = {port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{data}'\n\
@@ -73,9 +71,11 @@ impl TlsPostgres {
              hostssl all {CERT_USER} 127.0.0.1/32 trust clientcert=verify-full\n\
              hostssl all all 127.0.0.1/32 trust\n"
         );
-        write_owned(&data.join("pg_hba.conf"), &hba);
+        owner.write(&data.join("pg_hba.conf"), &hba);
 
-        let child = as_postgres(&bin.join("postgres"))
+        // Started as the server itself (not through a wrapper), so that killing the child stops it.
+        let child = owner
+            .command(&bin.join("postgres"))
             .arg("-D")
             .arg(&data)
             .stdout(Stdio::null())
@@ -88,7 +88,8 @@ impl TlsPostgres {
             assert!(started.elapsed() < Duration::from_secs(30), "postgres did not listen within 30 s");
             std::thread::sleep(Duration::from_millis(50));
         }
-        run(as_postgres(&bin.join("psql"))
+        run(owner
+            .command(&bin.join("psql"))
             .args(["-q", "-h"])
             .arg(&data)
             .args(["-p", &port.to_string(), "-d", "postgres", "-c"])
@@ -148,24 +149,53 @@ fn server_binaries() -> Option<PathBuf> {
     versions.pop().map(|(_, bin)| bin)
 }
 
-/// `program` run as the `postgres` user.
-fn as_postgres(program: &Path) -> Command {
-    let mut command = Command::new("runuser");
-    command.args(["-u", "postgres", "--"]).arg(program);
-    command
+/// Who runs the server: the `postgres` user when the tests run as root, the tests' own user
+/// otherwise.
+enum Owner {
+    Postgres { uid: u32, gid: u32 },
+    Me,
+}
+
+impl Owner {
+    fn find() -> Self {
+        let id = |args: &[&str]| -> Option<u32> {
+            let output = Command::new("id").args(args).output().ok()?;
+            std::str::from_utf8(&output.stdout).ok()?.trim().parse().ok()
+        };
+        match (id(&["-u"]), id(&["-u", "postgres"]), id(&["-g", "postgres"])) {
+            (Some(0), Some(uid), Some(gid)) => Self::Postgres { uid, gid },
+            _ => Self::Me,
+        }
+    }
+
+    /// `program`, to be run as the owner.
+    fn command(&self, program: &Path) -> Command {
+        let mut command = Command::new(program);
+        if let Self::Postgres { uid, gid } = *self {
+            command.uid(uid).gid(gid);
+        }
+        command
+    }
+
+    /// Makes `path` the owner's.
+    fn give(&self, path: &Path) {
+        if let Self::Postgres { .. } = self {
+            run(Command::new("chown").arg("postgres:postgres").arg(path));
+        }
+    }
+
+    /// Writes a file the server reads, the owner's and readable by it alone (as PostgreSQL demands
+    /// of its key).
+    fn write(&self, path: &Path, contents: &str) {
+        std::fs::write(path, contents).expect("writing a server file");
+        self.give(path);
+        run(Command::new("chmod").arg("600").arg(path));
+    }
 }
 
 fn run(command: &mut Command) {
     let output = command.output().unwrap_or_else(|e| panic!("{command:?}: {e}"));
     assert!(output.status.success(), "{command:?}: {}", String::from_utf8_lossy(&output.stderr));
-}
-
-/// Writes a file the server reads, owned by `postgres` and readable by it alone (as PostgreSQL
-/// demands of its key).
-fn write_owned(path: &Path, contents: &str) {
-    std::fs::write(path, contents).expect("writing a server file");
-    run(Command::new("chown").arg("postgres").arg(path));
-    run(Command::new("chmod").arg("600").arg(path));
 }
 
 fn append(path: &Path, contents: &str) {

@@ -94,8 +94,19 @@ fn replicas_share_limits_in_a_redis_that_speaks_only_tls() {
     std::fs::write(&ca_file, ca.cert_pem()).unwrap();
     let ca_file = ca_file.display().to_string();
     let url = redis.url();
-    let flags =
-        ["--accounts-url", schema.url(), "--redis-url", &url, "--redis-ca", &ca_file, "--replicas", "2"];
+    // A busy test machine may take longer than the default 25 ms, and answer locally.
+    let flags = [
+        "--accounts-url",
+        schema.url(),
+        "--redis-url",
+        &url,
+        "--redis-ca",
+        &ca_file,
+        "--replicas",
+        "2",
+        "--redis-timeout-ms",
+        "1000",
+    ];
     let dirs: Vec<_> = (0..2).map(|_| tempfile::TempDir::new().unwrap()).collect();
     for dir in &dirs {
         assert!(tapster(&["import", crate::mini().to_str().unwrap()], dir.path()).status.success());
@@ -121,9 +132,9 @@ fn replicas_share_limits_in_a_redis_that_speaks_only_tls() {
     let key = String::from_utf8_lossy(&created.stdout).lines().last().unwrap().to_owned();
     until_everywhere(&replicas, &key, 200);
     std::thread::sleep(std::time::Duration::from_secs(2));
-    // One burst of four across both (each would allow two on its own).
+    // One burst of four, shared: a replica on its own would allow two.
     let passed =
-        (0..8).filter(|n| get_with_key(replicas[n % 2].addr, "/v1/versions", &key).status == 200).count();
+        (0..8).filter(|_| get_with_key(replicas[0].addr, "/v1/versions", &key).status == 200).count();
     assert_eq!(passed, 4);
     for replica in &replicas {
         assert_eq!(get(replica.addr, "/healthz", &[]).json()["status"], "ok");
@@ -138,13 +149,16 @@ fn replicas_share_limits_in_a_redis_that_speaks_only_tls() {
     let plain = url.replace("rediss://", "redis://");
     let stderr = refused_to_serve(&["--redis-url", &plain, "--redis-ca", &ca_file]);
     assert!(stderr.contains("use a rediss:// URL"), "{stderr}");
-    // `#insecure` checks nothing, and says so at start.
+    // `#insecure` checks nothing, and says so at start; the limits are shared all the same.
     let insecure = tempfile::TempDir::new().unwrap();
     assert!(tapster(&["import", crate::mini().to_str().unwrap()], insecure.path()).status.success());
-    let replica = serve_with(insecure.path(), &["--redis-url", &format!("{url}/#insecure")]);
+    let flags = ["--redis-url", &format!("{url}/#insecure"), "--redis-timeout-ms", "1000"];
+    let replica = serve_with(insecure.path(), &flags);
     assert!(
         replica.log().iter().any(|line| line.contains("WARN") && line.contains("#insecure")),
         "{:#?}",
         replica.log()
     );
+    assert_eq!(get_with_key(replica.addr, "/v1/versions", replica.first_key()).status, 200);
+    assert_eq!(get(replica.addr, "/healthz", &[]).json()["status"], "ok");
 }
