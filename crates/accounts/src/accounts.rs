@@ -44,7 +44,7 @@ impl Location {
                 Ok(Self::Postgres(url.to_owned()))
             }
             Some(url) => Err(Error::BadUrl {
-                url: tapster_domain::url_without_password(url),
+                url: postgres::shown(url),
                 reason: "the accounts URL must start with postgres:// or postgresql://; without one, the \
                          accounts live in the data dir's accounts.sqlite"
                     .into(),
@@ -58,7 +58,7 @@ impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::DataDir(dir) => write!(f, "{}", dir.join(crate::ACCOUNTS_DB).display()),
-            Self::Postgres(url) => f.write_str(&tapster_domain::url_without_password(url)),
+            Self::Postgres(url) => f.write_str(&postgres::shown(url)),
         }
     }
 }

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime};
-use tapster_domain::{Email, Timestamp, url_without_password};
+use tapster_domain::{Email, Timestamp};
 use tokio_postgres::{Client, Transaction};
 
 use crate::model::LiveSessions;
@@ -56,7 +56,7 @@ impl Postgres {
     /// Connects to the database at `url` (with TLS as its libpq parameters say, see `tls`) and
     /// brings it to this build's schema.
     pub(crate) async fn open(url: &str) -> Result<Self> {
-        let shown = url_without_password(url);
+        let shown = shown(url);
         let (mut config, connector) =
             tls::connector(url).map_err(|reason| Error::BadUrl { url: shown.clone(), reason })?;
         if config.get_connect_timeout().is_none() {
@@ -122,6 +122,18 @@ impl PostgresWatcher {
     }
 }
 
+/// An accounts URL as messages and logs may show it: without the password in its authority
+/// (`postgres://user:password@host`), nor libpq's `password` parameter in its query.
+pub(crate) fn shown(url: &str) -> String {
+    let url = tapster_domain::url_without_password(url);
+    let Some((base, query)) = url.split_once('?') else { return url };
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|pair| !pair.split('=').next().unwrap_or_default().eq_ignore_ascii_case("password"))
+        .collect();
+    if kept.is_empty() { base.to_owned() } else { format!("{base}?{}", kept.join("&")) }
+}
+
 /// Starts a transaction that holds the write lock: it sees every write committed before it and
 /// none is committed beside it.
 async fn write_transaction(client: &mut Client) -> Result<Transaction<'_>> {
@@ -161,4 +173,24 @@ fn email_column(row: &tokio_postgres::Row, index: usize) -> Result<Option<Email>
 /// A count stored as BIGINT (never negative: the schema checks it).
 fn count(value: i64) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_url_is_shown_without_a_password_wherever_it_is() {
+        let cases = [
+            ("postgres://app:s3cret@db:5432/t?sslmode=require", "postgres://app@db:5432/t?sslmode=require"),
+            ("postgres://db/t?sslmode=require&password=s3cret", "postgres://db/t?sslmode=require"),
+            (
+                "postgres://app@db/t?Password=s3cret&sslmode=verify-full",
+                "postgres://app@db/t?sslmode=verify-full",
+            ),
+            ("postgres://db/t?password=s3cret", "postgres://db/t"),
+            ("postgres://db/t?passwords_are=kept", "postgres://db/t?passwords_are=kept"),
+        ];
+        for (url, shown) in cases {
+            assert_eq!(super::shown(url), shown, "{url}");
+        }
+    }
 }
