@@ -17,8 +17,8 @@ use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
 use tokio::sync::Notify;
 
 use crate::model::{
-    AccessSnapshot, Account, AccountId, DailyUsage, Issued, KeyAction, KeyHash, KeyName, KeyRecord,
-    PendingLink, Profile, SessionInfo, SessionRecord, SignIn, Usage,
+    AccessSnapshot, Account, AccountId, DailyUsage, Generation, Issued, KeyAction, KeyHash, KeyName,
+    KeyRecord, NewGeneration, PendingLink, Profile, SessionInfo, SessionRecord, SignIn, Usage,
 };
 use crate::postgres::{self, Postgres, PostgresWatcher};
 use crate::sqlite::{self, Sqlite, SqliteWatcher};
@@ -192,6 +192,39 @@ impl Accounts {
     /// Forgets expired links and idle sessions.
     pub async fn purge(&self, now: Timestamp) -> Result<()> {
         on_backend!(self, purge(now))
+    }
+
+    // ---- game data published for every replica (PostgreSQL only: `Error::NotShared` on SQLite)
+
+    /// Stores `new` as the next generation of published game data and makes it current, in one
+    /// transaction; then forgets the oldest beyond `keep` (never the current one).
+    pub async fn publish_generation(
+        &self,
+        new: NewGeneration,
+        keep: usize,
+        now: Timestamp,
+    ) -> Result<Generation> {
+        on_backend!(self, publish_generation(&new, keep, now))
+    }
+
+    /// Every generation kept, newest first.
+    pub async fn generations(&self) -> Result<Vec<Generation>> {
+        on_backend!(self, generations())
+    }
+
+    /// The generation every replica is to serve, once one was published.
+    pub async fn current_generation(&self) -> Result<Option<Generation>> {
+        on_backend!(self, current_generation())
+    }
+
+    /// Makes the kept generation `number` current again.
+    pub async fn activate_generation(&self, number: i64) -> Result<Generation> {
+        on_backend!(self, activate_generation(number))
+    }
+
+    /// The bytes of generation `number` as they were stored.
+    pub async fn generation_bytes(&self, number: i64) -> Result<Vec<u8>> {
+        on_backend!(self, generation_bytes(number))
     }
 
     // ---- the server's gate

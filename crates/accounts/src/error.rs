@@ -71,6 +71,17 @@ pub enum Error {
         "the accounts are in PostgreSQL: back them up with PostgreSQL's own tools (pg_dump, or the server's backups)"
     )]
     BackupElsewhere,
+    /// Publishing game data needs the store every replica shares.
+    #[error(
+        "game data is published to every replica through the accounts in PostgreSQL: give --accounts-url; \
+         a replica with a data dir of its own takes `tapster import`"
+    )]
+    NotShared,
+    #[error("there is no published generation {0}")]
+    NoSuchGeneration(i64),
+    /// A generation whose stored chunks do not add up (altered or cut short in the database).
+    #[error("published generation {number} is damaged: {reason}")]
+    BrokenGeneration { number: i64, reason: String },
     /// An accounts URL that names no store this build can open.
     #[error("accounts URL {url}: {reason}")]
     BadUrl { url: String, reason: String },

@@ -1,6 +1,7 @@
 //! Accounts and everything hung on them: confirmed e-mail addresses, sign-ins through external
 //! providers, one-time e-mail links, browser sessions, API keys (with expiry) and their daily usage,
-//! and the operator's suspensions and address blocks.
+//! and the operator's suspensions and address blocks; and, for several replicas sharing PostgreSQL,
+//! the generations of game data published for all of them (bytes to this crate).
 //!
 //! Only hashes of secrets are stored: of API keys, of session ids, of one-time links. Every caller
 //! goes through [`Accounts`], whatever backend holds the data: SQLite in the data dir for one
@@ -18,10 +19,11 @@ mod token;
 pub use accounts::{Accounts, KeySelector, Location, Watcher};
 pub use error::{Error, Result};
 pub use model::{
-    AccessSnapshot, Account, AccountId, DailyUsage, Identity, Issued, KeyAccess, KeyAction, KeyHash, KeyName,
-    KeyRecord, KeyStatus, MAIL_WINDOW_SECS, MAILS_PER_WINDOW, MAX_ACTIVE_KEYS, PendingLink, Profile,
-    Provider, REVOKED_SHOWN_SECS, SESSION_IDLE_SECS, SESSION_MAX_SECS, SESSION_TOUCH_SECS, SessionInfo,
-    SessionRecord, SignIn, Suspension, TOKEN_LIFETIME_SECS, Usage,
+    AccessSnapshot, Account, AccountId, DailyUsage, Generation, Identity, Issued, KEPT_GENERATIONS,
+    KeyAccess, KeyAction, KeyHash, KeyName, KeyRecord, KeyStatus, MAIL_WINDOW_SECS, MAILS_PER_WINDOW,
+    MAX_ACTIVE_KEYS, NewGeneration, PendingLink, Profile, Provider, REVOKED_SHOWN_SECS, SESSION_IDLE_SECS,
+    SESSION_MAX_SECS, SESSION_TOUCH_SECS, SessionInfo, SessionRecord, SignIn, Suspension,
+    TOKEN_LIFETIME_SECS, Usage,
 };
 pub use sqlite::ACCOUNTS_DB;
 pub use token::{Token, TokenHash, hash_key};

@@ -25,6 +25,8 @@ pub const SESSION_TOUCH_SECS: i64 = 5 * 60;
 pub const MAX_ACTIVE_KEYS: usize = 10;
 /// Revoked keys stay listed to their owner this long.
 pub const REVOKED_SHOWN_SECS: i64 = 30 * 86_400;
+/// Generations of published game data kept unless told otherwise; the current one always is.
+pub const KEPT_GENERATIONS: usize = 5;
 
 /// An account's number, as the database gave it out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -427,4 +429,34 @@ mod tests {
         let revoked = KeyRecord { revoked_at: Some(Timestamp(5)), ..suspended };
         assert_eq!(revoked.status(Timestamp(0)), KeyStatus::Revoked);
     }
+}
+
+/// A generation of game data published for every replica: one served game database, stored
+/// compressed in chunks. The bytes are the publisher's; this crate keeps them and says what they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generation {
+    pub number: i64,
+    /// SHA-256 of the database as served (not as stored).
+    pub sha256: [u8; 32],
+    /// Bytes of the database as served.
+    pub size: u64,
+    /// Bytes as stored.
+    pub stored: u64,
+    /// The game versions it holds.
+    pub versions: Vec<String>,
+    pub published_at: Timestamp,
+    /// Who published it: `user@host`.
+    pub published_by: String,
+    /// Whether it is the one every replica serves.
+    pub current: bool,
+}
+
+/// A generation to publish: what identifies and describes the database, and its bytes as stored.
+#[derive(Debug, Clone)]
+pub struct NewGeneration {
+    pub sha256: [u8; 32],
+    pub size: u64,
+    pub versions: Vec<String>,
+    pub published_by: String,
+    pub stored: Vec<u8>,
 }

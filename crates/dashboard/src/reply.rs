@@ -221,6 +221,9 @@ impl From<tapster_accounts::Error> for Failure {
             | E::BackupElsewhere
             | E::BadUrl { .. }
             | E::Tls { .. }
+            | E::NotShared
+            | E::NoSuchGeneration(_)
+            | E::BrokenGeneration { .. }
             | E::Corrupt(_)
             | E::Io { .. }
             | E::Sqlite(_)

@@ -11,6 +11,7 @@
 
 mod account;
 mod keys;
+mod published;
 mod schema;
 mod sessions;
 mod signin;
@@ -28,6 +29,7 @@ use crate::{Error, Result};
 
 pub(crate) use account::*;
 pub(crate) use keys::*;
+pub(crate) use published::*;
 pub(crate) use sessions::*;
 pub(crate) use signin::*;
 

@@ -9,7 +9,7 @@ use tokio_postgres::Client;
 use crate::{Error, Result};
 
 /// Each step takes the database from generation `n` to `n + 1` (the first from an empty schema).
-const STEPS: &[&str] = &[V1];
+const STEPS: &[&str] = &[V1, V2];
 
 /// The generation this build writes.
 pub(crate) const VERSION: i64 = STEPS.len() as i64;
@@ -17,6 +17,9 @@ pub(crate) const VERSION: i64 = STEPS.len() as i64;
 /// Accounts, keys, blocks, daily usage, sign-ins, links and sessions, and the access version the
 /// replicas watch.
 const V1: &str = include_str!("migrations/1.sql");
+
+/// Game data published for every replica: generations, their chunks, the current one.
+const V2: &str = include_str!("migrations/2.sql");
 
 /// The advisory lock migrations hold ("tap" and "m" in ASCII).
 const MIGRATION_LOCK: i64 = 0x7461_706d;

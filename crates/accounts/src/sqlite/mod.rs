@@ -5,6 +5,7 @@
 
 mod account;
 mod keys;
+mod published;
 mod schema;
 mod sessions;
 mod signin;
@@ -26,6 +27,7 @@ use crate::{Error, Result};
 
 pub(crate) use account::*;
 pub(crate) use keys::*;
+pub(crate) use published::*;
 pub(crate) use sessions::*;
 pub(crate) use signin::*;
 

@@ -7,6 +7,7 @@ mod files;
 mod keys;
 mod migration;
 mod postgres;
+mod published;
 mod sessions;
 mod signin;
 mod tls;
@@ -21,14 +22,22 @@ use tempfile::TempDir;
 struct Store {
     accounts: Accounts,
     dir: TempDir,
-    _schema: Option<TestSchema>,
+    schema: Option<TestSchema>,
+}
+
+impl Store {
+    /// The URL of the PostgreSQL schema this store is in, for a test that changes it behind the
+    /// store's back.
+    fn postgres_url(&self) -> Option<&str> {
+        self.schema.as_ref().map(TestSchema::url)
+    }
 }
 
 /// A fresh SQLite store.
 async fn store() -> Store {
     let dir = TempDir::new().unwrap();
     let accounts = Accounts::open(&Location::DataDir(dir.path().to_owned())).await.unwrap();
-    Store { accounts, dir, _schema: None }
+    Store { accounts, dir, schema: None }
 }
 
 /// A fresh PostgreSQL store; `None` where PostgreSQL is not running (said on stderr; a failure
@@ -36,7 +45,7 @@ async fn store() -> Store {
 async fn postgres_store() -> Option<Store> {
     let schema = TestSchema::create()?;
     let accounts = Accounts::open(&Location::Postgres(schema.url().to_owned())).await.unwrap();
-    Some(Store { accounts, dir: TempDir::new().unwrap(), _schema: Some(schema) })
+    Some(Store { accounts, dir: TempDir::new().unwrap(), schema: Some(schema) })
 }
 
 /// A fresh store on each backend, SQLite first, for the behaviour every backend must have.

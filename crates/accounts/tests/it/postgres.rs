@@ -55,8 +55,7 @@ async fn a_database_of_a_later_generation_is_refused() {
 #[tokio::test]
 async fn the_access_version_moves_with_access_and_not_with_usage() {
     let Some(s) = postgres_store().await else { return };
-    let other =
-        Accounts::open(&Location::Postgres(s._schema.as_ref().unwrap().url().to_owned())).await.unwrap();
+    let other = Accounts::open(&Location::Postgres(s.postgres_url().unwrap().to_owned())).await.unwrap();
     let mut watcher = other.watcher().unwrap();
     assert!(watcher.changed().await.unwrap(), "the first look always says changed");
     assert!(!watcher.changed().await.unwrap());
