@@ -1,11 +1,14 @@
 //! Atomic import: game versions are read and checked whole, written into a new copy of the
 //! database with the bulk exports built from it, and the copy is renamed over the served file only
 //! once it is complete. A refused or interrupted import leaves the served data byte for byte as it was.
+//! A whole database made elsewhere (a generation published for every replica) is installed the same
+//! way ([`install`]), and the served file's SHA-256 tells which one it is ([`served_sha256`]).
 
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, Transaction, params};
+use sha2::{Digest, Sha256};
 use tapster_domain::{BuildId, GameData, GameVersion, RecordType, SOURCE_LANGUAGE, validate};
 
 use crate::catalog::LANGUAGE_NAME_PREFIX;
@@ -103,7 +106,7 @@ fn run(data_dir: &Path, dataset: &Path, exporter: Option<Exporter<'_>>) -> Resul
     tx.commit()?;
     let (files, edition) = match exporter {
         // Built from the data as a server will read it, before it is published.
-        Some(exporter) => ((exporter.build)(&Store::open_file(&staging.path)?), exporter.edition),
+        Some(exporter) => ((exporter.build)(&Store::open_file(&staging.path, false)?), exporter.edition),
         None => (Vec::new(), ""),
     };
     let tx = conn.transaction()?;
@@ -112,6 +115,37 @@ fn run(data_dir: &Path, dataset: &Path, exporter: Option<Exporter<'_>>) -> Resul
     drop(conn);
     staging.publish(&target)?;
     Ok(report)
+}
+
+/// Puts `database`, the bytes of a whole served database made by an import elsewhere (a generation
+/// published for every replica), in place of the one `data_dir` serves: written beside it, checked
+/// as a running server checks new data (SQLite's structure, a schema this build reads, game data
+/// that loads), and renamed over it in one step, under the import lock. A database that does not
+/// check out leaves the served data byte for byte as it was.
+pub fn install(data_dir: &Path, database: &[u8]) -> Result<()> {
+    fs::create_dir_all(data_dir).map_err(Error::io(data_dir))?;
+    let _lock = ImportLock::take(data_dir)?;
+    let staging = Staging::new(data_dir);
+    fs::write(&staging.path, database).map_err(Error::io(&staging.path))?;
+    drop(Store::open_file(&staging.path, true)?);
+    staging.publish(&data_dir.join(GAME_DB))
+}
+
+/// The SHA-256 of the database `data_dir` serves, or `None` when it serves none yet.
+pub fn served_sha256(data_dir: &Path) -> Result<Option<[u8; 32]>> {
+    let path = data_dir.join(GAME_DB);
+    let mut file = match File::open(&path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(Error::io(&path)(error)),
+    };
+    let (mut hasher, mut buffer) = (Sha256::new(), vec![0; 1 << 16]);
+    loop {
+        match std::io::Read::read(&mut file, &mut buffer).map_err(Error::io(&path))? {
+            0 => return Ok(Some(hasher.finalize().into())),
+            read => hasher.update(&buffer[..read]),
+        }
+    }
 }
 
 /// The versions of one dataset must not collide with each other.

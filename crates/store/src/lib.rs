@@ -18,7 +18,9 @@ pub use backup::backup;
 pub use catalog::{Catalog, Change, LanguageInfo};
 pub use error::{Error, Result};
 pub use exports::{ExportFile, ExportInfo, Exporter};
-pub use import::{ImportReport, ImportedVersion, Outcome, import, import_with_exports};
+pub use import::{
+    ImportReport, ImportedVersion, Outcome, import, import_with_exports, install, served_sha256,
+};
 pub use query::{
     ChangeFilter, ChangesPage, CropFilter, CropOrder, FishFilter, Found, ItemFilter, ItemOrder, ItemSources,
     ItemUse, ItemUsePage, MatchTier, Page, ProgressionSet, Ranking, RankingQuery, RecipeFilter, RecipeOrder,

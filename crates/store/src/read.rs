@@ -91,10 +91,10 @@ impl Store {
         Self::read(data_dir, false)
     }
 
-    /// Opens the database file at `path` like [`Store::open`]: an import's staging copy, for its
-    /// exporter.
-    pub(crate) fn open_file(path: &Path) -> Result<Self> {
-        Self::read_file(path, false)
+    /// Opens the database file at `path` like [`Store::open`] (or [`Store::open_verified`] with
+    /// `verify`): an import's staging copy, for its exporter; a whole database to install, to check it.
+    pub(crate) fn open_file(path: &Path, verify: bool) -> Result<Self> {
+        Self::read_file(path, verify)
     }
 
     /// Opens the store like [`Store::open`], after SQLite has checked the whole file's structure:

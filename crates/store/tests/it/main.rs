@@ -5,6 +5,7 @@ mod bundled;
 mod exports;
 mod extraction;
 mod import;
+mod install;
 mod memory;
 mod reopen;
 
