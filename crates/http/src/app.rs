@@ -138,6 +138,16 @@ impl App {
         self
     }
 
+    /// Says in `/healthz` and `/metrics` which generation of published game data is served, and its
+    /// SHA-256, as `served` tells it (when the server follows the published generations).
+    pub fn with_generation(
+        mut self,
+        served: impl Fn() -> Option<(i64, String)> + Send + Sync + 'static,
+    ) -> Self {
+        self.metrics.serve_generation(Box::new(served));
+        self
+    }
+
     /// Serves `pages` beside the API, on the paths they claim.
     pub fn with_pages(mut self, pages: impl Pages) -> Self {
         self.pages = Some(Arc::new(pages));

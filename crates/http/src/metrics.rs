@@ -95,6 +95,17 @@ pub(crate) struct Metrics {
     rate_limited: [AtomicU64; RATE_LIMITS.len()],
     /// The stores the service depends on beyond its own memory (the shared accounts, Redis).
     dependencies: Vec<Dependency>,
+    /// The generation of published game data served, and its SHA-256, when the server follows them.
+    generation: Option<Served>,
+}
+
+/// How to ask which generation of published game data is served: its number and SHA-256 in hex.
+struct Served(Box<dyn Fn() -> Option<(i64, String)> + Send + Sync>);
+
+impl std::fmt::Debug for Served {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Served").finish_non_exhaustive()
+    }
 }
 
 /// A store the service depends on, and how to ask whether it works around its absence now.
@@ -126,12 +137,23 @@ impl Metrics {
             auth_failures: Default::default(),
             rate_limited: Default::default(),
             dependencies: Vec::new(),
+            generation: None,
         }
     }
 
     /// Reports on `dependency` in `/metrics` and `/healthz` from now on.
     pub(crate) fn depend_on(&mut self, dependency: Dependency) {
         self.dependencies.push(dependency);
+    }
+
+    /// Reports the generation of published game data served in `/metrics` and `/healthz` from now on.
+    pub(crate) fn serve_generation(&mut self, served: Box<dyn Fn() -> Option<(i64, String)> + Send + Sync>) {
+        self.generation = Some(Served(served));
+    }
+
+    /// The generation of published game data served now, and its SHA-256.
+    pub(crate) fn generation(&self) -> Option<(i64, String)> {
+        self.generation.as_ref().and_then(|served| (served.0)())
     }
 
     /// The dependencies the service works around now, by name, with why.
@@ -283,6 +305,17 @@ impl Metrics {
         let name = "tapster_game_versions";
         header(&mut out, name, "gauge", "Game versions published now.");
         let _ = writeln!(out, "{name} {game_versions}");
+
+        if let Some((number, sha256)) = self.generation() {
+            let name = "tapster_game_data_generation";
+            header(
+                &mut out,
+                name,
+                "gauge",
+                "The generation of published game data served, labelled by its SHA-256.",
+            );
+            let _ = writeln!(out, "{name}{{sha256=\"{}\"}} {number}", escape(&sha256));
+        }
 
         if !self.dependencies.is_empty() {
             let name = "tapster_dependency_up";

@@ -1,11 +1,15 @@
 //! The administrative commands: create, list, revoke and suspend keys, suspend accounts, block
-//! addresses, back up. They write the accounts store directly, so they work while `serve` runs on
-//! the same data dir; the server sees each change within a quarter of a second.
+//! addresses, back up; and with the accounts in PostgreSQL, publish game data for every replica,
+//! list what was published and roll back. They write the accounts store directly, so they work
+//! while `serve` runs on the same data dir; the server sees each change within a quarter of a second
+//! (a published generation within a few).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use tapster_accounts::{Accounts, KeyAction, KeyName, KeyRecord, KeySelector, KeyStatus, Location};
+use tapster_accounts::{
+    Accounts, Generation, KeyAction, KeyName, KeyRecord, KeySelector, KeyStatus, Location,
+};
 use tapster_domain::{AddressBlock, ApiKey, Email, Limits};
 
 use crate::access::timestamp;
@@ -42,6 +46,27 @@ impl Admin {
     /// The store, for the server that goes on to serve from it.
     pub(crate) fn into_accounts(self) -> Accounts {
         self.accounts
+    }
+
+    /// The store.
+    pub(crate) fn accounts(&self) -> &Accounts {
+        &self.accounts
+    }
+
+    /// Publishes `dataset` for every replica as the next generation (`tapster publish DIR`), by
+    /// `by`; keeps the newest `keep`.
+    pub async fn publish(&self, dataset: &Path, keep: usize, by: &str) -> anyhow::Result<Generation> {
+        crate::published::publish(&self.accounts, dataset, keep, by, timestamp()).await
+    }
+
+    /// The generations kept, newest first (`tapster published`).
+    pub async fn generations(&self) -> anyhow::Result<Vec<Generation>> {
+        Ok(self.accounts.generations().await?)
+    }
+
+    /// Makes the kept generation `number` current again (`tapster publish --activate N`).
+    pub async fn activate(&self, number: i64) -> anyhow::Result<Generation> {
+        Ok(self.accounts.activate_generation(number).await?)
     }
 
     pub async fn create_key(&self, email: &str, name: &str, limits: Limits) -> anyhow::Result<NewKey> {

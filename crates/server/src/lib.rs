@@ -3,8 +3,9 @@
 //! on accounts, keys and addresses (`admin`), the dashboard's settings, clock and randomness
 //! (`dashboard`), and the wiring of store, gate, dashboard and HTTP interface into a running service
 //! (`run`), which publishes newly imported game data while it serves (`reload`); the game data on
-//! disk, imported with its bulk exports and those written out for mirrors (`game_data`). The binary
-//! in `main.rs` is only its command line.
+//! disk, imported with its bulk exports and those written out for mirrors (`game_data`); and game
+//! data published once for every replica, which each `serve` follows (`published`). The binary in
+//! `main.rs` is only its command line.
 
 mod access;
 mod admin;
@@ -13,6 +14,7 @@ mod failures;
 mod game_data;
 mod limiter;
 mod logging;
+mod published;
 mod reload;
 mod run;
 mod shared;
@@ -23,5 +25,6 @@ pub use dashboard::{DEFAULT_MAIL_FROM, DashboardOptions};
 pub use game_data::{export, import_with_exports};
 pub use limiter::{Checked, Decision, InProcess, Limiter, Remaining, Status};
 pub use logging::{LogFormat, LogLevel, log_subscriber};
+pub use published::{format_generations, hex, megabytes, publish};
 pub use run::{Layout, Service, Sharing, open_service, open_service_with_clock};
 pub use shared::{DEFAULT_TIMEOUT as DEFAULT_REDIS_TIMEOUT, RedisLimits, RedisServers, RedisTls, Shared};

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use tapster_accounts::{KeyAction, Location};
+use tapster_accounts::{KEPT_GENERATIONS, KeyAction, Location};
 use tapster_dashboard::{ProviderConfig, PublicUrl};
 use tapster_domain::{AddressBlock, Limits};
 use tapster_edge::{ClientIpHeader, ServeConfig, StrictTransport, TlsConfig, TlsError, TrustedProxies};
@@ -74,6 +74,30 @@ enum Command {
     Import {
         /// The dataset to import.
         dir: PathBuf,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    /// Publish game versions (a version folder, or a folder of them) once for every replica on
+    /// --accounts-url: imported and checked as `import` does, stored as the next generation, and
+    /// served by every `serve` on the same accounts within seconds. A refused dataset publishes
+    /// nothing.
+    Publish {
+        /// The dataset to publish.
+        #[arg(required_unless_present = "activate", conflicts_with = "activate")]
+        dir: Option<PathBuf>,
+        /// Instead, make the kept generation N current again (a rollback, or forward again).
+        #[arg(long, value_name = "N")]
+        activate: Option<i64>,
+        /// How many generations are kept, the newest (never fewer than the current one); older
+        /// ones are deleted.
+        #[arg(long, env = "TAPSTER_KEEP", value_name = "COUNT", default_value_t = KEPT_GENERATIONS, value_parser = at_least_one)]
+        keep: usize,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    /// List the generations of game data published for every replica on --accounts-url: number,
+    /// whether current, when, by whom, size, SHA-256 and versions.
+    Published {
         #[command(flatten)]
         data: DataDir,
     },
@@ -614,6 +638,29 @@ fn main() -> anyhow::Result<()> {
             serve(addrs, &data.path, &sharing, &fixtures, cache_mib, edge.config(https)?, dashboard.options())
         }
         Command::Import { dir, data } => import(&dir, &data.path),
+        Command::Publish { dir, activate, keep, data } => admin(async {
+            let admin = data.admin().await?;
+            let generation = match (dir, activate) {
+                (_, Some(number)) => admin.activate(number).await?,
+                (Some(dir), None) => admin
+                    .publish(&dir, keep, &publisher())
+                    .await
+                    .with_context(|| format!("publishing {}", dir.display()))?,
+                (None, None) => anyhow::bail!("give a dataset to publish, or --activate N"),
+            };
+            println!(
+                "generation {} is current: {} ({}, sha256 {}); every replica serves it within seconds",
+                generation.number,
+                generation.versions.join(", "),
+                tapster_server::megabytes(generation.size),
+                tapster_server::hex(&generation.sha256)
+            );
+            Ok(())
+        }),
+        Command::Published { data } => admin(async {
+            print!("{}", tapster_server::format_generations(&data.admin().await?.generations().await?));
+            Ok(())
+        }),
         Command::Export { dest, data } => {
             for file in tapster_server::export(&data.path, &dest)? {
                 println!("wrote {}", file.display());
@@ -660,6 +707,14 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }),
     }
+}
+
+/// Who publishes: the user and the machine, as `user@host`.
+fn publisher() -> String {
+    let user =
+        std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_else(|_| "someone".into());
+    let host = std::fs::read_to_string("/etc/hostname").map(|host| host.trim().to_owned());
+    format!("{user}@{}", host.ok().filter(|host| !host.is_empty()).unwrap_or_else(|| "this machine".into()))
 }
 
 /// Runs an administrative command to its end on a runtime of one thread.

@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use tapster_accounts::{Accounts, Location};
+use tapster_accounts::{Accounts, Generation, Location};
 use tapster_dashboard::Dashboard;
 use tapster_store::Store;
 use tokio::net::TcpListener;
@@ -20,9 +20,12 @@ use crate::access::{Access, Clock, FLUSH_EVERY, RELOAD_EVERY, timestamp};
 use crate::admin::{Admin, NewKey};
 use crate::dashboard::{ApiConsole, DashboardOptions, DashboardPages, System};
 use crate::limiter::InProcess;
+use crate::published::Follower;
 use crate::reload::{Reload, Reloader};
 use crate::shared::{RedisLimits, Shared};
 
+/// How often a replica looks for a new generation of published game data.
+const FOLLOW_EVERY: Duration = Duration::from_secs(1);
 /// How often expired sign-in links and idle sessions are forgotten.
 const PURGE_EVERY: Duration = Duration::from_secs(3600);
 /// How long a look at the accounts store (a poll, a reload, a purge) may take: past it, the store
@@ -33,6 +36,8 @@ const UPKEEP_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Debug)]
 pub struct Service {
     data_dir: PathBuf,
+    /// With the accounts in PostgreSQL: what is served of the game data published for every replica.
+    follower: Option<Arc<Follower>>,
     pub store: Store,
     access: Arc<Access>,
     accounts: Accounts,
@@ -115,6 +120,25 @@ pub async fn open_service_with_clock(
         None => None,
         Some(redis) => Some(Shared::connect(redis).await?),
     };
+    // With the accounts in PostgreSQL, the replica serves the game data published for every replica
+    // (when some is): taken before it answers.
+    let follower = match &sharing.accounts {
+        Location::Postgres(_) => Some(Arc::new(Follower::new(data_dir, admin.accounts().clone()))),
+        Location::DataDir(_) => None,
+    };
+    if let Some(follower) = &follower {
+        match follower.catch_up().await {
+            Ok(Some(generation)) => installed(&generation),
+            Ok(None) => {}
+            Err(error) if tapster_store::served_sha256(data_dir).ok().flatten().is_some() => tracing::warn!(
+                error = format!("{error:#}"),
+                "the published game data could not be installed: serving the data already in the data dir"
+            ),
+            Err(error) => {
+                return Err(error.context("installing the published game data into an empty data dir"));
+            }
+        }
+    }
     let store = match Store::open(data_dir) {
         Err(tapster_store::Error::NoData(_)) => {
             // The default is the bundled dataset beside the sources the binary was built from, which
@@ -146,6 +170,7 @@ pub async fn open_service_with_clock(
     .context("loading keys and usage")?;
     Ok(Service {
         data_dir: data_dir.to_owned(),
+        follower,
         store,
         access: Arc::new(access),
         accounts,
@@ -193,6 +218,12 @@ impl Service {
             let access = Arc::clone(&self.access);
             app = app.with_dependency("redis", move || access.limits_trouble());
         }
+        if let Some(follower) = &self.follower {
+            let (troubled, served) = (Arc::clone(follower), Arc::clone(follower));
+            app = app
+                .with_dependency("game data", move || troubled.trouble())
+                .with_generation(move || served.served());
+        }
         let app = Arc::new(app.with_pages(DashboardPages { dashboard, access: Arc::clone(&self.access) }));
         console.serve_through(&app);
         let stop = Arc::new(AtomicBool::new(false));
@@ -239,6 +270,24 @@ impl Service {
                 }
             }
         });
+        // A task of its own: a new generation takes a download, which key changes must not wait for.
+        // It installs the file; the reload thread below serves it.
+        let following = self.follower.map(|follower| {
+            let stop = Arc::clone(&stop);
+            tokio::spawn(async move {
+                while !stop.load(Ordering::Relaxed) {
+                    tokio::time::sleep(FOLLOW_EVERY).await;
+                    match follower.catch_up().await {
+                        Ok(Some(generation)) => installed(&generation),
+                        Ok(None) => {}
+                        Err(error) => tracing::warn!(
+                            error = format!("{error:#}"),
+                            "the published game data could not be installed (still serving the data before; tried again in 30 s)"
+                        ),
+                    }
+                }
+            })
+        });
         // Its own thread: reading new game data takes about a second, which key changes must not wait for.
         let publisher = Arc::clone(&app);
         let data = every(RELOAD_EVERY, &stop, move || match reloader.poll(&publisher) {
@@ -284,6 +333,9 @@ impl Service {
         };
         stop.store(true, Ordering::Relaxed);
         let _ = keys.await;
+        if let Some(following) = following {
+            following.abort();
+        }
         let _ = data.join();
         self.access.flush().await.context("recording the last usage counts")?;
         served.context("serving")?;
@@ -321,6 +373,15 @@ fn report<E: std::fmt::Display>(result: Result<(), E>, doing: &str) {
     if let Err(e) = result {
         tracing::error!(doing, error = %e, "upkeep failed");
     }
+}
+
+fn installed(generation: &Generation) {
+    tracing::info!(
+        generation = generation.number,
+        versions = generation.versions.join(", "),
+        sha256 = crate::published::hex(&generation.sha256),
+        "installed the published game data"
+    );
 }
 
 fn announce(store: &Store) {

@@ -11,7 +11,8 @@ use crate::*;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Health {
     /// `ok` once the game data is loaded; `degraded` while a store shared with other replicas is
-    /// out of reach and the service works around it (it still answers, `200`).
+    /// out of reach, or the current published generation cannot be installed, and the service works
+    /// around it (it still answers, `200`).
     pub status: HealthStatus,
     /// The newest published game version.
     pub latest: String,
@@ -19,12 +20,27 @@ pub struct Health {
     pub versions: usize,
     /// What the service works around now; empty when `status` is `ok`.
     pub degraded: Vec<Degraded>,
+    /// The generation of game data published for every replica that this one serves (`tapster
+    /// publish`); absent where game data is imported into each data dir, or while the served data is
+    /// no published generation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<ServedGeneration>,
+}
+
+/// A generation of published game data as a replica serves it: all replicas that agree serve the
+/// same number and SHA-256.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ServedGeneration {
+    pub number: i64,
+    /// The SHA-256 of the served database, in lower-case hex.
+    pub sha256: String,
 }
 
 /// A store the service works around while it is out of reach.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Degraded {
-    /// `accounts` (the shared accounts database) or `redis` (the shared rate limits).
+    /// `accounts` (the shared accounts database), `redis` (the shared rate limits) or `game data`
+    /// (the current published generation).
     pub dependency: String,
     /// What it means for callers meanwhile.
     pub detail: String,

@@ -2,7 +2,7 @@
 //! and the operators' counters.
 
 use tapster_i18n::Language;
-use tapster_wire::{self as wire, Degraded, GameVersion, Health, HealthStatus, Key};
+use tapster_wire::{self as wire, Degraded, GameVersion, Health, HealthStatus, Key, ServedGeneration};
 
 use super::{Ctx, Endpoint, Handle, resolve};
 use crate::envelope::Localizer;
@@ -80,6 +80,7 @@ fn health(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
         latest: store.latest().info.name.to_string(),
         versions: store.versions().len(),
         degraded,
+        generation: ctx.metrics.generation().map(|(number, sha256)| ServedGeneration { number, sha256 }),
     })
 }
 

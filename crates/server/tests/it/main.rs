@@ -9,6 +9,7 @@ mod dashboard;
 mod edge;
 mod live;
 mod proxies;
+mod publish;
 mod replicas;
 mod replicas_cluster;
 mod shared_cluster;
@@ -55,6 +56,20 @@ async fn signed_up_in(
     accounts.issue_email_token(&email, None, link.hash(), now).await.unwrap();
     let account = accounts.spend_email_token(link.hash(), None, now).await.unwrap().account;
     (accounts, account, now)
+}
+
+/// Copies a folder tree, so that a test can break a dataset without touching the checked-in one.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
 }
 
 /// `get` with `Authorization: Bearer <key>`.
