@@ -52,8 +52,16 @@ fn serve_on_an_empty_data_dir_imports_the_bundled_dataset_and_answers() {
     assert!(listed.contains("local@localhost"), "{listed}");
 }
 
+/// The names of the versions `/v1/versions` lists, newest first.
+fn versions_served(server: &Serving) -> Vec<String> {
+    let answer = get_with_key(server.addr, "/v1/versions", server.first_key());
+    assert_eq!(answer.status, 200);
+    let versions = answer.json();
+    versions["data"].as_array().unwrap().iter().map(|v| v["version"].as_str().unwrap().to_owned()).collect()
+}
+
 #[test]
-fn serve_without_a_dataset_to_start_from_says_where_to_point_it() {
+fn serve_refuses_a_fixtures_folder_that_is_not_there_and_says_what_to_do() {
     let data_dir = tempfile::TempDir::new().unwrap();
     let nowhere = data_dir.path().join("no-such-fixtures");
     let started = Command::new(TAPSTER)
@@ -66,12 +74,19 @@ fn serve_without_a_dataset_to_start_from_says_where_to_point_it() {
         .unwrap();
     assert!(!started.status.success());
     let stderr = String::from_utf8_lossy(&started.stderr);
-    for told in [nowhere.to_str().unwrap(), "--fixtures", "TAPSTER_FIXTURES", "tapster import DIR"] {
+    let told = [
+        nowhere.to_str().unwrap(),
+        "--fixtures",
+        "TAPSTER_FIXTURES",
+        "the bundled dataset",
+        "tapster import DIR",
+    ];
+    for told in told {
         assert!(stderr.contains(told), "{told}: {stderr}");
     }
-    // Nothing was left half made: the data dir can still be served from the bundled dataset.
+    // Nothing was left half made: without --fixtures, the data dir is served the bundled dataset.
     let server = crate::serve(data_dir.path());
-    assert_eq!(get_with_key(server.addr, "/v1/versions", server.first_key()).status, 200);
+    assert_eq!(versions_served(&server).len(), 3);
 }
 
 #[test]
