@@ -3,12 +3,15 @@
 //! on accounts, keys and addresses (`admin`), the dashboard's settings, clock and randomness
 //! (`dashboard`), and the wiring of store, gate, dashboard and HTTP interface into a running service
 //! (`run`), which publishes newly imported game data while it serves (`reload`); the game data on
-//! disk, imported with its bulk exports and those written out for mirrors (`game_data`); and game
-//! data published once for every replica, which each `serve` follows (`published`). The binary in
-//! `main.rs` is only its command line.
+//! disk, imported with its bulk exports and those written out for mirrors (`game_data`); the
+//! bundled dataset the binary carries (`bundled`, in the format of `archive`), which `serve` imports
+//! into an empty data dir unless told another; and game data published once for every replica,
+//! which each `serve` follows (`published`). The binary in `main.rs` is only its command line.
 
 mod access;
 mod admin;
+mod archive;
+mod bundled;
 mod dashboard;
 mod failures;
 mod game_data;

@@ -26,9 +26,6 @@ use tapster_server::{
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
-/// The bundled dataset, found beside the sources when `--fixtures` is not given.
-const BUNDLED_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures");
-
 #[derive(Debug, Parser)]
 #[command(name = "tapster", version, about = "Serves a tavern game's data as a read-only HTTP/JSON API")]
 struct Cli {
@@ -42,8 +39,9 @@ struct Cli {
     reason = "parsed once per process; boxing would only obscure clap's derive"
 )]
 enum Command {
-    /// Serve the API. On a data dir without game data, imports the bundled dataset first; on one
-    /// without any key, creates a local account and key and prints the key once.
+    /// Serve the API. On a data dir without game data, imports the bundled dataset (carried inside
+    /// the binary) or --fixtures first; on one without any key, creates a local account and key and
+    /// prints the key once.
     Serve {
         /// Address to listen on.
         #[arg(long, env = "TAPSTER_ADDR", default_value = "127.0.0.1:8080")]
@@ -54,9 +52,10 @@ enum Command {
         metrics_addr: Option<SocketAddr>,
         #[command(flatten)]
         data: DataDir,
-        /// Dataset imported when the data dir holds no game data yet.
-        #[arg(long, env = "TAPSTER_FIXTURES", default_value = BUNDLED_FIXTURES)]
-        fixtures: PathBuf,
+        /// Dataset imported when the data dir holds no game data yet (a version folder, or a folder
+        /// of them) instead of the bundled one, which the binary carries.
+        #[arg(long, env = "TAPSTER_FIXTURES", value_name = "DIR")]
+        fixtures: Option<PathBuf>,
         /// Memory budget of the response cache in MiB; 0 renders every answer afresh.
         #[arg(long, env = "TAPSTER_CACHE_MIB", default_value_t = tapster_http::DEFAULT_CACHE_BUDGET / (1024 * 1024))]
         cache_mib: usize,
@@ -635,7 +634,8 @@ fn main() -> anyhow::Result<()> {
             let sharing = Sharing { accounts: data.accounts()?, limits: replicas.limits()? };
             let addrs = Addresses { api: addr, metrics: metrics_addr };
             let https = dashboard.public_url.as_ref().is_some_and(PublicUrl::https);
-            serve(addrs, &data.path, &sharing, &fixtures, cache_mib, edge.config(https)?, dashboard.options())
+            let fixtures = fixtures.as_deref();
+            serve(addrs, &data.path, &sharing, fixtures, cache_mib, edge.config(https)?, dashboard.options())
         }
         Command::Import { dir, data } => import(&dir, &data.path),
         Command::Publish { dir, activate, keep, data } => admin(async {
@@ -776,7 +776,7 @@ fn serve(
     addrs: Addresses,
     data_dir: &Path,
     sharing: &Sharing,
-    fixtures: &Path,
+    fixtures: Option<&Path>,
     cache_mib: usize,
     config: ServeConfig,
     dashboard: DashboardOptions,

@@ -100,9 +100,13 @@ impl Layout {
 }
 
 /// Opens the data dir, and the accounts and limits as `sharing` says, for serving. On a data dir
-/// without game data, imports `fixtures` first; on an accounts store without any key, creates the
-/// local account's key.
-pub async fn open_service(data_dir: &Path, sharing: &Sharing, fixtures: &Path) -> anyhow::Result<Service> {
+/// without game data, imports `fixtures` first, or without it the bundled dataset the binary
+/// carries; on an accounts store without any key, creates the local account's key.
+pub async fn open_service(
+    data_dir: &Path,
+    sharing: &Sharing,
+    fixtures: Option<&Path>,
+) -> anyhow::Result<Service> {
     open_service_with_clock(data_dir, sharing, fixtures, Clock::system()).await
 }
 
@@ -110,7 +114,7 @@ pub async fn open_service(data_dir: &Path, sharing: &Sharing, fixtures: &Path) -
 pub async fn open_service_with_clock(
     data_dir: &Path,
     sharing: &Sharing,
-    fixtures: &Path,
+    fixtures: Option<&Path>,
     clock: Clock,
 ) -> anyhow::Result<Service> {
     // The shared stores first: one that cannot be reached (or a certificate refused) is said at once,
@@ -141,21 +145,7 @@ pub async fn open_service_with_clock(
     }
     let store = match Store::open(data_dir) {
         Err(tapster_store::Error::NoData(_)) => {
-            // The default is the bundled dataset beside the sources the binary was built from, which
-            // a copied or installed binary does not have: say what to do instead.
-            if !fixtures.is_dir() {
-                anyhow::bail!(
-                    "{} holds no game data yet, and there is no dataset at {} to import first: point \
-                     --fixtures (or TAPSTER_FIXTURES) at a folder of game versions, such as the \
-                     `fixtures/` of a Tapster checkout, or import one with `tapster import DIR --data-dir {}`",
-                    data_dir.display(),
-                    fixtures.display(),
-                    data_dir.display()
-                );
-            }
-            tracing::info!("{} holds no game data yet: importing {}", data_dir.display(), fixtures.display());
-            crate::game_data::import_with_exports(data_dir, fixtures)
-                .with_context(|| format!("importing the bundled dataset {}", fixtures.display()))?;
+            crate::bundled::import_first(data_dir, fixtures)?;
             Store::open(data_dir)
         }
         opened => opened,

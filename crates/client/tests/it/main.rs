@@ -45,8 +45,9 @@ fn server() -> &'static Server {
                 tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
             runtime.block_on(async {
                 let sharing = Sharing::none(dir.path());
-                let service =
-                    open_service(dir.path(), &sharing, &tapster_test_support::fixtures()).await.unwrap();
+                let service = open_service(dir.path(), &sharing, Some(&tapster_test_support::fixtures()))
+                    .await
+                    .unwrap();
                 let key = service
                     .first_key
                     .as_ref()

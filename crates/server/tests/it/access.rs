@@ -33,7 +33,7 @@ impl Running {
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let service = runtime
-            .block_on(open_service_with_clock(data_dir, &Sharing::none(data_dir), &mini(), clock))
+            .block_on(open_service_with_clock(data_dir, &Sharing::none(data_dir), Some(&mini()), clock))
             .unwrap();
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let addr = listener.local_addr().unwrap();

@@ -1,6 +1,6 @@
-//! The `tapster` binary as a user runs it: `serve` on an empty data dir imports the bundled dataset,
-//! prints a first key and answers over TCP; `import` refuses a broken dataset and says where; the
-//! key commands print what the contract says.
+//! The `tapster` binary as a user runs it: `serve` on an empty data dir imports the bundled dataset
+//! the binary carries (wherever the binary was copied to), prints a first key and answers over TCP;
+//! `import` refuses a broken dataset and says where; the key commands print what the contract says.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -52,8 +52,53 @@ fn serve_on_an_empty_data_dir_imports_the_bundled_dataset_and_answers() {
     assert!(listed.contains("local@localhost"), "{listed}");
 }
 
+/// The names of the versions `/v1/versions` lists, newest first.
+fn versions_served(server: &Serving) -> Vec<String> {
+    let answer = get_with_key(server.addr, "/v1/versions", server.first_key());
+    assert_eq!(answer.status, 200);
+    let versions = answer.json();
+    versions["data"].as_array().unwrap().iter().map(|v| v["version"].as_str().unwrap().to_owned()).collect()
+}
+
 #[test]
-fn serve_without_a_dataset_to_start_from_says_where_to_point_it() {
+fn a_copied_binary_serves_the_data_it_carries_from_a_directory_of_its_own() {
+    // The binary alone in an empty directory, which is also its home and where it runs: nothing
+    // of the checkout is in reach but by an absolute path, which the binary does not hold (below).
+    let home = tempfile::TempDir::new().unwrap();
+    let copied = home.path().join("tapster");
+    std::fs::copy(TAPSTER, &copied).unwrap();
+    let mut command = Command::new(&copied);
+    command
+        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir", "data"])
+        .env_remove("TAPSTER_FIXTURES")
+        .env_remove("TAPSTER_DATA_DIR")
+        .env("HOME", home.path())
+        .current_dir(home.path());
+    let server = crate::serve_command(command);
+    assert!(server.first_key().starts_with("tap_"));
+    assert_eq!(versions_served(&server), ["v0.7.0.0.1", "v0.6.5.0.3", "v0.6.4.2.1"]);
+    // The dataset was unpacked inside the data dir for the import, and is gone after it.
+    let kept: Vec<String> = std::fs::read_dir(home.path().join("data"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(kept.contains(&"game.sqlite".to_owned()), "{kept:?}");
+    assert!(!kept.iter().any(|name| name.starts_with(".bundled")), "{kept:?}");
+}
+
+#[test]
+fn the_binary_holds_no_path_to_the_checkouts_fixtures() {
+    let binary = std::fs::read(TAPSTER).unwrap();
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fixtures = manifest_dir.join("../../fixtures");
+    for path in [fixtures.clone(), fixtures.canonicalize().unwrap()] {
+        let path = path.to_str().unwrap().as_bytes();
+        assert!(!binary.windows(path.len()).any(|held| held == path), "{}", String::from_utf8_lossy(path));
+    }
+}
+
+#[test]
+fn serve_refuses_a_fixtures_folder_that_is_not_there_and_says_what_to_do() {
     let data_dir = tempfile::TempDir::new().unwrap();
     let nowhere = data_dir.path().join("no-such-fixtures");
     let started = Command::new(TAPSTER)
@@ -66,12 +111,19 @@ fn serve_without_a_dataset_to_start_from_says_where_to_point_it() {
         .unwrap();
     assert!(!started.status.success());
     let stderr = String::from_utf8_lossy(&started.stderr);
-    for told in [nowhere.to_str().unwrap(), "--fixtures", "TAPSTER_FIXTURES", "tapster import DIR"] {
+    let told = [
+        nowhere.to_str().unwrap(),
+        "--fixtures",
+        "TAPSTER_FIXTURES",
+        "the bundled dataset",
+        "tapster import DIR",
+    ];
+    for told in told {
         assert!(stderr.contains(told), "{told}: {stderr}");
     }
-    // Nothing was left half made: the data dir can still be served from the bundled dataset.
+    // Nothing was left half made: without --fixtures, the data dir is served the bundled dataset.
     let server = crate::serve(data_dir.path());
-    assert_eq!(get_with_key(server.addr, "/v1/versions", server.first_key()).status, 200);
+    assert_eq!(versions_served(&server).len(), 3);
 }
 
 #[test]

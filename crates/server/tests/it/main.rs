@@ -115,17 +115,20 @@ fn serve(data_dir: &Path) -> Serving {
 
 /// `tapster serve` on `data_dir` with further flags.
 fn serve_with(data_dir: &Path, flags: &[&str]) -> Serving {
-    let mut child = Command::new(TAPSTER)
+    let mut command = Command::new(TAPSTER);
+    command
         .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
         .arg(data_dir)
         .args(flags)
         .env_remove("TAPSTER_FIXTURES")
         // From a directory that has nothing to do with the sources: the binary runs from anywhere.
-        .current_dir(std::env::temp_dir())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .current_dir(std::env::temp_dir());
+    serve_command(command)
+}
+
+/// Starts `command`, a `tapster serve` on `127.0.0.1:0`, and waits until it listens.
+fn serve_command(mut command: Command) -> Serving {
+    let mut child = command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
     let stderr = BufReader::new(child.stderr.take().unwrap());
     let mut lines = stderr.lines();
     let (mut key, mut dashboard, mut started) = (None, None, Vec::new());
