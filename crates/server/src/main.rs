@@ -709,10 +709,19 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
-/// Who publishes: the user and the machine, as `user@host`.
+/// Who publishes: the user and the machine, as `user@host` (the user by its id where the
+/// environment does not name it, as in a container).
 fn publisher() -> String {
-    let user =
-        std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_else(|_| "someone".into());
+    let uid = || {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = status.lines().find(|line| line.starts_with("Uid:"))?;
+        Some(format!("uid {}", line.split_whitespace().nth(1)?))
+    };
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .ok()
+        .or_else(uid)
+        .unwrap_or_else(|| "someone".into());
     let host = std::fs::read_to_string("/etc/hostname").map(|host| host.trim().to_owned());
     format!("{user}@{}", host.ok().filter(|host| !host.is_empty()).unwrap_or_else(|| "this machine".into()))
 }
