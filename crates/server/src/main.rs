@@ -87,8 +87,8 @@ enum Command {
         /// Instead, make the kept generation N current again (a rollback, or forward again).
         #[arg(long, value_name = "N")]
         activate: Option<i64>,
-        /// How many generations are kept, the newest (never fewer than the current one); older
-        /// ones are deleted.
+        /// How many generations are kept when a dataset is published, the newest; older ones are
+        /// deleted (never the current one).
         #[arg(long, env = "TAPSTER_KEEP", value_name = "COUNT", default_value_t = KEPT_GENERATIONS, value_parser = at_least_one)]
         keep: usize,
         #[command(flatten)]
@@ -639,6 +639,7 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Import { dir, data } => import(&dir, &data.path),
         Command::Publish { dir, activate, keep, data } => admin(async {
+            shared(&data)?;
             let admin = data.admin().await?;
             let generation = match (dir, activate) {
                 (_, Some(number)) => admin.activate(number).await?,
@@ -658,6 +659,7 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }),
         Command::Published { data } => admin(async {
+            shared(&data)?;
             print!("{}", tapster_server::format_generations(&data.admin().await?.generations().await?));
             Ok(())
         }),
@@ -706,6 +708,15 @@ fn main() -> anyhow::Result<()> {
             println!("{block} {}", if changed { "is no longer blocked" } else { "was not blocked" });
             Ok(())
         }),
+    }
+}
+
+/// Refuses a publishing command without the accounts in PostgreSQL, before it opens (and makes)
+/// the data dir's own accounts file.
+fn shared(data: &DataDir) -> anyhow::Result<()> {
+    match data.accounts()? {
+        Location::Postgres(_) => Ok(()),
+        Location::DataDir(_) => Err(tapster_accounts::Error::NotShared.into()),
     }
 }
 

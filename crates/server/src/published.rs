@@ -4,9 +4,9 @@
 //! with its SHA-256. Every `serve` on the same store follows the current generation ([`Follower`]):
 //! when the database it serves is not that one (by SHA-256), it downloads it, checks its size and
 //! SHA-256, and installs it the way an import replaces the served file, which the reload thread then
-//! serves; requests in flight finish on the data they began with. A generation that cannot be
-//! installed is thrown away, said in `/healthz`, and tried again later, while the data served before
-//! stays.
+//! serves (and tells the follower so: only then do `/healthz` and `/metrics` name the generation);
+//! requests in flight finish on the data they began with. A generation that cannot be installed is
+//! thrown away, said in `/healthz`, and tried again later, while the data served before stays.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -38,7 +38,7 @@ pub async fn publish(
     // Where nothing can be published (no PostgreSQL), or it cannot be reached, that is said before
     // the import's work.
     accounts.current_generation().await?;
-    let dataset = dataset.to_owned();
+    let (dataset, published_by) = (dataset.to_owned(), by.to_owned());
     let made = tokio::task::spawn_blocking(move || -> anyhow::Result<NewGeneration> {
         let scratch = tempfile::TempDir::new().context("making a scratch data dir")?;
         crate::game_data::import_with_exports(scratch.path(), &dataset)
@@ -52,12 +52,11 @@ pub async fn publish(
             sha256: Sha256::digest(&database).into(),
             size: database.len() as u64,
             versions,
-            published_by: String::new(),
+            published_by,
             stored: stored.finish().context("compressing the database")?,
         })
     })
     .await??;
-    let made = NewGeneration { published_by: by.to_owned(), ..made };
     Ok(accounts.publish_generation(made, keep, now).await?)
 }
 
@@ -103,8 +102,10 @@ pub(crate) struct Follower {
 
 #[derive(Debug, Default)]
 struct State {
-    /// The database served (installed), once known.
+    /// The database in the data dir (installed), once known.
     served: Option<Served>,
+    /// The file the app serves now, as the reload thread last said.
+    serving: Option<FileStamp>,
     /// Why the current generation is not served, while it is not.
     trouble: Option<String>,
     /// The generation last refused, and when, so that it is tried again only after a while.
@@ -130,7 +131,13 @@ impl Follower {
     /// served, or refused a moment ago). A generation that cannot be installed is `Err`, and said
     /// by [`Follower::trouble`] until one is.
     pub(crate) async fn catch_up(&self) -> anyhow::Result<Option<Generation>> {
-        let Some(current) = self.accounts.current_generation().await? else { return Ok(None) };
+        let current = match self.accounts.current_generation().await {
+            Ok(current) => current,
+            // Said once, by the upkeep that watches the store; nothing to install meanwhile.
+            Err(error) if error.is_unreachable() => return Ok(None),
+            Err(error) => return Err(error.into()),
+        };
+        let Some(current) = current else { return Ok(None) };
         let served = self.served_now().await?;
         if served.map(|served| served.sha256) == Some(current.sha256) {
             let mut state = self.lock();
@@ -195,6 +202,7 @@ impl Follower {
                 .take(generation.size.saturating_add(1))
                 .read_to_end(&mut database)
                 .context("its stored bytes do not uncompress")?;
+            drop(stored);
             anyhow::ensure!(
                 database.len() as u64 == generation.size,
                 "it uncompresses to {} bytes, not the {} published",
@@ -214,9 +222,16 @@ impl Follower {
         .await?
     }
 
-    /// The generation served and its SHA-256, once the served database is known to be one.
+    /// The reload thread serves the database of `stamp` from now on.
+    pub(crate) fn serving(&self, stamp: FileStamp) {
+        self.lock().serving = Some(stamp);
+    }
+
+    /// The generation served and its SHA-256: once the database in the data dir is known to be one,
+    /// and the app serves it.
     pub(crate) fn served(&self) -> Option<(i64, String)> {
-        let served = self.lock().served?;
+        let state = self.lock();
+        let served = state.served.filter(|served| Some(served.stamp) == state.serving)?;
         Some((served.generation?, hex(&served.sha256)))
     }
 

@@ -1,5 +1,5 @@
-//! Publishing new game data to the running server. `tapster import` renames a complete new database
-//! over the served one; the upkeep thread polls the file's stamp, and once a new stamp has held
+//! Publishing new game data to the running server. `tapster import`, or the follower of published
+//! generations (`published`), renames a complete new database over the served one; the upkeep thread polls the file's stamp, and once a new stamp has held
 //! still for one poll (a file being copied in by hand keeps changing), opens it with SQLite's
 //! structural check and hands it to the [`App`], which serves it from the next request on with an
 //! empty response cache. A file that fails to open is reported once and never served; the server

@@ -1,7 +1,9 @@
-//! Wiring: open the game data (importing the bundled dataset into an empty data dir), the accounts
-//! and the gate, then serve the API and the dashboard beside it until shutdown (as the [`Layout`]
-//! says: on one thread per core, or on the caller's runtime), while the caller's runtime also
-//! reloads access changes and writes usage back, and a thread publishes newly imported game data.
+//! Wiring: open the accounts (and the shared limits), the game data (the current published
+//! generation with several replicas, else the data dir's, importing the bundled dataset into an empty
+//! one) and the gate, then serve the API and the dashboard beside it until shutdown (as the
+//! [`Layout`] says: on one thread per core, or on the caller's runtime), while the caller's runtime
+//! also reloads access changes, writes usage back and installs newly published generations, and a
+//! thread publishes newly imported or installed game data to the app.
 
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
@@ -151,6 +153,9 @@ pub async fn open_service_with_clock(
         opened => opened,
     }
     .with_context(|| format!("opening the game data in {}", data_dir.display()))?;
+    if let Some(follower) = &follower {
+        follower.serving(store.stamp());
+    }
     let first_key = admin.first_key().await?;
     let accounts = admin.into_accounts();
     let access = match shared {
@@ -262,7 +267,7 @@ impl Service {
         });
         // A task of its own: a new generation takes a download, which key changes must not wait for.
         // It installs the file; the reload thread below serves it.
-        let following = self.follower.map(|follower| {
+        let following = self.follower.clone().map(|follower| {
             let stop = Arc::clone(&stop);
             tokio::spawn(async move {
                 while !stop.load(Ordering::Relaxed) {
@@ -279,9 +284,14 @@ impl Service {
             })
         });
         // Its own thread: reading new game data takes about a second, which key changes must not wait for.
-        let publisher = Arc::clone(&app);
+        let (publisher, follower) = (Arc::clone(&app), self.follower.clone());
         let data = every(RELOAD_EVERY, &stop, move || match reloader.poll(&publisher) {
-            Some(Reload::Published(store)) => announce(&store),
+            Some(Reload::Published(store)) => {
+                if let Some(follower) = &follower {
+                    follower.serving(store.stamp());
+                }
+                announce(&store);
+            }
             Some(Reload::Refused(e)) => {
                 report(Err(e), "reading new game data (still serving the data read before)")
             }

@@ -106,7 +106,7 @@ fn run(data_dir: &Path, dataset: &Path, exporter: Option<Exporter<'_>>) -> Resul
     tx.commit()?;
     let (files, edition) = match exporter {
         // Built from the data as a server will read it, before it is published.
-        Some(exporter) => ((exporter.build)(&Store::open_file(&staging.path, false)?), exporter.edition),
+        Some(exporter) => ((exporter.build)(&Store::open_file(&staging.path)?), exporter.edition),
         None => (Vec::new(), ""),
     };
     let tx = conn.transaction()?;
@@ -118,16 +118,17 @@ fn run(data_dir: &Path, dataset: &Path, exporter: Option<Exporter<'_>>) -> Resul
 }
 
 /// Puts `database`, the bytes of a whole served database made by an import elsewhere (a generation
-/// published for every replica), in place of the one `data_dir` serves: written beside it, checked
-/// as a running server checks new data (SQLite's structure, a schema this build reads, game data
-/// that loads), and renamed over it in one step, under the import lock. A database that does not
-/// check out leaves the served data byte for byte as it was.
+/// published for every replica, its SHA-256 checked by the caller), in place of the one `data_dir`
+/// serves: written beside it, checked as a running server checks new data before it reads it
+/// (SQLite's structure, a schema this build reads, some game data), and renamed over it in one
+/// step, under the import lock. A database that does not check out leaves the served data byte for
+/// byte as it was.
 pub fn install(data_dir: &Path, database: &[u8]) -> Result<()> {
     fs::create_dir_all(data_dir).map_err(Error::io(data_dir))?;
     let _lock = ImportLock::take(data_dir)?;
     let staging = Staging::new(data_dir);
     fs::write(&staging.path, database).map_err(Error::io(&staging.path))?;
-    drop(Store::open_file(&staging.path, true)?);
+    Store::check_file(&staging.path)?;
     staging.publish(&data_dir.join(GAME_DB))
 }
 
@@ -326,11 +327,19 @@ struct Staging {
 }
 
 impl Staging {
+    /// A staging path of this process's, made with the import lock held: copies that a crashed
+    /// import or install left behind (of any process, since no other holds the lock) are removed
+    /// first, so that none outlives the next import.
     fn new(data_dir: &Path) -> Self {
-        let path = data_dir.join(format!(".{GAME_DB}.import-{}", std::process::id()));
-        // A crashed import of a process that had the same pid may have left its copy behind.
-        let _ = fs::remove_file(&path);
-        Self { path, published: false }
+        let prefix = format!(".{GAME_DB}.import-");
+        if let Ok(entries) = fs::read_dir(data_dir) {
+            for entry in entries.flatten() {
+                if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                    let _ = fs::remove_file(entry.path());
+                }
+            }
+        }
+        Self { path: data_dir.join(format!("{prefix}{}", std::process::id())), published: false }
     }
 
     /// Makes the staging copy durable, then puts it in place of the served database in one rename.

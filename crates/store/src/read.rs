@@ -85,16 +85,47 @@ pub struct ChangeSummary {
     pub modified: u64,
 }
 
+/// SQLite's check of the whole file's structure, then [`schema_in_range`].
+fn check_structure(conn: &Connection, path: &Path) -> Result<i64> {
+    let verdict: String = conn.query_row("PRAGMA quick_check(1)", [], |row| row.get(0))?;
+    if verdict != "ok" {
+        return Err(Error::Damaged { path: path.to_owned(), detail: verdict });
+    }
+    schema_in_range(conn, path)
+}
+
+/// The file's schema version, when this build reads it.
+fn schema_in_range(conn: &Connection, path: &Path) -> Result<i64> {
+    let found = schema::version(conn)?;
+    if !(schema::OLDEST_READABLE..=schema::SCHEMA_VERSION).contains(&found) {
+        return Err(Error::Schema { path: path.to_owned(), found, expected: schema::SCHEMA_VERSION });
+    }
+    Ok(found)
+}
+
 impl Store {
     /// Opens the store of `data_dir` and reads every version into memory.
     pub fn open(data_dir: &Path) -> Result<Self> {
         Self::read(data_dir, false)
     }
 
-    /// Opens the database file at `path` like [`Store::open`] (or [`Store::open_verified`] with
-    /// `verify`): an import's staging copy, for its exporter; a whole database to install, to check it.
-    pub(crate) fn open_file(path: &Path, verify: bool) -> Result<Self> {
-        Self::read_file(path, verify)
+    /// Opens the database file at `path` like [`Store::open`]: an import's staging copy, for its
+    /// exporter.
+    pub(crate) fn open_file(path: &Path) -> Result<Self> {
+        Self::read_file(path, false)
+    }
+
+    /// Checks the database file at `path` as [`Store::open_verified`] does before it reads it
+    /// (SQLite's structure, a schema this build reads, some game data), without reading it: a
+    /// whole database to install, whose bytes are known to be the ones made by an import.
+    pub(crate) fn check_file(path: &Path) -> Result<()> {
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        check_structure(&conn, path)?;
+        let versions: i64 = conn.query_row("SELECT count(*) FROM versions", [], |row| row.get(0))?;
+        if versions == 0 {
+            return Err(Error::NoData(path.parent().unwrap_or(path).to_owned()));
+        }
+        Ok(())
     }
 
     /// Opens the store like [`Store::open`], after SQLite has checked the whole file's structure:
@@ -119,16 +150,7 @@ impl Store {
         // and the new file is noticed and read in turn.
         let stamp = FileStamp::of_file(&path)?;
         let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-        if verify {
-            let verdict: String = conn.query_row("PRAGMA quick_check(1)", [], |row| row.get(0))?;
-            if verdict != "ok" {
-                return Err(Error::Damaged { path, detail: verdict });
-            }
-        }
-        let found = schema::version(&conn)?;
-        if !(schema::OLDEST_READABLE..=schema::SCHEMA_VERSION).contains(&found) {
-            return Err(Error::Schema { path, found, expected: schema::SCHEMA_VERSION });
-        }
+        let found = if verify { check_structure(&conn, &path)? } else { schema_in_range(&conn, &path)? };
         let mut catalogs = load(&conn)?;
         if catalogs.is_empty() {
             return Err(no_data());

@@ -63,3 +63,18 @@ impl DataDir {
         self.0.path()
     }
 }
+
+/// Copies a folder tree, so that a test can break a dataset without touching the checked-in one.
+/// (The store's own tests, below this crate, keep a copy of their own.)
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("creating a folder of the copy");
+    for entry in std::fs::read_dir(from).expect("reading a folder to copy") {
+        let entry = entry.expect("an entry of a folder to copy");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("an entry's type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copying a file");
+        }
+    }
+}

@@ -20,7 +20,7 @@ mod logs;
 mod oauth;
 mod smtp;
 
-pub use data::{DataDir, fixtures, mini};
+pub use data::{DataDir, copy_tree, fixtures, mini};
 pub use logs::LogBuffer;
 pub use oauth::{Behaviour, Flavour, MockProvider, User};
 pub use smtp::{Mail, SmtpSink};

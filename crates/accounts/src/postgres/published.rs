@@ -5,7 +5,7 @@
 //! change.
 
 use tapster_domain::Timestamp;
-use tokio_postgres::{Client, GenericClient, Row};
+use tokio_postgres::{Client, GenericClient, IsolationLevel, Row};
 
 use crate::model::{Generation, NewGeneration};
 use crate::{Error, Result};
@@ -102,15 +102,23 @@ pub(crate) async fn activate_generation(client: &mut Client, number: i64) -> Res
 }
 
 /// The stored bytes of generation `number`, its chunks in order; refused when they do not add up
-/// to what was stored.
+/// to what was stored. Read in one snapshot, so that a publish deleting the generation meanwhile
+/// is not taken for damage.
 pub(crate) async fn generation_bytes(client: &mut Client, number: i64) -> Result<Vec<u8>> {
+    let tx = client
+        .build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await?;
     let described =
-        client.query_opt("SELECT stored, chunks FROM generations WHERE number = $1", &[&number]).await?;
+        tx.query_opt("SELECT stored, chunks FROM generations WHERE number = $1", &[&number]).await?;
     let Some(described) = described else { return Err(Error::NoSuchGeneration(number)) };
     let (stored, chunks): (i64, i32) = (described.get(0), described.get(1));
-    let rows = client
+    let rows = tx
         .query("SELECT index, bytes FROM generation_chunks WHERE generation = $1 ORDER BY index", &[&number])
         .await?;
+    tx.commit().await?;
     let broken = |reason: String| Error::BrokenGeneration { number, reason };
     let mut bytes = Vec::with_capacity(usize::try_from(stored).unwrap_or(0));
     for (expected, row) in (0..).zip(&rows) {

@@ -58,20 +58,6 @@ async fn signed_up_in(
     (accounts, account, now)
 }
 
-/// Copies a folder tree, so that a test can break a dataset without touching the checked-in one.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// `get` with `Authorization: Bearer <key>`.
 fn get_with_key(addr: SocketAddr, path: &str, key: &str) -> Answer {
     get(addr, path, &[("Authorization", &format!("Bearer {key}"))])

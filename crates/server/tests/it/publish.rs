@@ -91,30 +91,39 @@ fn one_publish_reaches_every_replica_and_a_rollback_brings_them_back() {
     assert_eq!(latest(&replicas[0], &key), "v1.0.0.0.1");
     assert!(health(&replicas[0]).get("generation").is_none());
 
-    // Clients keep calling while the data changes under them: every answer is whole.
-    let addrs: Vec<_> = replicas.iter().map(|r| r.addr).collect();
-    let load: Vec<_> = addrs
-        .into_iter()
-        .map(|addr| {
-            let key = key.clone();
+    // Clients keep calling while the data changes under them, until every replica serves the new
+    // data: every answer is whole, and each client sees the old data, then the new.
+    let calling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let load: Vec<_> = replicas
+        .iter()
+        .map(|replica| {
+            let (addr, key, calling) = (replica.addr, key.clone(), std::sync::Arc::clone(&calling));
             std::thread::spawn(move || {
-                let started = Instant::now();
-                let mut statuses = Vec::new();
-                while started.elapsed() < Duration::from_secs(4) {
-                    statuses.push(get_with_key(addr, "/v1/items?limit=50", &key).status);
+                let mut seen = Vec::new();
+                while calling.load(std::sync::atomic::Ordering::Relaxed) {
+                    let answer = get_with_key(addr, "/v1/versions", &key);
+                    assert_eq!(answer.status, 200, "{}", answer.text());
+                    let version = answer.json()["meta"]["game_version"].as_str().unwrap().to_owned();
+                    if seen.last() != Some(&version) {
+                        seen.push(version);
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
                 }
-                statuses
+                seen
             })
         })
         .collect();
     let printed = succeeded(&admin(&["publish", mini.to_str().unwrap()], url, elsewhere.path()));
     let first = generation_of(&printed);
     assert!(printed.contains("v1.0.1.0.0, v1.0.0.0.1"), "{printed}");
-    let took = until_all_serve(&all, &key, "v1.0.1.0.0", Instant::now());
-    assert!(took < EVERYWHERE_WITHIN, "every replica took {took:?}");
+    until_all_serve(&all, &key, "v1.0.1.0.0", Instant::now());
+    calling.store(false, std::sync::atomic::Ordering::Relaxed);
     for client in load {
-        let statuses = client.join().unwrap();
-        assert!(statuses.iter().all(|status| *status == 200 || *status == 429), "{statuses:?}");
+        assert_eq!(
+            client.join().unwrap(),
+            ["v1.0.0.0.1", "v1.0.1.0.0"],
+            "the old data, then the new, and no mix"
+        );
     }
     let same = etags(&all, &key);
     assert!(same.iter().all(|etag| !etag.is_empty() && *etag == same[0]), "{same:?}");
@@ -134,7 +143,7 @@ fn one_publish_reaches_every_replica_and_a_rollback_brings_them_back() {
     // Broken data publishes nothing and changes nothing anywhere.
     let broken = tempfile::TempDir::new().unwrap();
     let version = broken.path().join("v1.0.2.0.0");
-    crate::copy_tree(&mini.join("v1.0.1.0.0"), &version);
+    tapster_test_support::copy_tree(&mini.join("v1.0.1.0.0"), &version);
     std::fs::write(version.join("items.json"), "[{\"id\": ").unwrap();
     let refused = admin(&["publish", broken.path().to_str().unwrap()], url, elsewhere.path());
     assert!(!refused.status.success());
@@ -146,13 +155,15 @@ fn one_publish_reaches_every_replica_and_a_rollback_brings_them_back() {
     let listed = succeeded(&admin(&["published"], url, elsewhere.path()));
     assert_eq!(listed.lines().count(), 2, "{listed}");
 
-    // A second generation (the older version alone), then a rollback to the first.
+    // A second generation (the older version alone), served everywhere within 5 s of the command,
+    // then a rollback to the first.
     let second = generation_of(&succeeded(&admin(
         &["publish", mini.join("v1.0.0.0.1").to_str().unwrap()],
         url,
         elsewhere.path(),
     )));
-    until_all_serve(&all, &key, "v1.0.0.0.1", Instant::now());
+    let took = until_all_serve(&all, &key, "v1.0.0.0.1", Instant::now());
+    assert!(took < EVERYWHERE_WITHIN, "every replica took {took:?}");
     let listed = succeeded(&admin(&["published"], url, elsewhere.path()));
     assert!(listed.lines().nth(1).unwrap().contains(&format!("{second}  yes")), "{listed}");
     let back = succeeded(&admin(&["publish", "--activate", &first.to_string()], url, elsewhere.path()));
@@ -168,17 +179,16 @@ fn one_publish_reaches_every_replica_and_a_rollback_brings_them_back() {
     assert_eq!(latest(&late, &key), "v1.0.1.0.0");
     assert_eq!(health(&late)["generation"]["number"].as_i64(), Some(first));
 
-    // A generation altered in the database (the first's chunks with bytes changed, published under
-    // a SHA-256 no replica serves) is refused by every replica, which keeps serving the first and
+    // A generation altered in the database (a copy of the second, its own SHA-256 and size, one
+    // byte changed in each chunk) is refused by every replica, which keeps serving the first and
     // says why.
     let damaged = format!(
         "WITH g AS (INSERT INTO generations (sha256, size, stored, chunks, versions, published_at, published_by)
-                    SELECT decode(repeat('ab', 32), 'hex'), size, stored, chunks, versions, published_at,
-                           'mallory@test'
-                    FROM generations WHERE number = {first} RETURNING number)
+                    SELECT sha256, size, stored, chunks, versions, published_at, 'mallory@test'
+                    FROM generations WHERE number = {second} RETURNING number)
          INSERT INTO generation_chunks (generation, index, bytes)
-         SELECT g.number, c.index, overlay(c.bytes PLACING '\\xdeadbeefdeadbeef'::bytea FROM length(c.bytes) / 2)
-         FROM g, generation_chunks c WHERE c.generation = {first};
+         SELECT g.number, c.index, set_byte(c.bytes, length(c.bytes) / 2, 255 - get_byte(c.bytes, length(c.bytes) / 2))
+         FROM g, generation_chunks c WHERE c.generation = {second};
          UPDATE current_generation SET number = (SELECT max(number) FROM generations);"
     );
     let psql =
@@ -194,6 +204,7 @@ fn one_publish_reaches_every_replica_and_a_rollback_brings_them_back() {
         assert_eq!(health["degraded"][0]["dependency"], "game data", "{health}");
         let detail = health["degraded"][0]["detail"].as_str().unwrap();
         assert!(detail.contains(&format!("serving generation {first}")), "{detail}");
+        assert!(detail.contains("uncompress") || detail.contains("SHA-256"), "{detail}");
         assert_eq!(health["generation"]["number"].as_i64(), Some(first), "{health}");
         assert_eq!(latest(replica, &key), "v1.0.1.0.0");
     }
@@ -209,4 +220,6 @@ fn without_the_accounts_in_postgresql_there_is_nothing_to_publish_to() {
     assert!(stderr.contains("--accounts-url") && stderr.contains("tapster import"), "{stderr}");
     let refused = tapster(&["published"], dir.path());
     assert!(!refused.status.success());
+    // Refused before anything was written.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }

@@ -21,7 +21,11 @@ fn a_database_made_elsewhere_is_installed_whole_and_known_by_its_sha256() {
     let made = std::fs::read(elsewhere.path().join(GAME_DB)).unwrap();
     assert_ne!(served_sha256(here.path()).unwrap(), served_sha256(elsewhere.path()).unwrap());
 
+    // A copy a crashed install of another process left behind is removed by the next one.
+    let left = here.path().join(format!(".{GAME_DB}.import-4194304"));
+    std::fs::write(&left, b"half a database").unwrap();
     install(here.path(), &made).unwrap();
+    assert!(!left.exists(), "{} was left behind", left.display());
     assert_eq!(served_sha256(here.path()).unwrap(), served_sha256(elsewhere.path()).unwrap());
     assert_eq!(Store::open(here.path()).unwrap().latest().info.name.to_string(), "v1.0.1.0.0");
     // Into an empty data dir too, which then serves it.
