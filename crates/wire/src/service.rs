@@ -21,9 +21,8 @@ pub struct Health {
     /// What the service works around now; empty when `status` is `ok`.
     pub degraded: Vec<Degraded>,
     /// The generation of game data published for every replica that this one serves (`tapster
-    /// publish`); absent where game data is imported into each data dir, or while the served data is
+    /// publish`); `null` where game data is imported into each data dir, or while the served data is
     /// no published generation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<ServedGeneration>,
 }
 

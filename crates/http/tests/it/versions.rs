@@ -9,7 +9,10 @@ use crate::{get, pointer, request};
 fn health_answers_once_data_is_loaded() {
     let answer = get("/healthz");
     assert_eq!(answer.status, StatusCode::OK);
-    assert_eq!(answer.json(), json!({"status": "ok", "latest": "v1.0.1.0.0", "versions": 2, "degraded": []}));
+    assert_eq!(
+        answer.json(),
+        json!({"status": "ok", "latest": "v1.0.1.0.0", "versions": 2, "degraded": [], "generation": null})
+    );
 }
 
 #[test]
