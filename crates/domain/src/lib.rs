@@ -3,8 +3,8 @@
 //! access (API keys, e-mail addresses, address blocks, limits, timestamps, attempts per address).
 //!
 //! Everything here is pure: no IO, no clock, no environment. The serde form of the records ([`GameData`]) *is* the
-//! on-disk game-data format described in `docs/data-format.md`; the HTTP wire format lives in
-//! `tapster-http` and is built from these types, never the reverse.
+//! on-disk game-data format described in `docs/data-format.md`; the JSON shapes of the API live in
+//! `tapster-wire`, and `tapster-http` builds them from these types, never the reverse.
 
 mod access;
 mod address_limit;

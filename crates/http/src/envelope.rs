@@ -1,6 +1,7 @@
-//! The envelope of every successful data answer (spec 2.1 and the contract): `data`; `meta` saying
-//! which game version and language produced it and which texts fell back to English (as JSON
-//! Pointers); and `pagination` on paged lists, whose links keep every other parameter.
+//! The envelope of every successful data answer: `data`; `meta` saying which game version and
+//! language produced it and which texts fell back to English (as JSON Pointers); and `pagination` on
+//! paged lists, whose links keep every other parameter (docs/api.md, "Languages and fallback" and
+//! "Lists and pagination").
 
 use hyper::header::HeaderValue;
 use serde::Serialize;
@@ -9,7 +10,10 @@ use tapster_i18n::Language;
 use tapster_store::Catalog;
 use tapster_wire::{Meta, Pagination};
 
-use crate::views::lang;
+/// A language as the wire spells it.
+pub(crate) fn lang(language: Language) -> tapster_wire::Lang {
+    tapster_wire::Lang::parse(language.code())
+}
 
 /// An answer as the server writes it: the wire's envelope around the records, whole or reduced to the
 /// `fields` asked for.

@@ -10,7 +10,6 @@ use hyper::header::{
 use tapster_wire::{InvalidParam, LimitPolicy, Problem};
 
 use crate::gate::Refusal;
-use crate::response::Reply;
 
 const PROBLEM_JSON: HeaderValue = HeaderValue::from_static("application/problem+json");
 
@@ -128,7 +127,7 @@ impl ApiError {
     }
 
     /// The headers the answer needs beside its body.
-    fn headers(&self) -> HeaderMap {
+    pub(crate) fn headers(&self) -> HeaderMap {
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, PROBLEM_JSON);
         match self {
@@ -161,15 +160,8 @@ impl ApiError {
         headers
     }
 
-    /// The whole answer; `instance` is the path that was asked for.
-    pub(crate) fn reply(&self, instance: &str) -> Reply {
-        // A problem body holds only strings and numbers, so encoding it cannot fail.
-        let body = serde_json::to_vec(&self.problem(instance)).unwrap_or_default();
-        Reply::new(self.status(), self.headers(), body)
-    }
-
-    /// The problem+json body.
-    fn problem(&self, instance: &str) -> Problem {
+    /// The problem+json body; `instance` is the path that was asked for.
+    pub(crate) fn problem(&self, instance: &str) -> Problem {
         let (kind, title) = self.kind();
         Problem {
             kind: kind.to_owned(),
@@ -228,41 +220,5 @@ impl From<&Refusal> for ApiError {
 impl From<tapster_store::Error> for ApiError {
     fn from(error: tapster_store::Error) -> Self {
         Self::Internal(Box::new(error))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn header(error: &ApiError, name: hyper::header::HeaderName) -> Option<String> {
-        error.reply("/v1/items").headers.get(name).map(|v| v.to_str().unwrap().to_owned())
-    }
-
-    /// Each error's answer carries the headers its status calls for, and only those.
-    #[test]
-    fn every_answer_carries_the_headers_its_status_needs() {
-        let missing = ApiError::from(&Refusal::MissingKey);
-        assert_eq!(header(&missing, WWW_AUTHENTICATE).as_deref(), Some("Bearer realm=\"tapster\""));
-        let revoked = ApiError::from(&Refusal::RevokedKey);
-        assert_eq!(
-            header(&revoked, WWW_AUTHENTICATE).as_deref(),
-            Some("Bearer realm=\"tapster\", error=\"invalid_token\"")
-        );
-        let method = ApiError::MethodNotAllowed { method: "POST".into() };
-        assert_eq!(header(&method, ALLOW).as_deref(), Some("GET, HEAD"));
-        for error in [
-            ApiError::RateLimited { policy: "minute", retry_after: 7 },
-            ApiError::TooManyFailures { retry_after: 7 },
-            ApiError::Unavailable { reason: "too many connections", retry_after: 7 },
-        ] {
-            assert_eq!(header(&error, RETRY_AFTER).as_deref(), Some("7"), "{error:?}");
-            assert_eq!(header(&error, WWW_AUTHENTICATE), None, "{error:?}");
-        }
-        let missing_record = ApiError::NotFound("there is no item 9".into());
-        let reply = missing_record.reply("/v1/items/9");
-        assert_eq!(reply.status, StatusCode::NOT_FOUND);
-        assert_eq!(reply.headers.len(), 1, "{:?}", reply.headers);
-        assert_eq!(reply.headers[CONTENT_TYPE], "application/problem+json");
     }
 }

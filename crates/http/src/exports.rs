@@ -21,7 +21,7 @@ use flate2::write::GzEncoder;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use tapster_i18n::Language;
-use tapster_store::{Catalog, ExportFile, ExportInfo, Exporter, Store};
+use tapster_store::{Catalog, ExportFile, Exporter, Store};
 
 use crate::envelope::Localizer;
 use crate::views::{self, Documented};
@@ -74,16 +74,6 @@ pub fn build(store: &Store) -> Vec<ExportFile> {
     });
     files.sort_by_key(|(i, _)| *i);
     files.into_iter().map(|(_, file)| file).collect()
-}
-
-/// The name a downloaded export is saved under: `tapster-v0.7.0.0.1-de.ndjson.gz`.
-pub fn file_name(export: &ExportInfo) -> String {
-    format!("tapster-{}-{}.ndjson.gz", export.version, export.lang.code())
-}
-
-/// The SHA-256 of an export in lowercase hex, as `sha256sum` prints it.
-pub fn sha256_hex(export: &ExportInfo) -> String {
-    export.sha256.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// The export of `catalog` in `lang`.

@@ -20,7 +20,7 @@ use tapster_edge::{Answer, Refusal, Service};
 
 use crate::app::{App, Responding, Waiting};
 use crate::error::ApiError;
-use crate::response::Body;
+use crate::response::{Body, Reply};
 
 const ANY_ORIGIN: HeaderValue = HeaderValue::from_static("*");
 /// The response headers a browser tool may read beyond the CORS-safelisted ones.
@@ -54,7 +54,7 @@ impl Service for App {
         }
         let started = Instant::now();
         let path = request.uri().path();
-        let mut response = ApiError::from(refusal).reply(path).into_response();
+        let mut response = Reply::problem(&ApiError::from(refusal), path).into_response();
         self.answered_unrouted(request, caller, response.status(), started);
         allow_cross_origin(response.headers_mut());
         response
@@ -71,7 +71,7 @@ impl App {
             // Answered `405` by the routes, body or not.
             None
         } else if carries_body(&request) {
-            Some(ApiError::ContentTooLarge.reply(request.uri().path()).into_response())
+            Some(Reply::problem(&ApiError::ContentTooLarge, request.uri().path()).into_response())
         } else if method == Method::OPTIONS {
             Some(preflight())
         } else {
@@ -164,7 +164,7 @@ impl Service for Operators {
 
     fn refused(&self, request: &Request<Incoming>, caller: IpAddr, refusal: Refusal) -> Response<Body> {
         let started = Instant::now();
-        let response = ApiError::from(refusal).reply(request.uri().path()).into_response();
+        let response = Reply::problem(&ApiError::from(refusal), request.uri().path()).into_response();
         self.0.answered_unrouted(request, caller, response.status(), started);
         response
     }

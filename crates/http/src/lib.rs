@@ -1,5 +1,7 @@
 //! The `/v1` HTTP interface: routing, typed parameters, the response envelope, and problem+json
-//! errors. This crate is the only one that knows the wire format; it turns store answers into JSON.
+//! errors; the OpenAPI document and `/docs` written from the same endpoint table; the bulk exports.
+//! The answers' shapes are `tapster-wire`'s: this crate builds them from the store's catalogs. Its
+//! modules stand in layers (docs/ARCHITECTURE.md draws them, and a tidy test holds them).
 
 mod app;
 mod cache;
@@ -14,19 +16,18 @@ mod hostile_input;
 mod markup;
 mod metrics;
 mod openapi;
-mod pages;
 mod params;
 mod reference;
 mod response;
 mod routes;
+mod schemas;
 mod site;
 mod value_sets;
 mod views;
 
-pub use app::{App, DEFAULT_CACHE_BUDGET};
+pub use app::{App, DEFAULT_CACHE_BUDGET, Pages};
 pub use front::Operators;
 pub use gate::{
     Admission, CallingKey, Credentials, Gate, PendingVerdict, Policies, Policy, PolicyState, Quota, Refusal,
     Verdict,
 };
-pub use pages::Pages;

@@ -59,6 +59,13 @@ impl Reply {
         Self { status, headers, body: body.into(), kind: Kind::Data }
     }
 
+    /// The problem+json answer of `error`; `instance` is the path that was asked for.
+    pub(crate) fn problem(error: &ApiError, instance: &str) -> Self {
+        // A problem body holds only strings and numbers, so encoding it cannot fail.
+        let body = serde_json::to_vec(&error.problem(instance)).unwrap_or_default();
+        Self::new(error.status(), error.headers(), body)
+    }
+
     /// A `200` file answer with `headers` and the file's own `ETag`, its bytes read later.
     pub(crate) fn file(mut headers: HeaderMap, file: File) -> Result<Self, ApiError> {
         let tag = HeaderValue::try_from(&file.tag).map_err(|e| ApiError::Internal(Box::new(e)))?;
@@ -95,4 +102,43 @@ pub(crate) fn json(value: &impl Serialize) -> Result<Reply, ApiError> {
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_TYPE, JSON);
     Ok(Reply::new(StatusCode::OK, headers, body))
+}
+
+#[cfg(test)]
+mod tests {
+    use hyper::header::{ALLOW, RETRY_AFTER, WWW_AUTHENTICATE};
+
+    use super::*;
+    use crate::gate::Refusal;
+
+    fn header(error: &ApiError, name: hyper::header::HeaderName) -> Option<String> {
+        Reply::problem(error, "/v1/items").headers.get(name).map(|v| v.to_str().unwrap().to_owned())
+    }
+
+    /// Each error's answer carries the headers its status calls for, and only those.
+    #[test]
+    fn every_answer_carries_the_headers_its_status_needs() {
+        let missing = ApiError::from(&Refusal::MissingKey);
+        assert_eq!(header(&missing, WWW_AUTHENTICATE).as_deref(), Some("Bearer realm=\"tapster\""));
+        let revoked = ApiError::from(&Refusal::RevokedKey);
+        assert_eq!(
+            header(&revoked, WWW_AUTHENTICATE).as_deref(),
+            Some("Bearer realm=\"tapster\", error=\"invalid_token\"")
+        );
+        let method = ApiError::MethodNotAllowed { method: "POST".into() };
+        assert_eq!(header(&method, ALLOW).as_deref(), Some("GET, HEAD"));
+        for error in [
+            ApiError::RateLimited { policy: "minute", retry_after: 7 },
+            ApiError::TooManyFailures { retry_after: 7 },
+            ApiError::Unavailable { reason: "too many connections", retry_after: 7 },
+        ] {
+            assert_eq!(header(&error, RETRY_AFTER).as_deref(), Some("7"), "{error:?}");
+            assert_eq!(header(&error, WWW_AUTHENTICATE), None, "{error:?}");
+        }
+        let missing_record = ApiError::NotFound("there is no item 9".into());
+        let reply = Reply::problem(&missing_record, "/v1/items/9");
+        assert_eq!(reply.status, StatusCode::NOT_FOUND);
+        assert_eq!(reply.headers.len(), 1, "{:?}", reply.headers);
+        assert_eq!(reply.headers[CONTENT_TYPE], "application/problem+json");
+    }
 }

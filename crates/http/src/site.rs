@@ -18,7 +18,7 @@ use crate::metrics::Metrics;
 use crate::openapi;
 use crate::reference::Reference;
 use crate::response::Kind;
-use crate::routes::{documented, route};
+use crate::routes::{Documents, documented, route};
 
 /// The public address, and the OpenAPI document built from it and the data on first request.
 #[derive(Debug)]
@@ -37,27 +37,6 @@ impl Site {
             openapi: OnceLock::new(),
             reference: OnceLock::new(),
         }
-    }
-
-    /// The URL of `path` (which starts with `/`): absolute when the public address is known.
-    pub(crate) fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.origin.as_deref().unwrap_or_default())
-    }
-
-    /// `/openapi.json`'s body for the data in `store`, which this site is published with.
-    pub(crate) fn openapi(&self, store: &Store, metrics: &Metrics) -> Bytes {
-        self.openapi.get_or_init(|| self.document(store, metrics)).clone()
-    }
-
-    /// `/docs`'s page for the data in `store`: the document, for people.
-    pub(crate) fn reference(&self, store: &Store, metrics: &Metrics) -> Result<Bytes, ApiError> {
-        if let Some(page) = self.reference.get() {
-            return Ok(page.clone());
-        }
-        let document: serde_json::Value = serde_json::from_slice(&self.openapi(store, metrics))
-            .map_err(|e| ApiError::Internal(Box::new(e)))?;
-        let page = Reference::of(&document).render().map_err(|e| ApiError::Internal(Box::new(e)))?;
-        Ok(self.reference.get_or_init(|| Bytes::from(page)).clone())
     }
 
     /// The document with its examples: each endpoint's answer to its example request. No example
@@ -83,6 +62,26 @@ impl Site {
             route(store, self, metrics, Some(&caller), &Method::GET, path, query).ok()?.answer().ok()?;
         // A file's bytes are read only when served: it has no example in the document.
         (!matches!(reply.kind, Kind::File(_))).then_some(reply.body)
+    }
+}
+
+impl Documents for Site {
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.origin.as_deref().unwrap_or_default())
+    }
+
+    fn openapi(&self, store: &Store, metrics: &Metrics) -> Bytes {
+        self.openapi.get_or_init(|| self.document(store, metrics)).clone()
+    }
+
+    fn reference(&self, store: &Store, metrics: &Metrics) -> Result<Bytes, ApiError> {
+        if let Some(page) = self.reference.get() {
+            return Ok(page.clone());
+        }
+        let document: serde_json::Value = serde_json::from_slice(&self.openapi(store, metrics))
+            .map_err(|e| ApiError::Internal(Box::new(e)))?;
+        let page = Reference::of(&document).render().map_err(|e| ApiError::Internal(Box::new(e)))?;
+        Ok(self.reference.get_or_init(|| Bytes::from(page)).clone())
     }
 }
 

@@ -30,12 +30,12 @@ pub fn export(data_dir: &Path, dest: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     let mut sums = String::new();
     for export in store.exports() {
-        let name = tapster_http::exports::file_name(export);
+        let name = export.file_name();
         let body = store
             .export_body(&export.version, export.lang)?
             .with_context(|| format!("reading the export of {} in {}", export.version, export.lang.code()))?;
         written.push(replace(&dest.join(&name), &body)?);
-        sums.push_str(&format!("{}  {name}\n", tapster_http::exports::sha256_hex(export)));
+        sums.push_str(&format!("{}  {name}\n", export.sha256_hex()));
     }
     written.push(replace(&dest.join("SHA256SUMS"), sums.as_bytes())?);
     Ok(written)

@@ -50,6 +50,18 @@ pub struct ExportInfo {
     pub sha256: [u8; 32],
 }
 
+impl ExportInfo {
+    /// The name a downloaded export is saved under: `tapster-v0.7.0.0.1-de.ndjson.gz`.
+    pub fn file_name(&self) -> String {
+        format!("tapster-{}-{}.ndjson.gz", self.version, self.lang.code())
+    }
+
+    /// Its SHA-256 in lowercase hex, as `sha256sum` prints it.
+    pub fn sha256_hex(&self) -> String {
+        self.sha256.iter().map(|byte| format!("{byte:02x}")).collect()
+    }
+}
+
 /// The exports of one opened database: their list, read at open, and the connection their bytes are
 /// read through. The connection stays on the file the store was read from, so that a body always
 /// belongs to the data being served even after an import renamed a new file over it.

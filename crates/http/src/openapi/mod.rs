@@ -6,43 +6,15 @@ mod portable;
 mod responses;
 mod unions;
 
+use schemars::SchemaGenerator;
 use schemars::generate::SchemaSettings;
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::{Map, Value, json};
 
 use crate::routes::{DOWNLOAD, Endpoint, documented};
+use crate::schemas::SCHEMAS;
 use crate::value_sets;
 
-/// The schema of a wire type, registered in the document's components; endpoints name their `data`
-/// shape with it (`data: schema::<Vec<ItemSummary>>`).
-pub(crate) fn schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
-    generator.subschema_for::<T>()
-}
-
-/// The schema of the branch of the tagged union `U` whose tag is `tag`, under the name the document
-/// gives that branch (see `unions`): a route that answers only one kind (`/v1/quests/{key}`) says so.
-pub(crate) fn branch_of<U: JsonSchema>(generator: &mut SchemaGenerator, tag: &str) -> Schema {
-    generator.subschema_for::<U>();
-    json_schema!({ "$ref": format!("{SCHEMAS}{}", unions::branch_name(&U::schema_name(), tag)) })
-}
-
-/// The shape of `/openapi.json` itself: an object whose members the OpenAPI 3.1 specification defines
-/// (not the boolean schema `true`, which several generators cannot read).
-pub(crate) fn document_schema(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({
-        "type": "object",
-        "description": "An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0): this one.",
-        "properties": {
-            "openapi": { "type": "string", "description": "The OpenAPI version, `3.1.0`." },
-            "info": { "type": "object", "description": "Title, version and description of the interface." },
-            "paths": { "type": "object", "description": "Every operation, by path template." },
-            "components": { "type": "object", "description": "Schemas, parameters, headers and responses that operations refer to." },
-        },
-        "required": ["openapi", "info", "paths"],
-    })
-}
-
-/// The interface version, `info.version` of the document (spec 9.1).
+/// The interface version, `info.version` of the document (docs/api.md, "Routes").
 pub(crate) const API_VERSION: &str = "0.1.0";
 
 const DESCRIPTION: &str = "Read-only game data of an invented farming and tavern-management game: items, \
@@ -337,9 +309,6 @@ fn envelope_name(envelope: &Value) -> Option<String> {
         None => Some(format!("{}Answer", name(data)?)),
     }
 }
-
-/// Where components live.
-const SCHEMAS: &str = "#/components/schemas/";
 
 /// The component a `fields` answer holds part of: `ItemSummaryFields` for `ItemSummary`.
 fn partial_name(name: &str) -> String {

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::SCHEMAS;
+use crate::schemas::{SCHEMAS, branch_name};
 
 /// Names the branches of, and adds a discriminator to, every such union among the schemas of
 /// `document`. Afterwards, the components written out into branches, and the unions themselves
@@ -134,23 +134,6 @@ fn resolve<'s>(schemas: &'s Map<String, Value>, branch: &'s Value) -> Option<&'s
         (Some(reference), None) => schemas.get(component_name(reference)?),
         _ => Some(branch),
     }
-}
-
-/// The component name of the branch of `union` whose tag is `value`: `DayLetterTrigger` for the
-/// `day` branch of `LetterTrigger`.
-pub(super) fn branch_name(union: &str, value: &str) -> String {
-    format!("{}{union}", pascal(value))
-}
-
-/// `grand_reserve` as `GrandReserve`.
-fn pascal(value: &str) -> String {
-    value
-        .split(['_', '-'])
-        .map(|word| {
-            let mut chars = word.chars();
-            chars.next().map(|c| c.to_uppercase().chain(chars).collect::<String>()).unwrap_or_default()
-        })
-        .collect()
 }
 
 #[cfg(test)]

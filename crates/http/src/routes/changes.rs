@@ -8,9 +8,9 @@ use tapster_wire::VersionChange;
 use super::{Ctx, Endpoint, Handle, resolve};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
-use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, Named, OFFSET, Param, Rule, query_params};
 use crate::response::Reply;
+use crate::schemas::schema;
 use crate::value_sets::{self, ChangeType};
 use crate::views;
 

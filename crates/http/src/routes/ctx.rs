@@ -2,6 +2,7 @@
 //! request's path and checked query, and its path parameters; with the lookups and renderings every
 //! handler shares.
 
+use bytes::Bytes;
 use hyper::header::{CACHE_CONTROL, CONTENT_LANGUAGE, HeaderValue};
 use serde::Serialize;
 use tapster_domain::{ProgressionKey, RecordKey, VersionSelector};
@@ -14,7 +15,6 @@ use crate::gate::Admission;
 use crate::metrics::Metrics;
 use crate::params::Query;
 use crate::response::{LATEST_MAX_AGE, NAMED_VERSION_MAX_AGE, Reply, json};
-use crate::site::Site;
 
 /// What a handler gets besides its parameters: the published game data, where the service is served
 /// from, the service's counters, who is calling, the request's path and checked query (for the
@@ -22,7 +22,7 @@ use crate::site::Site;
 #[derive(Debug)]
 pub(crate) struct Ctx<'a> {
     pub(crate) store: &'a Store,
-    pub(crate) site: &'a Site,
+    pub(crate) site: &'a dyn Documents,
     /// The service's counters, which `/metrics` answers.
     pub(crate) metrics: &'a Metrics,
     /// The key a `/v1` request was admitted with; `None` on the public routes, which take no key.
@@ -30,6 +30,21 @@ pub(crate) struct Ctx<'a> {
     pub(crate) path: &'a str,
     pub(crate) query: Query,
     pub(super) params: PathParams,
+}
+
+/// What the service publishes about itself, for the handlers that serve it: the address clients
+/// reach it at, and the documents written from the whole endpoint table (the OpenAPI document with
+/// its examples, the reference page). They are written above the routes (`crate::site`), since they
+/// read every route and ask some for examples; a handler knows them only through this trait.
+pub(crate) trait Documents: Sync + std::fmt::Debug {
+    /// The URL of `path` (which starts with `/`): absolute when the public address is known.
+    fn url(&self, path: &str) -> String;
+
+    /// `/openapi.json`'s body for the data in `store`.
+    fn openapi(&self, store: &Store, metrics: &Metrics) -> Bytes;
+
+    /// `/docs`'s page for the data in `store`.
+    fn reference(&self, store: &Store, metrics: &Metrics) -> Result<Bytes, ApiError>;
 }
 
 /// The path parameters of a request, checked by the router by its endpoint's rules.
@@ -68,7 +83,7 @@ impl Ctx<'_> {
         self.params.lang.ok_or_else(|| not_in_path("lang"))
     }
 
-    /// The `{key}` path parameter of a record named by id or slug (spec 2.4).
+    /// The `{key}` path parameter of a record named by id or slug.
     pub(crate) fn path_key(&self) -> Result<&RecordKey, ApiError> {
         match &self.params.key {
             Some(PathKey::Record(key)) => Ok(key),

@@ -16,9 +16,9 @@ use tapster_store::Catalog;
 use super::{Ctx, Endpoint, Handle};
 use crate::error::ApiError;
 use crate::markup::escape;
-use crate::openapi::{document_schema, schema};
 use crate::params::NoParams;
 use crate::response::Reply;
+use crate::schemas::{document_schema, schema};
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {

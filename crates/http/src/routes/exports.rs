@@ -13,10 +13,9 @@ use tapster_wire::Export;
 use super::{Ctx, Endpoint, Handle, resolve};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
-use crate::exports::{file_name, sha256_hex};
-use crate::openapi::schema;
 use crate::params::NoParams;
 use crate::response::{File, LATEST_MAX_AGE, NAMED_VERSION_MAX_AGE, Reply};
+use crate::schemas::schema;
 use crate::views;
 
 /// The template of one export's download, whose answer is a file rather than JSON (the OpenAPI
@@ -45,11 +44,8 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
 /// `GET /v1/exports`: every kept export, newest version first, in the envelope of `/v1/versions`.
 fn list(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let store = ctx.store;
-    let data: Vec<Export> = store
-        .exports()
-        .iter()
-        .map(|export| views::export(export, ctx.site.url(&path_of(export)), file_name(export)))
-        .collect();
+    let data: Vec<Export> =
+        store.exports().iter().map(|export| views::export(export, ctx.site.url(&path_of(export)))).collect();
     ctx.render(Localizer::new(store.latest(), Language::SOURCE), data, None)
 }
 
@@ -78,7 +74,7 @@ fn download(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
         ctx.store.exports().iter().find(|e| &e.version == name && e.lang == lang).ok_or_else(not_built)?;
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/gzip"));
-    let disposition = format!("attachment; filename=\"{}\"", file_name(export));
+    let disposition = format!("attachment; filename=\"{}\"", export.file_name());
     headers.insert(CONTENT_DISPOSITION, header_value(disposition)?);
     headers.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
     let max_age =
@@ -90,7 +86,7 @@ fn download(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
         Some(bytes) => Ok(Bytes::from(bytes)),
         None => Err(ApiError::Internal(format!("the listed export of {name} has no bytes").into())),
     };
-    let tag = format!("\"{}\"", sha256_hex(export));
+    let tag = format!("\"{}\"", export.sha256_hex());
     Reply::file(headers, File { tag, size: export.size, read: Box::new(read) })
 }
 

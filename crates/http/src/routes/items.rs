@@ -8,9 +8,9 @@ use tapster_wire::{ItemDetail, ItemSummary};
 use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
-use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, Named, OFFSET, Param, Rule, SortKeys, VERSION, query_params};
 use crate::response::Reply;
+use crate::schemas::schema;
 use crate::value_sets;
 use crate::views::{self, ITEM_DETAIL_FIELDS, ITEM_EXPANSIONS, ITEM_SUMMARY_FIELDS};
 

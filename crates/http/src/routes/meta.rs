@@ -7,9 +7,9 @@ use tapster_wire::{self as wire, Degraded, GameVersion, Health, HealthStatus, Ke
 use super::{Ctx, Endpoint, Handle, resolve};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
-use crate::openapi::schema;
 use crate::params::{NoParams, VersionLang};
 use crate::response::{Reply, json};
+use crate::schemas::schema;
 use crate::views;
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[

@@ -23,12 +23,11 @@ use schemars::{Schema, SchemaGenerator};
 use crate::error::ApiError;
 use crate::params::{Param, QueryParams};
 use crate::response::Reply;
-pub(crate) use ctx::{Ctx, resolve};
+pub(crate) use ctx::{Ctx, Documents, resolve};
 pub(crate) use exports::DOWNLOAD;
 #[cfg(test)]
 pub(crate) use router::bind;
 pub(crate) use router::{Matched, find, no_endpoint, percent_decode, route};
-pub(crate) use search::SearchType;
 
 /// One endpoint: its path template (`{name}` marks a path parameter), what it takes, who answers,
 /// and the shape of its `data` (of the whole body for the public routes outside `/v1`).
@@ -102,7 +101,7 @@ impl<P: QueryParams + std::fmt::Debug> Handler for Handle<P> {
 /// What a `{key}` segment names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum KeyRule {
-    /// A record by its integer id or its slug (spec 2.4).
+    /// A record by its integer id or its slug (docs/api.md, "Parameters": path keys).
     Record,
     /// A progression record by the key the game gives it.
     Progression,

@@ -9,9 +9,9 @@ use tapster_wire::{ItemPrice, RankingRow};
 use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
-use crate::openapi::schema;
 use crate::params::{LANG, Named, OFFSET, Param, Rule, VERSION, query_params};
 use crate::response::Reply;
+use crate::schemas::schema;
 use crate::value_sets;
 use crate::views;
 

@@ -9,9 +9,9 @@ use tapster_wire::{Document, DocumentDetail};
 use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
-use crate::openapi::{branch_of, schema};
 use crate::params::{VersionLang, VersionLangPage};
 use crate::response::Reply;
+use crate::schemas::{branch_of, schema};
 use crate::views::{self, Documented, noun};
 
 /// A list and a single-record endpoint for each segment: the record type, a record's key in the

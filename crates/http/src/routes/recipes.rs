@@ -8,9 +8,9 @@ use tapster_wire::{CraftingStation, IngredientGroup, RecipeDetail, RecipeSummary
 use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
-use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, Named, OFFSET, Param, Rule, SortKeys, VERSION, VersionLang, query_params};
 use crate::response::Reply;
+use crate::schemas::schema;
 use crate::value_sets;
 use crate::views::{self, RECIPE_SUMMARY_FIELDS};
 

@@ -10,9 +10,9 @@ use tapster_wire::{Sources, TreeNode, UsedIn};
 use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
-use crate::openapi::schema;
 use crate::params::{LANG, Param, Rule, VERSION, VersionLang, VersionLangPage, query_params};
 use crate::response::Reply;
+use crate::schemas::schema;
 use crate::value_sets;
 use crate::views;
 

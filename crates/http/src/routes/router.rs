@@ -11,13 +11,12 @@ use tapster_store::Store;
 use tapster_domain::{ProgressionKey, RecordKey, VersionSelector};
 
 use super::ctx::{PathKey, PathParams};
-use super::{Ctx, Endpoint, OPERATORS, PathRule, endpoints};
+use super::{Ctx, Documents, Endpoint, OPERATORS, PathRule, endpoints};
 use crate::error::ApiError;
 use crate::gate::Admission;
 use crate::metrics::Metrics;
 use crate::params::{Query, parse_lang};
 use crate::response::Reply;
-use crate::site::Site;
 
 /// A request matched to its endpoint with its query checked: ready to answer, and to name its answer.
 #[derive(Debug)]
@@ -110,7 +109,7 @@ impl<'a> Matched<'a> {
     pub(crate) fn route(
         self,
         store: &'a Store,
-        site: &'a Site,
+        site: &'a dyn Documents,
         metrics: &'a Metrics,
         caller: Option<&'a Admission>,
         method: &Method,
@@ -130,7 +129,7 @@ impl<'a> Matched<'a> {
 /// Finds the endpoint for `path`, and checks the method and the query.
 pub(crate) fn route<'a>(
     store: &'a Store,
-    site: &'a Site,
+    site: &'a dyn Documents,
     metrics: &'a Metrics,
     caller: Option<&'a Admission>,
     method: &Method,
@@ -225,6 +224,24 @@ pub(crate) fn percent_decode(segment: &str) -> Option<Cow<'_, str>> {
 mod tests {
     use super::*;
 
+    /// A site whose documents no test here asks for.
+    #[derive(Debug)]
+    struct NoDocuments;
+
+    impl Documents for NoDocuments {
+        fn url(&self, path: &str) -> String {
+            path.to_owned()
+        }
+
+        fn openapi(&self, _: &Store, _: &Metrics) -> bytes::Bytes {
+            unreachable!("no route of these tests serves the document")
+        }
+
+        fn reference(&self, _: &Store, _: &Metrics) -> Result<bytes::Bytes, ApiError> {
+            unreachable!("no route of these tests serves the reference")
+        }
+    }
+
     /// A store of the small hand-written dataset.
     fn mini_store() -> Store {
         Store::open(tapster_test_support::DataDir::mini().path()).unwrap()
@@ -233,7 +250,7 @@ mod tests {
     #[test]
     fn the_cache_key_is_a_target_that_asks_for_the_same_request() {
         let store = mini_store();
-        let site = Site::new(None);
+        let site = NoDocuments;
         let metrics = Metrics::new(endpoints().map(|e| e.path));
         let key_of = |target: &str| {
             let (path, query) = target.split_once('?').map_or((target, None), |(p, q)| (p, Some(q)));

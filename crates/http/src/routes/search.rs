@@ -1,20 +1,20 @@
 //! `/v1/search`: items and recipes by part of their name in the requested language or in English.
 
-use tapster_domain::{RecordType, VersionSelector};
+use tapster_domain::VersionSelector;
 use tapster_i18n::Language;
-use tapster_wire::{HitType, SearchResult};
+use tapster_wire::SearchResult;
 
 use super::{Ctx, Endpoint, Handle};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
-use crate::openapi::schema;
-use crate::params::{LANG, Param, Rule, VERSION, query_params};
+use crate::params::{LANG, Param, Rule, SearchType, VERSION, query_params};
 use crate::response::Reply;
+use crate::schemas::schema;
 use crate::value_sets;
 use crate::views;
 
 query_params! {
-    /// The query of `GET /v1/search`. No `offset` (spec 4.6): search answers the best hits, not
+    /// The query of `GET /v1/search`. No `offset` (docs/api.md, "Search"): search answers the best hits, not
     /// pages (a request with it is refused).
     struct SearchParams {
         q: String = Param {
@@ -38,32 +38,6 @@ query_params! {
         },
         version: VersionSelector = VERSION,
         lang: Language = LANG,
-    }
-}
-
-/// What the `type` parameter asks to search: one of the wire's `HitType`s.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SearchType {
-    Item,
-    Recipe,
-}
-
-impl SearchType {
-    /// The records of this kind.
-    fn record_type(self) -> RecordType {
-        match self {
-            Self::Item => RecordType::Item,
-            Self::Recipe => RecordType::Recipe,
-        }
-    }
-
-    /// Parses the spelling of the wire's `HitType` (`item`, `recipe`).
-    pub(crate) fn parse(value: &str) -> Option<Self> {
-        match HitType::parse(value) {
-            HitType::Item => Some(Self::Item),
-            HitType::Recipe => Some(Self::Recipe),
-            _ => None,
-        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! Crops, shops, shopkeepers and fish (spec 4.5):
+//! Crops, shops, shopkeepers and fish:
 //! `/v1/crops`, `/v1/crops/{key}`, `/v1/shops`, `/v1/shops/{key}`, `/v1/npcs` and `/v1/fish`.
 
 use tapster_domain::{Bait, Season, VersionSelector, Water};
@@ -9,9 +9,9 @@ use tapster_wire::{Crop, Fish, Npc, ShopDetail, ShopSummary};
 use super::{Ctx, Endpoint, Handle, KeyRule};
 use crate::envelope::Localizer;
 use crate::error::ApiError;
-use crate::openapi::schema;
 use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, SortKeys, VERSION, VersionLang, query_params};
 use crate::response::Reply;
+use crate::schemas::schema;
 use crate::value_sets;
 use crate::views;
 

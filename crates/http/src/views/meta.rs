@@ -3,7 +3,7 @@
 use tapster_store::{ChangeSummary, ExportInfo, LanguageInfo, VersionInfo};
 use tapster_wire::{self as wire, ChangeCounts, Export, GameVersion, Key, Limit, LimitPolicy};
 
-use super::lang;
+use crate::envelope::lang;
 use crate::gate::{Admission, PolicyState};
 
 /// The key `admission` let through, as `/v1/key` describes it.
@@ -25,15 +25,15 @@ pub(crate) fn key(admission: &Admission) -> Key {
     }
 }
 
-/// A kept export, to be downloaded at `url` and saved as `file_name`.
-pub(crate) fn export(export: &ExportInfo, url: String, file_name: String) -> Export {
+/// A kept export, to be downloaded at `url`.
+pub(crate) fn export(export: &ExportInfo, url: String) -> Export {
     Export {
         version: export.version.to_string(),
         lang: lang(export.lang),
         url,
-        file_name,
+        file_name: export.file_name(),
         size: export.size,
-        sha256: crate::exports::sha256_hex(export),
+        sha256: export.sha256_hex(),
         records: export.records,
     }
 }

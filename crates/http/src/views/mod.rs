@@ -26,7 +26,6 @@ use tapster_pricing::Copper;
 use tapster_store::Catalog;
 pub(crate) use world::*;
 
-use tapster_i18n::Language;
 use tapster_wire::{self as wire, ItemStack, MilestoneRef, Price, ProgressionRef, RecordRef, ShopkeeperRef};
 
 use crate::envelope::Localizer;
@@ -118,11 +117,6 @@ pub(crate) fn milestone_ref(
 /// Seasons, in the data's order.
 pub(crate) fn seasons(seasons: &[Season]) -> Vec<wire::Season> {
     seasons.iter().map(|s| wire::Season::parse(s.as_str())).collect()
-}
-
-/// A language as the wire spells it.
-pub(crate) fn lang(language: Language) -> wire::Lang {
-    wire::Lang::parse(language.code())
 }
 
 /// The game version a record first appeared in (`record_key`: its id in decimal, or its key).

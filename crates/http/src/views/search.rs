@@ -3,8 +3,8 @@
 use tapster_store::{Found, MatchTier, SearchHit};
 use tapster_wire::{self as wire, MatchHow, Matched, SearchResult};
 
-use super::lang;
 use crate::envelope::Localizer;
+use crate::envelope::lang;
 
 /// One hit; `at` is the JSON Pointer of this object in the body.
 pub(crate) fn search_result(loc: &mut Localizer<'_>, hit: &SearchHit<'_>, at: &str) -> SearchResult {

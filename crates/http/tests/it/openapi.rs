@@ -9,9 +9,8 @@ use serde_json::{Value, json};
 
 use crate::{Answer, bundled_get, get, request_with};
 
-/// The routes of spec 4.2 to 4.8 (with `/v1/letters/{key}`, which the contract adds), the public
-/// routes of the contract, and `/changelog`, the page the feed's links open. The document must list
-/// exactly these.
+/// Every route docs/api.md names: the game data under `/v1`, the public routes, and `/changelog`,
+/// the page the feed's links open. The document must list exactly these.
 const EXPECTED: &[&str] = &[
     "/healthz",
     "/openapi.json",
@@ -354,6 +353,9 @@ fn the_validator_refuses_wrong_bodies() {
         (json!({"type": "object", "additionalProperties": {"type": "integer"}}), json!({"a": "x"}), false),
         (json!({"type": "array", "items": {"type": "string"}}), json!(["a", 1]), false),
         (json!({"type": "string", "minLength": 2}), json!("é"), false),
+        (json!({"type": "string", "pattern": "^v\\d+$"}), json!("v12"), true),
+        (json!({"type": "string", "pattern": "^v\\d+$"}), json!("v1.2"), false),
+        (json!({"pattern": "^a$"}), json!(3), true),
         (json!({"not": {"type": "string"}}), json!("a"), false),
         (json!({"unknownKeyword": 1}), json!("a"), false),
         (json!(false), json!("a"), false),
@@ -373,9 +375,10 @@ fn resolve<'a>(doc: &'a Value, value: &'a Value) -> &'a Value {
 }
 
 /// Validates `value` against `schema` (JSON Schema 2020-12, the part schemars and this document use):
-/// every error found, with the JSON Pointer of where. Keywords that only annotate are ignored, and so
-/// is `pattern` (no regex engine here); any other keyword it does not know is itself an error, so a
-/// schema it cannot check never passes silently.
+/// every error found, with the JSON Pointer of where. Keywords that only annotate are ignored; any
+/// other keyword it does not know is itself an error, so a schema it cannot check never passes
+/// silently. A `pattern` is matched by the `regex` crate, which reads the RE2-style syntax the
+/// document's patterns keep to (a unit test of the crate compiles each of them).
 fn validate(doc: &Value, schema: &Value, value: &Value) -> Vec<String> {
     let mut errors = Vec::new();
     check(doc, schema, value, "", &mut errors);
@@ -391,7 +394,6 @@ const ANNOTATIONS: &[&str] = &[
     "default",
     "examples",
     "$schema",
-    "pattern",
     "deprecated",
     "readOnly",
     "writeOnly",
@@ -445,6 +447,13 @@ fn check(doc: &Value, schema: &Value, value: &Value, at: &str, errors: &mut Vec<
                     }
                 }
             }
+            "pattern" => match (value.as_str(), arg.as_str().map(regex::Regex::new)) {
+                (Some(text), Some(Ok(pattern))) if !pattern.is_match(text) => {
+                    fail(format!("does not match the pattern {arg}"))
+                }
+                (_, Some(Ok(_))) => {}
+                _ => fail(format!("has a pattern that does not compile: {arg}")),
+            },
             "minItems" | "maxItems" => {
                 if let (Some(items), Some(bound)) = (value.as_array(), arg.as_u64()) {
                     let length = items.len() as u64;

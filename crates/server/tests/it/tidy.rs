@@ -148,6 +148,194 @@ fn the_architecture_describes_every_crate() {
     assert!(crates().len() >= 10, "{:?}", crates());
 }
 
+/// The layers of `crates/http` as docs/ARCHITECTURE.md draws them, top first: the modules of each
+/// line, from the first fenced `text` block of the crate's section ("`app`  what it is" per line,
+/// several modules of one layer separated by commas).
+fn http_layers(architecture: &str) -> Vec<Vec<String>> {
+    let section = architecture.split("## `crates/http` (`tapster-http`)").nth(1).expect("the http section");
+    let section = section.split("\n## ").next().unwrap_or_default();
+    let block = section.split("```text\n").nth(1).and_then(|rest| rest.split("```").next());
+    let block = block.expect("a ```text block of layers in the http section of docs/ARCHITECTURE.md");
+    block
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            let modules = line.split("  ").next().unwrap_or_default();
+            modules.split(',').map(|m| m.trim().trim_matches('`').to_owned()).collect()
+        })
+        .collect()
+}
+
+/// The modules of its own crate that `source` names (`crate::views::item_summary`, `use crate::{a, b}`),
+/// outside comments.
+fn crate_modules_named(source: &str) -> Vec<String> {
+    let code: String = source
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .flat_map(|line| [line, "\n"])
+        .collect();
+    let mut named = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        if code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue; // `tapster_http::...` or another crate's path
+        }
+        let rest = &code[at + "crate::".len()..];
+        let list = match rest.strip_prefix('{') {
+            Some(group) => group.split('}').next().unwrap_or_default().split(',').collect(),
+            None => vec![rest],
+        };
+        for item in list {
+            let name: String =
+                item.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if name.starts_with(|c: char| c.is_lowercase()) {
+                named.push(name);
+            }
+        }
+    }
+    named
+}
+
+/// `crates/http` is built in layers, so that each module can be read and tested with only what is
+/// below it: the code that writes the document sits above the handlers it describes, not upstream of
+/// them. A module may name only the modules of lower layers; the layers are the ones
+/// docs/ARCHITECTURE.md draws, so that the drawing is the rule.
+#[test]
+fn the_http_modules_import_only_the_layers_below_them() {
+    let architecture = std::fs::read_to_string(workspace().join("docs/ARCHITECTURE.md")).unwrap();
+    let layers = http_layers(&architecture);
+    let layer_of = |module: &str| layers.iter().position(|layer| layer.iter().any(|m| m == module));
+    let src = workspace().join("crates/http/src");
+    let mut upward = Vec::new();
+    let mut unplaced = Vec::new();
+    for file in rust_files(&src) {
+        let relative = file.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+        let module = relative.split('/').next().unwrap().trim_end_matches(".rs").to_owned();
+        if module == "lib" {
+            continue;
+        }
+        let Some(own) = layer_of(&module) else {
+            unplaced.push(module);
+            continue;
+        };
+        for named in crate_modules_named(&std::fs::read_to_string(&file).unwrap()) {
+            match layer_of(&named) {
+                Some(layer) if named == module || layer > own => {}
+                Some(_) => upward.push(format!("{relative} names `crate::{named}`, which is not below it")),
+                None => unplaced.push(named),
+            }
+        }
+    }
+    unplaced.sort();
+    unplaced.dedup();
+    assert!(unplaced.is_empty(), "modules of crates/http in no layer of docs/ARCHITECTURE.md: {unplaced:?}");
+    assert!(upward.is_empty(), "{}", upward.join("\n"));
+    assert!(layers.len() >= 5, "{layers:?}");
+}
+
+/// The top-level modules of `src` and, for each, the others it names (`crate::x`, or `super::x`
+/// from a file right under `src`), outside comments; the crate roots themselves are left out.
+fn module_imports(src: &Path) -> Vec<(String, Vec<String>)> {
+    let mut imports: Vec<(String, Vec<String>)> = Vec::new();
+    for file in rust_files(src) {
+        let relative = file.strip_prefix(src).unwrap().to_string_lossy().into_owned();
+        let module = relative.split('/').next().unwrap().trim_end_matches(".rs").to_owned();
+        if ["lib", "main", "build"].contains(&module.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let top_level = !relative.contains('/') || relative.ends_with("/mod.rs");
+        let mut named = crate_modules_named(&text);
+        if top_level {
+            named.extend(crate_modules_named(&text.replace("super::", "crate::")));
+        }
+        let position = imports.iter().position(|(m, _)| *m == module).unwrap_or_else(|| {
+            imports.push((module.clone(), Vec::new()));
+            imports.len() - 1
+        });
+        imports[position].1.extend(named.into_iter().filter(|n| *n != module));
+    }
+    imports
+}
+
+/// The first circle among `imports` (a module that, through the modules it names, names itself),
+/// as the path around it.
+fn circle(imports: &[(String, Vec<String>)]) -> Option<Vec<String>> {
+    let names = |module: &str| imports.iter().find(|(m, _)| m == module).map(|(_, n)| n.clone());
+    for (start, _) in imports {
+        // Depth-first from `start`, looking for the way back to it.
+        let mut stack = vec![vec![start.clone()]];
+        let mut seen = vec![start.clone()];
+        while let Some(path) = stack.pop() {
+            for next in names(path.last().unwrap()).unwrap_or_default() {
+                if next == *start {
+                    return Some(path.into_iter().chain([next]).collect());
+                }
+                if !seen.contains(&next) {
+                    seen.push(next.clone());
+                    stack.push(path.iter().cloned().chain([next]).collect());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// No crate's modules import each other in a circle, so each can be read with only what it names:
+/// two modules that need each other are one module, or share a third below both.
+#[test]
+fn no_crate_has_modules_that_import_each_other_in_a_circle() {
+    let circles: Vec<String> = crates()
+        .into_iter()
+        .filter_map(|name| {
+            let imports = module_imports(&workspace().join("crates").join(&name).join("src"));
+            circle(&imports).map(|path| format!("crates/{name}: {}", path.join(" -> ")))
+        })
+        .collect();
+    assert!(circles.is_empty(), "modules that import each other in a circle:\n{}", circles.join("\n"));
+}
+
+/// Each crate's dependencies of ours as docs/ARCHITECTURE.md draws them: the first fenced `text`
+/// block, before the crates' sections, one crate a line and `-` for none (`store  pricing, domain`).
+fn drawn_dependencies(architecture: &str) -> Vec<(String, Vec<String>)> {
+    let overview = architecture.split("\n## ").next().unwrap_or_default();
+    let block = overview.split("```text\n").nth(1).and_then(|rest| rest.split("```").next());
+    let block = block.expect("a ```text block of the crates' dependencies before the crates' sections");
+    block
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .map(|(name, deps)| {
+            let deps = deps.split(',').map(str::trim).filter(|d| *d != "-").map(str::to_owned).collect();
+            (name.to_owned(), deps)
+        })
+        .collect()
+}
+
+/// The drawing of the crates' dependencies in docs/ARCHITECTURE.md is the manifests': every crate is
+/// in it with exactly the crates of ours it builds with.
+#[test]
+fn the_architecture_draws_the_dependencies_the_manifests_have() {
+    let architecture = std::fs::read_to_string(workspace().join("docs/ARCHITECTURE.md")).unwrap();
+    let mut drawn = drawn_dependencies(&architecture);
+    drawn.iter_mut().for_each(|(_, deps)| deps.sort());
+    drawn.sort();
+    let mut manifests: Vec<(String, Vec<String>)> = crates()
+        .into_iter()
+        .map(|name| {
+            let manifest = std::fs::read_to_string(workspace().join("crates").join(&name).join("Cargo.toml"));
+            let mut deps: Vec<String> = manifest_lines(&manifest.unwrap())
+                .into_iter()
+                .filter(|(table, _)| table == "dependencies")
+                .filter_map(|(_, line)| line.strip_prefix("tapster-").map(str::to_owned))
+                .map(|line| line.split(['.', '=']).next().unwrap_or_default().to_owned())
+                .collect();
+            deps.sort();
+            (name, deps)
+        })
+        .collect();
+    manifests.sort();
+    assert_eq!(drawn, manifests, "docs/ARCHITECTURE.md's drawing of the dependencies, then the manifests'");
+}
+
 /// The `(table, line)` pairs of a Cargo manifest, without comments, blank lines or white space:
 /// `("package", "publish=false")`.
 fn manifest_lines(manifest: &str) -> Vec<(String, String)> {
@@ -218,6 +406,30 @@ fn the_rules_tell_breaking_lines_from_keeping_ones() {
     assert!(names_a_route("the items of `/v1/items`") && names_a_route("under /v1"));
     assert!(!names_a_route("fixtures/mini/v1.0.1.0.0"));
     assert!(!has_query_syntax("`a == b` and `x = 1`"));
+    assert_eq!(
+        crate_modules_named("use crate::{a::X, b};\n// crate::c\nlet y = crate::d::f(tapster_http::e::g);"),
+        ["a", "b", "d"]
+    );
+    assert_eq!(
+        http_layers(
+            "## `crates/http` (`tapster-http`)\n\n```text\n`app`, `front`  top\n`gate`  bottom\n```\n"
+        ),
+        [vec!["app", "front"], vec!["gate"]]
+    );
+    assert_eq!(
+        drawn_dependencies(
+            "# A\n\n```text\nhttp      store, wire\ndomain    -\n```\n## `crates/x`\n```text\nno\n```"
+        ),
+        [("http".to_owned(), vec!["store".to_owned(), "wire".to_owned()]), ("domain".to_owned(), vec![])]
+    );
+    let imports = |pairs: &[(&str, &[&str])]| -> Vec<(String, Vec<String>)> {
+        pairs.iter().map(|(m, n)| ((*m).to_owned(), n.iter().map(|x| (*x).to_owned()).collect())).collect()
+    };
+    assert_eq!(circle(&imports(&[("a", &["b"]), ("b", &["c"]), ("c", &[])])), None);
+    assert_eq!(
+        circle(&imports(&[("a", &["b"]), ("b", &["c"]), ("c", &["a"])])),
+        Some(vec!["a".to_owned(), "b".to_owned(), "c".to_owned(), "a".to_owned()])
+    );
     assert!(todo_has_a_reason("// TODO(#15): move to Redis"));
     assert!(todo_has_a_reason("// TODO: the limiter needs a clock"));
     assert!(!todo_has_a_reason("// TODO fix"));

@@ -10,6 +10,8 @@
 //! request reads one published data set from start to end, together with the response cache made
 //! from that set alone, so no request ever mixes two sets and no answer outlives the data it came from.
 
+mod pages;
+
 use std::net::IpAddr;
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
@@ -27,10 +29,11 @@ use crate::conditional::{Wanted, accepts_gzip, byte_range, none_match};
 use crate::error::ApiError;
 use crate::gate::{Admission, CallingKey, Credentials, Gate, PendingVerdict, Quota, Refusal, Verdict};
 use crate::metrics::{Dependency, Lookup, Metrics, Route};
-use crate::pages::Pages;
 use crate::response::{Body, File, Kind, LATEST_MAX_AGE, Reply};
 use crate::routes::{Matched, endpoints, find, no_endpoint};
 use crate::site::Site;
+
+pub use pages::Pages;
 
 /// The IETF RateLimit header fields draft's: a key's policies, and where it stands in the nearest.
 const RATE_LIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
@@ -533,12 +536,12 @@ fn failed(error: &ApiError, path: &str) -> Reply {
     if let ApiError::Internal(cause) = error {
         log_internal(path, cause.as_ref());
     }
-    error.reply(path)
+    Reply::problem(error, path)
 }
 
 /// The answer to a request the gate refused; a rate-limited one also says where the key stands.
 fn refused(refusal: &Refusal, path: &str) -> Reply {
-    let mut response = ApiError::from(refusal).reply(path);
+    let mut response = Reply::problem(&ApiError::from(refusal), path);
     if let Refusal::RateLimited { quota, .. } = refusal {
         rate_limit_headers(&mut response, quota);
     }

@@ -15,7 +15,7 @@ use hyper::body::Incoming;
 use hyper::{Method, Request, Response};
 use tapster_edge::{Answer, Refusal, Service};
 
-use crate::app::App;
+use super::App;
 use crate::response::Body;
 
 /// HTML pages served beside the API: a service of the edge's for the paths it claims.

@@ -14,6 +14,10 @@ use tapster_i18n::Language;
 use crate::error::{ApiError, invalid_param};
 use crate::value_sets::ValueSet;
 
+mod sets;
+
+pub(crate) use sets::SearchType;
+
 /// One query parameter an endpoint takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Param {
@@ -25,7 +29,7 @@ pub(crate) struct Param {
 /// What a parameter's value must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Rule {
-    /// `latest` or a game version name (spec 2.4).
+    /// `latest` or a game version name (docs/api.md, "Game versions").
     Version,
     /// One of the game's language codes.
     Lang,
@@ -41,7 +45,7 @@ pub(crate) enum Rule {
     Int { min: i64, max: i64 },
     /// A value the game data defines (`^[a-z][a-z0-9_]*$`), checked against the version's data by the handler.
     Ident { max: usize },
-    /// A record named by id or slug (spec 2.4).
+    /// A record named by id or slug (docs/api.md, "Parameters": path keys).
     Key,
     /// Comma-separated integer ids, at most 2000 characters.
     Ids,
