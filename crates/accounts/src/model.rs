@@ -1,6 +1,6 @@
 //! The values of accounts as callers see them: accounts and the ways to sign in to them, keys and
-//! their state, sessions, usage, and the rules that bound them (how long a link or a session lives,
-//! how many keys an account may hold).
+//! their state, sessions, usage, and the bounds on them (how long a link or a session lives, how
+//! many keys an account may hold). Every rule that decides on them is in [`rules`], once.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -8,6 +8,8 @@ use std::fmt;
 use tapster_domain::{AddressBlock, Email, Limits, Timestamp};
 
 use crate::{Error, Result};
+
+pub(crate) mod rules;
 
 /// A one-time sign-in link is valid this long after it is mailed.
 pub const TOKEN_LIFETIME_SECS: i64 = 15 * 60;
@@ -257,12 +259,17 @@ impl KeyStatus {
 }
 
 impl KeyRecord {
+    /// Whether it has expired by `now` (whatever else holds).
+    pub(crate) fn expired(&self, now: Timestamp) -> bool {
+        self.expires_at.is_some_and(|at| at <= now)
+    }
+
     pub fn status(&self, now: Timestamp) -> KeyStatus {
         if self.revoked_at.is_some() {
             KeyStatus::Revoked
         } else if self.suspended {
             KeyStatus::Suspended
-        } else if self.expires_at.is_some_and(|at| at <= now) {
+        } else if self.expired(now) {
             KeyStatus::Expired
         } else {
             KeyStatus::Active
@@ -319,66 +326,6 @@ pub enum KeyAction {
     Revoke,
     Suspend,
     Unsuspend,
-}
-
-/// At most this much of a browser's `User-Agent` is kept, to tell sessions apart.
-const USER_AGENT_CHARS: usize = 200;
-
-/// A browser's `User-Agent` as a session keeps it: without control characters, cut short.
-pub(crate) fn kept_user_agent(user_agent: &str) -> String {
-    user_agent.chars().filter(|c| !c.is_control()).take(USER_AGENT_CHARS).collect()
-}
-
-/// A mailed link as stored (its address, the account that asked for it, when it expires, when it
-/// was spent), checked at `now` for a browser signed in as `signed_in`: the address it confirms, or
-/// why it cannot be spent. A link that confirms an address for an account is spent only where that
-/// account is signed in.
-pub(crate) fn spendable_token(
-    email: &str,
-    account: Option<AccountId>,
-    expires_at: i64,
-    spent_at: Option<i64>,
-    signed_in: Option<AccountId>,
-    now: Timestamp,
-) -> Result<Email> {
-    if spent_at.is_some() {
-        return Err(Error::TokenSpent);
-    }
-    if expires_at <= now.0 {
-        return Err(Error::TokenExpired);
-    }
-    let email = Email::parse(email).map_err(|_| Error::TokenUnknown)?;
-    if account.is_some_and(|asking| signed_in != Some(asking)) {
-        return Err(Error::TokenForAnotherAccount);
-    }
-    Ok(email)
-}
-
-/// The sessions alive at a moment: those last used after `seen_after` and begun after `created_after`
-/// (both in seconds since the epoch). Both backends' lookups, lists and purges ask exactly this.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct LiveSessions {
-    pub(crate) seen_after: i64,
-    pub(crate) created_after: i64,
-}
-
-impl LiveSessions {
-    /// A session is over [`SESSION_IDLE_SECS`] after its last use and [`SESSION_MAX_SECS`] after it
-    /// began, whichever comes first.
-    pub(crate) fn at(now: Timestamp) -> Self {
-        Self { seen_after: now.0 - SESSION_IDLE_SECS, created_after: now.0 - SESSION_MAX_SECS }
-    }
-
-    pub(crate) fn hold(self, created_at: i64, last_seen: i64) -> bool {
-        last_seen > self.seen_after && created_at > self.created_after
-    }
-}
-
-/// Whether a session begun at `created_at` and last used at `last_seen` is alive at `now`, and if it
-/// is, whether this use is worth noting (it has not been noted for [`SESSION_TOUCH_SECS`]): `None`
-/// for a dead session.
-pub(crate) fn session_use(created_at: i64, last_seen: i64, now: Timestamp) -> Option<bool> {
-    LiveSessions::at(now).hold(created_at, last_seen).then_some(last_seen <= now.0 - SESSION_TOUCH_SECS)
 }
 
 #[cfg(test)]

@@ -2,11 +2,27 @@
 //! suspensions and address blocks.
 
 use tapster_domain::{AddressBlock, Email, Timestamp};
-use tokio_postgres::Client;
+use tokio_postgres::{Client, GenericClient};
 
 use super::{email_column, write_transaction};
+use crate::model::rules::{self, Standing};
 use crate::model::{Account, AccountId, Identity, Provider, Suspension};
 use crate::{Error, Result};
+
+/// What the rules need to know of `account`: `None` when it is gone (deleted, or never made).
+pub(super) async fn standing(client: &impl GenericClient, account: AccountId) -> Result<Option<Standing>> {
+    let row = client
+        .query_opt(
+            "SELECT email IS NOT NULL, suspended, suspended_reason FROM accounts
+             WHERE id = $1 AND deleted_at IS NULL",
+            &[&account.0],
+        )
+        .await?;
+    Ok(row.map(|row| Standing {
+        confirmed: row.get(0),
+        suspension: row.get::<_, bool>(1).then(|| Suspension { reason: row.get(2) }),
+    }))
+}
 
 pub(crate) async fn account(client: &mut Client, id: AccountId) -> Result<Account> {
     let tx = client.build_transaction().read_only(true).start().await?;
@@ -46,21 +62,12 @@ pub(crate) async fn account(client: &mut Client, id: AccountId) -> Result<Accoun
     Ok(account)
 }
 
-/// Removes a linked sign-in, unless it is the last way into the account.
+/// Removes a linked sign-in, when [`rules::may_unlink`] allows it.
 pub(crate) async fn unlink_identity(client: &mut Client, account: AccountId, identity: i64) -> Result<()> {
     let tx = write_transaction(client).await?;
-    let row = tx
-        .query_opt(
-            "SELECT a.email IS NOT NULL, (SELECT count(*) FROM identities i WHERE i.account_id = a.id)
-             FROM accounts a WHERE a.id = $1 AND a.deleted_at IS NULL",
-            &[&account.0],
-        )
-        .await?;
-    let Some(row) = row else { return Err(Error::AccountGone) };
-    let (confirmed, identities): (bool, i64) = (row.get(0), row.get(1));
-    if !confirmed && identities <= 1 {
-        return Err(Error::LastSignIn);
-    }
+    let identities: i64 =
+        tx.query_one("SELECT count(*) FROM identities WHERE account_id = $1", &[&account.0]).await?.get(0);
+    rules::may_unlink(standing(&tx, account).await?, usize::try_from(identities).unwrap_or(usize::MAX))?;
     match tx
         .execute("DELETE FROM identities WHERE id = $1 AND account_id = $2", &[&identity, &account.0])
         .await?
@@ -74,11 +81,9 @@ pub(crate) async fn unlink_identity(client: &mut Client, account: AccountId, ide
 /// sign-ins, sessions and links are erased. The row stays, empty, for the keys to point at.
 pub(crate) async fn delete_account(client: &mut Client, account: AccountId, now: Timestamp) -> Result<()> {
     let tx = write_transaction(client).await?;
-    let found = tx
-        .query_opt("SELECT email FROM accounts WHERE id = $1 AND deleted_at IS NULL", &[&account.0])
-        .await?;
-    let Some(row) = found else { return Err(Error::AccountGone) };
-    let email: Option<String> = row.get(0);
+    rules::live(standing(&tx, account).await?)?;
+    let email: Option<String> =
+        tx.query_one("SELECT email FROM accounts WHERE id = $1", &[&account.0]).await?.get(0);
     tx.execute(
         "UPDATE keys SET revoked_at = coalesce(revoked_at, $2) WHERE account_id = $1",
         &[&account.0, &now.0],
@@ -97,8 +102,8 @@ pub(crate) async fn delete_account(client: &mut Client, account: AccountId, now:
     Ok(())
 }
 
-/// Suspends (with the reason its owner will read) or reinstates the account of `email`, and so
-/// every key it owns.
+/// Suspends (with the reason its owner will read, [`rules::kept_reason`]) or reinstates the account
+/// of `email`, and so every key it owns.
 pub(crate) async fn set_account_suspended(
     client: &mut Client,
     email: &Email,
@@ -109,7 +114,7 @@ pub(crate) async fn set_account_suspended(
     let changed = tx
         .execute(
             "UPDATE accounts SET suspended = $2, suspended_reason = $3 WHERE email = $1 AND deleted_at IS NULL",
-            &[&email.as_str(), &suspended, &reason.filter(|_| suspended)],
+            &[&email.as_str(), &suspended, &rules::kept_reason(suspended, reason)],
         )
         .await?;
     if changed == 0 {

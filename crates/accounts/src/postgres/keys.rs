@@ -6,10 +6,11 @@ use std::collections::HashMap;
 use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
 use tokio_postgres::{Client, GenericClient, Row};
 
+use super::account::standing;
 use super::{count, email_column, write_transaction};
+use crate::model::rules::{self, KeyWrite};
 use crate::model::{
-    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyHash, KeyName, KeyRecord,
-    MAX_ACTIVE_KEYS, REVOKED_SHOWN_SECS, Usage,
+    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyHash, KeyName, KeyRecord, Usage,
 };
 use crate::sql::{KEY_COLUMNS, SNAPSHOT_KEYS};
 use crate::token::hash_key;
@@ -69,7 +70,7 @@ async fn insert_admin_key(
     key_by_id(client, id).await
 }
 
-/// A key made by its owner: only for a confirmed, unsuspended account under its cap of active keys.
+/// A key made by its owner, when [`rules::key_allowance`] allows it under the write lock.
 pub(crate) async fn owner_create_key(
     client: &mut Client,
     account: AccountId,
@@ -86,42 +87,13 @@ pub(crate) async fn owner_create_key(
     Ok(record)
 }
 
-/// Whether `account` may make a key now (see [`allowance`]).
+/// Whether `account` may make a key now, by [`rules::key_allowance`].
 pub(crate) async fn may_create_key(client: &mut Client, account: AccountId, now: Timestamp) -> Result<()> {
-    allowance(client, account, now).await
+    allowance(&*client, account, now).await
 }
 
-/// Whether `account` may make a key now: it is confirmed, not suspended, and holds fewer than
-/// [`MAX_ACTIVE_KEYS`] keys that are neither revoked nor expired (a suspended key still counts: it
-/// may come back).
 async fn allowance(client: &impl GenericClient, account: AccountId, now: Timestamp) -> Result<()> {
-    let state = client
-        .query_opt(
-            "SELECT email IS NOT NULL, suspended, suspended_reason FROM accounts
-             WHERE id = $1 AND deleted_at IS NULL",
-            &[&account.0],
-        )
-        .await?;
-    let Some(state) = state else { return Err(Error::AccountGone) };
-    let (confirmed, suspended): (bool, bool) = (state.get(0), state.get(1));
-    if suspended {
-        return Err(Error::AccountSuspended { reason: state.get(2) });
-    }
-    if !confirmed {
-        return Err(Error::Unconfirmed);
-    }
-    let held: i64 = client
-        .query_one(
-            "SELECT count(*) FROM keys WHERE account_id = $1 AND revoked_at IS NULL
-               AND (expires_at IS NULL OR expires_at > $2)",
-            &[&account.0, &now.0],
-        )
-        .await?
-        .get(0);
-    if held >= MAX_ACTIVE_KEYS as i64 {
-        return Err(Error::TooManyKeys { max: MAX_ACTIVE_KEYS });
-    }
-    Ok(())
+    rules::key_allowance(standing(client, account).await?, &account_keys(client, account).await?, now)
 }
 
 async fn insert_key(
@@ -164,20 +136,21 @@ pub(crate) async fn list_keys(client: &mut Client, account: Option<&Email>) -> R
     rows.iter().map(key_record).collect()
 }
 
-/// The keys an owner sees, newest first: all but those revoked more than 30 days ago.
+/// The keys an owner sees ([`rules::shown_to_owner`]), newest first.
 pub(crate) async fn owner_keys(
     client: &mut Client,
     account: AccountId,
     now: Timestamp,
 ) -> Result<Vec<KeyRecord>> {
+    let mut keys = account_keys(&*client, account).await?;
+    keys.retain(|key| rules::shown_to_owner(key, now));
+    Ok(keys)
+}
+
+/// Every key of `account`, newest first.
+async fn account_keys(client: &impl GenericClient, account: AccountId) -> Result<Vec<KeyRecord>> {
     let rows = client
-        .query(
-            &format!(
-                "{KEY_COLUMNS} WHERE k.account_id = $1 AND (k.revoked_at IS NULL OR k.revoked_at > $2)
-                 ORDER BY k.id DESC"
-            ),
-            &[&account.0, &(now.0 - REVOKED_SHOWN_SECS)],
-        )
+        .query(&format!("{KEY_COLUMNS} WHERE k.account_id = $1 ORDER BY k.id DESC"), &[&account.0])
         .await?;
     rows.iter().map(key_record).collect()
 }
@@ -216,7 +189,7 @@ pub(crate) async fn owner_revoke_key(
     Ok(record)
 }
 
-/// Revokes, suspends or unsuspends one key, and returns it as it now is.
+/// Revokes, suspends or unsuspends one key ([`rules::key_change`]), and returns it as it now is.
 pub(crate) async fn change_key(
     client: &mut Client,
     selector: &KeySelector,
@@ -225,23 +198,21 @@ pub(crate) async fn change_key(
 ) -> Result<KeyRecord> {
     let tx = write_transaction(client).await?;
     let id = find_key(&tx, selector).await?;
-    let current = key_by_id(&tx, id).await?;
-    if current.revoked_at.is_some() && action != KeyAction::Revoke {
-        return Err(Error::KeyRevoked { id, prefix: current.prefix });
-    }
-    match action {
-        KeyAction::Revoke => {
+    match rules::key_change(&key_by_id(&tx, id).await?, action)? {
+        KeyWrite::Revoke => {
             tx.execute("UPDATE keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1", &[&id, &now.0])
                 .await?
         }
-        KeyAction::Suspend => tx.execute("UPDATE keys SET suspended = true WHERE id = $1", &[&id]).await?,
-        KeyAction::Unsuspend => tx.execute("UPDATE keys SET suspended = false WHERE id = $1", &[&id]).await?,
+        KeyWrite::Suspended(suspended) => {
+            tx.execute("UPDATE keys SET suspended = $2 WHERE id = $1", &[&id, &suspended]).await?
+        }
     };
     let record = key_by_id(&tx, id).await?;
     tx.commit().await?;
     Ok(record)
 }
 
+/// The key an administrator's selector names ([`rules::selected_key`]).
 async fn find_key(client: &impl GenericClient, selector: &KeySelector) -> Result<i64> {
     let rows = match selector {
         KeySelector::Id(id) => client.query("SELECT id FROM keys WHERE id = $1", &[id]).await?,
@@ -252,11 +223,7 @@ async fn find_key(client: &impl GenericClient, selector: &KeySelector) -> Result
             client.query("SELECT id FROM keys WHERE prefix = $1", &[prefix]).await?
         }
     };
-    match rows.as_slice() {
-        [row] => Ok(row.get(0)),
-        [] => Err(Error::NoSuchKey),
-        _ => Err(Error::AmbiguousKeyPrefix),
-    }
+    rules::selected_key(&rows.iter().map(|row| row.get(0)).collect::<Vec<i64>>())
 }
 
 async fn key_by_id(client: &impl GenericClient, id: i64) -> Result<KeyRecord> {

@@ -24,7 +24,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod
 use tapster_domain::{Email, Timestamp};
 use tokio_postgres::{Client, Transaction};
 
-use crate::model::LiveSessions;
+use crate::model::rules::Purge;
 use crate::{Error, Result};
 
 pub(crate) use account::*;
@@ -150,12 +150,12 @@ pub(crate) async fn backup(_: &mut Client, _: &Path) -> Result<PathBuf> {
     Err(Error::BackupElsewhere)
 }
 
-/// Forgets what no longer matters: links that expired a day ago, and sessions past their idle time
-/// or their absolute lifetime.
+/// Forgets what no longer matters ([`Purge`]): links long expired, and sessions past their idle
+/// time or their absolute lifetime.
 pub(crate) async fn purge(client: &mut Client, now: Timestamp) -> Result<()> {
-    let live = LiveSessions::at(now);
+    let Purge { links_expired_before, live } = Purge::at(now);
     let tx = client.transaction().await?;
-    tx.execute("DELETE FROM email_tokens WHERE expires_at < $1", &[&(now.0 - 86_400)]).await?;
+    tx.execute("DELETE FROM email_tokens WHERE expires_at < $1", &[&links_expired_before]).await?;
     tx.execute(
         "DELETE FROM sessions WHERE last_seen_at <= $1 OR created_at <= $2",
         &[&live.seen_after, &live.created_after],

@@ -6,9 +6,10 @@
 use tapster_domain::Timestamp;
 use tokio_postgres::Client;
 
-use super::signin::live_account;
+use super::account::standing;
 use super::write_transaction;
-use crate::model::{AccountId, LiveSessions, SessionInfo, SessionRecord, kept_user_agent, session_use};
+use crate::model::rules::{self, LiveSessions, kept_user_agent, session_use};
+use crate::model::{AccountId, SessionInfo, SessionRecord};
 use crate::token::TokenHash;
 use crate::{Error, Result};
 
@@ -21,7 +22,7 @@ pub(crate) async fn create_session(
 ) -> Result<SessionInfo> {
     let user_agent = kept_user_agent(user_agent);
     let tx = write_transaction(client).await?;
-    live_account(&tx, account).await?;
+    rules::live(standing(&tx, account).await?)?;
     let id: i64 = tx
         .query_one(
             "INSERT INTO sessions (sha256, account_id, created_at, last_seen_at, user_agent)

@@ -1,20 +1,19 @@
 //! Signing in: one-time links mailed to an address (and spent once), and sign-ins through a
-//! provider, by the same rules as the SQLite backend's (see its `signin` module for why).
+//! provider. What each reads is what the rules of `model::rules` ask for, and what it writes is what
+//! they answer; every one holds the write lock, so that nothing is written between the two.
 
 use tapster_domain::{Email, Timestamp};
 use tokio_postgres::{Client, GenericClient};
 
+use super::account::standing;
 use super::write_transaction;
-use crate::model::{
-    AccountId, Issued, MAIL_WINDOW_SECS, MAILS_PER_WINDOW, PendingLink, Profile, SignIn, TOKEN_LIFETIME_SECS,
-    spendable_token,
-};
+use crate::model::rules::{self, LinkLanding, ProviderSignIn, StoredLink};
+use crate::model::{AccountId, Issued, PendingLink, Profile, SignIn};
 use crate::token::TokenHash;
 use crate::{Error, Result};
 
-/// Stores a link for `email`, unless the address had its share of mails lately. With `account`,
-/// spending the link confirms the address for that account rather than signing in to the
-/// address's own.
+/// Stores a link for `email`, unless [`rules::link_issue`] says otherwise. With `account`, spending
+/// the link confirms the address for that account rather than signing in to the address's own.
 pub(crate) async fn issue_email_token(
     client: &mut Client,
     email: &Email,
@@ -26,28 +25,29 @@ pub(crate) async fn issue_email_token(
     let recent: i64 = tx
         .query_one(
             "SELECT count(*) FROM email_tokens WHERE email = $1 AND created_at > $2",
-            &[&email.as_str(), &(now.0 - MAIL_WINDOW_SECS)],
+            &[&email.as_str(), &rules::mail_window_start(now)],
         )
         .await?
         .get(0);
-    if recent >= MAILS_PER_WINDOW as i64 {
+    let asking = match account {
+        Some(account) => Some(standing(&tx, account).await?),
+        None => None,
+    };
+    if rules::link_issue(usize::try_from(recent).unwrap_or(usize::MAX), asking)? == Issued::Throttled {
         return Ok(Issued::Throttled);
-    }
-    if let Some(account) = account {
-        live_account(&tx, account).await?;
     }
     tx.execute(
         "INSERT INTO email_tokens (sha256, email, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)",
-        &[&token.0.as_slice(), &email.as_str(), &account.map(|a| a.0), &now.0, &(now.0 + TOKEN_LIFETIME_SECS)],
+        &[&token.0.as_slice(), &email.as_str(), &account.map(|a| a.0), &now.0, &rules::link_expires_at(now)],
     )
     .await?;
     tx.commit().await?;
     Ok(Issued::Issued)
 }
 
-/// Spends a link: confirms its address and signs in to the account that now holds it (made when
-/// there is none). A link that confirms an address for an account is spent only where that account
-/// is signed in (`signed_in`). All or nothing: a refusal leaves the link unspent and nothing changed.
+/// Spends a link ([`StoredLink::spendable`] in a browser signed in as `signed_in`) and signs in where
+/// [`rules::link_landing`] says, confirming the address there. All or nothing: a refusal leaves the
+/// link unspent and nothing changed.
 pub(crate) async fn spend_email_token(
     client: &mut Client,
     token: TokenHash,
@@ -55,82 +55,87 @@ pub(crate) async fn spend_email_token(
     now: Timestamp,
 ) -> Result<SignIn> {
     let tx = write_transaction(client).await?;
-    let found = tx
-        .query_opt(
-            "SELECT email, account_id, expires_at, spent_at FROM email_tokens WHERE sha256 = $1",
-            &[&token.0.as_slice()],
-        )
-        .await?;
-    let Some(row) = found else { return Err(Error::TokenUnknown) };
-    let account = row.get::<_, Option<i64>>(1).map(AccountId);
-    let email = spendable_token(row.get(0), account, row.get(2), row.get(3), signed_in, now)?;
-    tx.execute("UPDATE email_tokens SET spent_at = $2 WHERE sha256 = $1", &[&token.0.as_slice(), &now.0])
-        .await?;
-    let holder = account_with_email(&tx, &email).await?;
-    let signed_in = match (account, holder) {
-        // An account asked to confirm an address that another has confirmed meanwhile.
-        (Some(asking), Some(holder)) if asking != holder => return Err(Error::AddressTaken(email)),
-        (Some(asking), _) => {
-            live_account(&tx, asking).await?;
-            // An address it confirmed meanwhile (through a provider) stays.
-            tx.execute(
-                "UPDATE accounts SET email = $2, pending_email = NULL WHERE id = $1 AND email IS NULL",
-                &[&asking.0, &email.as_str()],
-            )
-            .await?;
-            SignIn { account: asking, created: false }
+    let Some(link) = stored_link(&tx, token).await? else { return Err(Error::TokenUnknown) };
+    let email = link.spendable(signed_in, now)?;
+    let asking = match link.account {
+        Some(account) => Some((account, standing(&tx, account).await?)),
+        None => None,
+    };
+    let signed_in = match rules::link_landing(&email, asking, account_with_email(&tx, &email).await?)? {
+        LinkLanding::Asking { account, take_address } => {
+            if take_address {
+                confirm_address(&tx, account, &email).await?;
+            }
+            SignIn { account, created: false }
         }
-        (None, Some(holder)) => SignIn { account: holder, created: false },
-        (None, None) => {
+        LinkLanding::Holder(account) => SignIn { account, created: false },
+        LinkLanding::NewAccount => {
             SignIn { account: create_account(&tx, Some(&email), None, now).await?, created: true }
         }
     };
+    tx.execute("UPDATE email_tokens SET spent_at = $2 WHERE sha256 = $1", &[&token.0.as_slice(), &now.0])
+        .await?;
     tx.commit().await?;
     Ok(signed_in)
 }
 
-/// What an unspent, unexpired link is for; `None` for any other.
+/// What a link is for while it can be spent ([`StoredLink::pending`]); `None` for any other.
 pub(crate) async fn pending_link(
     client: &mut Client,
     token: TokenHash,
     now: Timestamp,
 ) -> Result<Option<PendingLink>> {
-    let found = client
-        .query_opt(
-            "SELECT email, account_id IS NOT NULL FROM email_tokens
-             WHERE sha256 = $1 AND spent_at IS NULL AND expires_at > $2",
-            &[&token.0.as_slice(), &now.0],
-        )
-        .await?;
-    Ok(found
-        .and_then(|row| Some(PendingLink { email: Email::parse(row.get(0)).ok()?, confirms: row.get(1) })))
+    Ok(stored_link(&*client, token).await?.and_then(|link| link.pending(now)))
 }
 
-/// Signs in with a provider's profile, by the rules of the SQLite backend's `sign_in_with`.
+/// A link as stored, by the hash of its token.
+async fn stored_link(client: &impl GenericClient, token: TokenHash) -> Result<Option<StoredLink>> {
+    let row = client
+        .query_opt(
+            "SELECT email, account_id, expires_at, spent_at FROM email_tokens WHERE sha256 = $1",
+            &[&token.0.as_slice()],
+        )
+        .await?;
+    Ok(row.map(|row| StoredLink {
+        email: row.get(0),
+        account: row.get::<_, Option<i64>>(1).map(AccountId),
+        expires_at: row.get(2),
+        spent_at: row.get(3),
+    }))
+}
+
+/// Signs in with a provider's profile where [`rules::provider_sign_in`] says, and writes what it
+/// names.
 pub(crate) async fn sign_in_with(client: &mut Client, profile: &Profile, now: Timestamp) -> Result<SignIn> {
     let tx = write_transaction(client).await?;
-    let signed_in = if let Some(account) = identity_owner(&tx, profile).await? {
-        refresh_login(&tx, profile).await?;
-        take_verified_address(&tx, account, profile).await?;
-        SignIn { account, created: false }
-    } else {
-        let verified = profile.email.as_ref().filter(|_| profile.email_verified);
-        let (account, created) = match verified {
-            Some(email) => match account_with_email(&tx, email).await? {
-                Some(holder) => (holder, false),
-                None => (create_account(&tx, Some(email), None, now).await?, true),
-            },
-            None => (create_account(&tx, None, profile.email.as_ref(), now).await?, true),
-        };
-        insert_identity(&tx, account, profile, now).await?;
-        SignIn { account, created }
+    let linked = match identity_owner(&tx, profile).await? {
+        Some(account) => Some((account, standing(&tx, account).await?)),
+        None => None,
+    };
+    let signed_in = match rules::provider_sign_in(profile, linked, vouched_holder(&tx, profile).await?) {
+        ProviderSignIn::Linked { account, address } => {
+            refresh_login(&tx, profile).await?;
+            if let Some(email) = address {
+                confirm_address(&tx, account, email).await?;
+            }
+            SignIn { account, created: false }
+        }
+        ProviderSignIn::Holder(account) => {
+            insert_identity(&tx, account, profile, now).await?;
+            SignIn { account, created: false }
+        }
+        ProviderSignIn::NewAccount { email, pending } => {
+            let account = create_account(&tx, email, pending, now).await?;
+            insert_identity(&tx, account, profile, now).await?;
+            SignIn { account, created: true }
+        }
     };
     tx.commit().await?;
     Ok(signed_in)
 }
 
-/// Links a provider's user to `account`, which a signed-in owner chose. The account takes the
-/// address if the provider vouches for it and neither it nor anyone else has one confirmed.
+/// Links a provider's user to `account`, which a signed-in owner chose, when
+/// [`rules::link_provider`] allows it, and writes what it names.
 pub(crate) async fn link_identity(
     client: &mut Client,
     account: AccountId,
@@ -138,13 +143,16 @@ pub(crate) async fn link_identity(
     now: Timestamp,
 ) -> Result<()> {
     let tx = write_transaction(client).await?;
-    live_account(&tx, account).await?;
-    match identity_owner(&tx, profile).await? {
-        Some(owner) if owner != account => return Err(Error::IdentityTaken),
-        Some(_) => refresh_login(&tx, profile).await?,
-        None => insert_identity(&tx, account, profile, now).await?,
+    let (standing, linked) = (standing(&tx, account).await?, identity_owner(&tx, profile).await?);
+    let link = rules::link_provider(profile, account, standing, linked, vouched_holder(&tx, profile).await?)?;
+    if link.known {
+        refresh_login(&tx, profile).await?;
+    } else {
+        insert_identity(&tx, account, profile, now).await?;
     }
-    take_verified_address(&tx, account, profile).await?;
+    if let Some(email) = link.address {
+        confirm_address(&tx, account, email).await?;
+    }
     tx.commit().await?;
     Ok(())
 }
@@ -186,23 +194,23 @@ async fn refresh_login(client: &impl GenericClient, profile: &Profile) -> Result
     Ok(())
 }
 
-/// Gives `account` the address the provider vouches for, when it has none and nobody holds it.
-async fn take_verified_address(
-    client: &impl GenericClient,
-    account: AccountId,
-    profile: &Profile,
-) -> Result<()> {
-    if let Some(email) = profile.email.as_ref().filter(|_| profile.email_verified)
-        && account_with_email(client, email).await?.is_none()
-    {
-        client
-            .execute(
-                "UPDATE accounts SET email = $2, pending_email = NULL WHERE id = $1 AND email IS NULL",
-                &[&account.0, &email.as_str()],
-            )
-            .await?;
-    }
+/// Makes `email` the confirmed address of `account`, which a rule found without one.
+async fn confirm_address(client: &impl GenericClient, account: AccountId, email: &Email) -> Result<()> {
+    client
+        .execute(
+            "UPDATE accounts SET email = $2, pending_email = NULL WHERE id = $1",
+            &[&account.0, &email.as_str()],
+        )
+        .await?;
     Ok(())
+}
+
+/// The live account that holds the address the provider vouches for ([`rules::vouched`]).
+async fn vouched_holder(client: &impl GenericClient, profile: &Profile) -> Result<Option<AccountId>> {
+    match rules::vouched(profile) {
+        Some(email) => account_with_email(client, email).await,
+        None => Ok(None),
+    }
 }
 
 /// The live account whose confirmed address is `email`.
@@ -226,16 +234,4 @@ async fn create_account(
         )
         .await?;
     Ok(AccountId(row.get(0)))
-}
-
-/// Refuses an account that was deleted (or never existed).
-pub(super) async fn live_account(client: &impl GenericClient, account: AccountId) -> Result<()> {
-    let live: bool = client
-        .query_one(
-            "SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL)",
-            &[&account.0],
-        )
-        .await?
-        .get(0);
-    if live { Ok(()) } else { Err(Error::AccountGone) }
 }

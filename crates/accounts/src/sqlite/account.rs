@@ -5,8 +5,29 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tapster_domain::{AddressBlock, Email, Timestamp};
 
 use super::email_column;
+use crate::model::rules::{self, Standing};
 use crate::model::{Account, AccountId, Identity, Provider, Suspension};
 use crate::{Error, Result};
+
+/// What the rules need to know of `account`: `None` when it is gone (deleted, or never made).
+pub(super) fn standing(conn: &Connection, account: AccountId) -> Result<Option<Standing>> {
+    Ok(conn
+        .query_row(
+            "SELECT email IS NOT NULL, suspended, suspended_reason FROM accounts
+             WHERE id = ?1 AND deleted_at IS NULL",
+            [account.0],
+            |row| {
+                Ok(Standing {
+                    confirmed: row.get(0)?,
+                    suspension: row
+                        .get::<_, bool>(1)?
+                        .then(|| row.get(2).map(|reason| Suspension { reason }))
+                        .transpose()?,
+                })
+            },
+        )
+        .optional()?)
+}
 
 pub(crate) fn account(conn: &mut Connection, id: AccountId) -> Result<Account> {
     let tx = conn.transaction()?;
@@ -48,21 +69,12 @@ pub(crate) fn account(conn: &mut Connection, id: AccountId) -> Result<Account> {
     Ok(account)
 }
 
-/// Removes a linked sign-in, unless it is the last way into the account.
+/// Removes a linked sign-in, when [`rules::may_unlink`] allows it.
 pub(crate) fn unlink_identity(conn: &mut Connection, account: AccountId, identity: i64) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let found: Option<(bool, i64)> = tx
-        .query_row(
-            "SELECT a.email IS NOT NULL, (SELECT count(*) FROM identities i WHERE i.account_id = a.id)
-             FROM accounts a WHERE a.id = ?1 AND a.deleted_at IS NULL",
-            [account.0],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
-        .optional()?;
-    let Some((confirmed, identities)) = found else { return Err(Error::AccountGone) };
-    if !confirmed && identities <= 1 {
-        return Err(Error::LastSignIn);
-    }
+    let identities: i64 =
+        tx.query_row("SELECT count(*) FROM identities WHERE account_id = ?1", [account.0], |row| row.get(0))?;
+    rules::may_unlink(standing(&tx, account)?, usize::try_from(identities).unwrap_or(usize::MAX))?;
     match tx.execute("DELETE FROM identities WHERE id = ?1 AND account_id = ?2", [identity, account.0])? {
         0 => Err(Error::NoSuchIdentity),
         _ => Ok(tx.commit()?),
@@ -73,12 +85,9 @@ pub(crate) fn unlink_identity(conn: &mut Connection, account: AccountId, identit
 /// sign-ins, sessions and links are erased. The row stays, empty, for the keys to point at.
 pub(crate) fn delete_account(conn: &mut Connection, account: AccountId, now: Timestamp) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let email: Option<Option<String>> = tx
-        .query_row("SELECT email FROM accounts WHERE id = ?1 AND deleted_at IS NULL", [account.0], |row| {
-            row.get(0)
-        })
-        .optional()?;
-    let Some(email) = email else { return Err(Error::AccountGone) };
+    rules::live(standing(&tx, account)?)?;
+    let email: Option<String> =
+        tx.query_row("SELECT email FROM accounts WHERE id = ?1", [account.0], |row| row.get(0))?;
     tx.execute(
         "UPDATE keys SET revoked_at = coalesce(revoked_at, ?2) WHERE account_id = ?1",
         params![account.0, now.0],
@@ -95,8 +104,8 @@ pub(crate) fn delete_account(conn: &mut Connection, account: AccountId, now: Tim
     Ok(())
 }
 
-/// Suspends (with the reason its owner will read) or reinstates the account of `email`, and so
-/// every key it owns.
+/// Suspends (with the reason its owner will read, [`rules::kept_reason`]) or reinstates the account
+/// of `email`, and so every key it owns.
 pub(crate) fn set_account_suspended(
     conn: &mut Connection,
     email: &Email,
@@ -105,7 +114,7 @@ pub(crate) fn set_account_suspended(
 ) -> Result<()> {
     let changed = conn.execute(
         "UPDATE accounts SET suspended = ?2, suspended_reason = ?3 WHERE email = ?1 AND deleted_at IS NULL",
-        params![email.as_str(), suspended, reason.filter(|_| suspended)],
+        params![email.as_str(), suspended, rules::kept_reason(suspended, reason)],
     )?;
     if changed == 0 {
         return Err(Error::NoSuchAccount(email.clone()));

@@ -6,10 +6,11 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
 use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
 
+use super::account::standing;
 use super::email_column;
+use crate::model::rules::{self, KeyWrite};
 use crate::model::{
-    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyHash, KeyName, KeyRecord,
-    MAX_ACTIVE_KEYS, REVOKED_SHOWN_SECS, Usage,
+    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyHash, KeyName, KeyRecord, Usage,
 };
 use crate::sql::{KEY_COLUMNS, SNAPSHOT_KEYS};
 use crate::token::hash_key;
@@ -67,7 +68,7 @@ fn insert_admin_key(
     key_by_id(tx, id)
 }
 
-/// A key made by its owner: only for a confirmed, unsuspended account under its cap of active keys.
+/// A key made by its owner, when [`may_create_key`] allows it in the same transaction.
 pub(crate) fn owner_create_key(
     conn: &mut Connection,
     account: AccountId,
@@ -84,35 +85,9 @@ pub(crate) fn owner_create_key(
     Ok(record)
 }
 
-/// Whether `account` may make a key now: it is confirmed, not suspended, and holds fewer than
-/// [`MAX_ACTIVE_KEYS`] keys that are neither revoked nor expired (a suspended key still counts: it
-/// may come back).
+/// Whether `account` may make a key now, by [`rules::key_allowance`].
 pub(crate) fn may_create_key(conn: &Connection, account: AccountId, now: Timestamp) -> Result<()> {
-    let state = conn
-        .query_row(
-            "SELECT email IS NOT NULL, suspended, suspended_reason FROM accounts
-             WHERE id = ?1 AND deleted_at IS NULL",
-            [account.0],
-            |row| Ok((row.get::<_, bool>(0)?, row.get::<_, bool>(1)?, row.get::<_, Option<String>>(2)?)),
-        )
-        .optional()?;
-    let Some((confirmed, suspended, reason)) = state else { return Err(Error::AccountGone) };
-    if suspended {
-        return Err(Error::AccountSuspended { reason });
-    }
-    if !confirmed {
-        return Err(Error::Unconfirmed);
-    }
-    let held: i64 = conn.query_row(
-        "SELECT count(*) FROM keys WHERE account_id = ?1 AND revoked_at IS NULL
-           AND (expires_at IS NULL OR expires_at > ?2)",
-        params![account.0, now.0],
-        |row| row.get(0),
-    )?;
-    if held >= MAX_ACTIVE_KEYS as i64 {
-        return Err(Error::TooManyKeys { max: MAX_ACTIVE_KEYS });
-    }
-    Ok(())
+    rules::key_allowance(standing(conn, account)?, &account_keys(conn, account)?, now)
 }
 
 fn insert_key(
@@ -149,19 +124,21 @@ pub(crate) fn list_keys(conn: &mut Connection, account: Option<&Email>) -> Resul
     Ok(keys)
 }
 
-/// The keys an owner sees, newest first: all but those revoked more than 30 days ago.
+/// The keys an owner sees ([`rules::shown_to_owner`]), newest first.
 pub(crate) fn owner_keys(
     conn: &mut Connection,
     account: AccountId,
     now: Timestamp,
 ) -> Result<Vec<KeyRecord>> {
-    let mut stmt = conn.prepare(&format!(
-        "{KEY_COLUMNS} WHERE k.account_id = ?1 AND (k.revoked_at IS NULL OR k.revoked_at > ?2)
-         ORDER BY k.id DESC"
-    ))?;
-    let keys = stmt
-        .query_map(params![account.0, now.0 - REVOKED_SHOWN_SECS], key_record)?
-        .collect::<Result<_, _>>()?;
+    let mut keys = account_keys(conn, account)?;
+    keys.retain(|key| rules::shown_to_owner(key, now));
+    Ok(keys)
+}
+
+/// Every key of `account`, newest first.
+fn account_keys(conn: &Connection, account: AccountId) -> Result<Vec<KeyRecord>> {
+    let mut stmt = conn.prepare(&format!("{KEY_COLUMNS} WHERE k.account_id = ?1 ORDER BY k.id DESC"))?;
+    let keys = stmt.query_map([account.0], key_record)?.collect::<Result<_, _>>()?;
     Ok(keys)
 }
 
@@ -193,7 +170,7 @@ pub(crate) fn owner_revoke_key(
     owner_key(conn, account, id)
 }
 
-/// Revokes, suspends or unsuspends one key, and returns it as it now is.
+/// Revokes, suspends or unsuspends one key ([`rules::key_change`]), and returns it as it now is.
 pub(crate) fn change_key(
     conn: &mut Connection,
     selector: &KeySelector,
@@ -202,23 +179,21 @@ pub(crate) fn change_key(
 ) -> Result<KeyRecord> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let id = find_key(&tx, selector)?;
-    let current = key_by_id(&tx, id)?;
-    if current.revoked_at.is_some() && action != KeyAction::Revoke {
-        return Err(Error::KeyRevoked { id, prefix: current.prefix });
-    }
-    match action {
-        KeyAction::Revoke => tx.execute(
+    match rules::key_change(&key_by_id(&tx, id)?, action)? {
+        KeyWrite::Revoke => tx.execute(
             "UPDATE keys SET revoked_at = coalesce(revoked_at, ?2) WHERE id = ?1",
             params![id, now.0],
         )?,
-        KeyAction::Suspend => tx.execute("UPDATE keys SET suspended = 1 WHERE id = ?1", [id])?,
-        KeyAction::Unsuspend => tx.execute("UPDATE keys SET suspended = 0 WHERE id = ?1", [id])?,
+        KeyWrite::Suspended(suspended) => {
+            tx.execute("UPDATE keys SET suspended = ?2 WHERE id = ?1", params![id, suspended])?
+        }
     };
     let record = key_by_id(&tx, id)?;
     tx.commit()?;
     Ok(record)
 }
 
+/// The key an administrator's selector names ([`rules::selected_key`]).
 fn find_key(conn: &Connection, selector: &KeySelector) -> Result<i64> {
     let found: Vec<i64> = match selector {
         KeySelector::Id(id) => conn
@@ -236,11 +211,7 @@ fn find_key(conn: &Connection, selector: &KeySelector) -> Result<i64> {
             stmt.query_map([prefix], |row| row.get(0))?.collect::<Result<_, _>>()?
         }
     };
-    match found.as_slice() {
-        [id] => Ok(*id),
-        [] => Err(Error::NoSuchKey),
-        _ => Err(Error::AmbiguousKeyPrefix),
-    }
+    rules::selected_key(&found)
 }
 
 fn key_by_id(conn: &Connection, id: i64) -> Result<KeyRecord> {

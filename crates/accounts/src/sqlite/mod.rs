@@ -22,7 +22,7 @@ use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags};
 use tapster_domain::Timestamp;
 
-use crate::model::LiveSessions;
+use crate::model::rules::Purge;
 use crate::{Error, Result};
 
 pub(crate) use account::*;
@@ -117,12 +117,12 @@ pub(crate) fn backup(conn: &mut Connection, dest: &Path) -> Result<PathBuf> {
     Ok(target)
 }
 
-/// Forgets what no longer matters: links that expired a day ago, and sessions past their idle time
-/// or their absolute lifetime.
+/// Forgets what no longer matters ([`Purge`]): links long expired, and sessions past their idle
+/// time or their absolute lifetime.
 pub(crate) fn purge(conn: &mut Connection, now: Timestamp) -> Result<()> {
-    let live = LiveSessions::at(now);
+    let Purge { links_expired_before, live } = Purge::at(now);
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    tx.execute("DELETE FROM email_tokens WHERE expires_at < ?1", [now.0 - 86_400])?;
+    tx.execute("DELETE FROM email_tokens WHERE expires_at < ?1", [links_expired_before])?;
     tx.execute(
         "DELETE FROM sessions WHERE last_seen_at <= ?1 OR created_at <= ?2",
         [live.seen_after, live.created_after],

@@ -5,7 +5,9 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use tapster_domain::Timestamp;
 
-use crate::model::{AccountId, LiveSessions, SessionInfo, SessionRecord, kept_user_agent, session_use};
+use super::account::standing;
+use crate::model::rules::{self, LiveSessions, kept_user_agent, session_use};
+use crate::model::{AccountId, SessionInfo, SessionRecord};
 use crate::token::TokenHash;
 use crate::{Error, Result};
 
@@ -18,7 +20,7 @@ pub(crate) fn create_session(
 ) -> Result<SessionInfo> {
     let user_agent = kept_user_agent(user_agent);
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    super::signin::live_account(&tx, account)?;
+    rules::live(standing(&tx, account)?)?;
     tx.execute(
         "INSERT INTO sessions (sha256, account_id, created_at, last_seen_at, user_agent) VALUES (?1, ?2, ?3, ?3, ?4)",
         params![session.0.as_slice(), account.0, now.0, user_agent],
