@@ -140,7 +140,7 @@ impl Worker {
                 let path = write_outbox(dir, &format!("{}-{n}.eml", self.env.now().0), message.formatted())
                     .await
                     .map_err(|e| format!("writing to the outbox {}: {e}", dir.display()))?;
-                // The contract of the outbox: with no mail server, the log is how a link reaches its reader.
+                // What the outbox promises: with no mail server, the log is how a link reaches its reader.
                 tracing::info!(
                     target: "tapster::dashboard",
                     to = %request.to,

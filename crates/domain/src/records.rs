@@ -28,7 +28,7 @@ macro_rules! closed_enum {
                 }
             }
 
-            /// Parses the exact spelling (case-sensitive, as the contract requires).
+            /// Parses the exact spelling, case-sensitively (docs/api.md, "Parameters").
             pub fn parse(value: &str) -> crate::Result<Self> {
                 match value {
                     $($text => Ok(Self::$variant),)+

@@ -21,7 +21,7 @@ impl GameVersion {
     pub const PATTERN: &'static str = r"^v\d+(\.\d+){1,4}$";
     pub const PUBLISHED_PATTERN: &'static str = r"^v\d+\.\d+\.\d+\.\d+\.\d+$";
 
-    /// Parses any version name a caller may send (spec 2.4).
+    /// Parses any version name a caller may send (docs/api.md, "Game versions").
     pub fn parse(value: &str) -> Result<Self> {
         if value.is_empty() {
             return Err(Error::Empty);

@@ -105,7 +105,7 @@ impl ApiError {
         }
     }
 
-    /// The problem type and its title, as the API contract names them (docs/api.md, "Errors").
+    /// The problem type and its title, as docs/api.md names them ("Errors").
     fn kind(&self) -> (&'static str, &'static str) {
         match self {
             Self::UnknownCaller { .. } => ("/errors/unknown-caller", "Calling address unknown"),

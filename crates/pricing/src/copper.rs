@@ -83,7 +83,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn display_follows_the_contract() {
+    fn display_follows_docs_pricing() {
         let cases = [
             (0, "0s 0c"),
             (5, "0s 5c"),

@@ -100,7 +100,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn steps_follow_the_contract_and_never_lower_a_price() {
+    fn steps_follow_docs_pricing_and_never_lower_a_price() {
         let aging: Vec<(&str, u64)> = Aging::ALL.iter().map(|a| (a.as_str(), a.percent())).collect();
         assert_eq!(aging, [("none", 0), ("young", 0), ("aged", 10), ("reserve", 20), ("grand_reserve", 30)]);
         assert!(Aging::ALL.windows(2).all(|w| w[0].percent() <= w[1].percent()));

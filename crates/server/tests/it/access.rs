@@ -70,7 +70,7 @@ fn key(data_dir: &Path, email: &str, limits: Limits) -> String {
         .to_owned()
 }
 
-/// Polls until `path` answers `status` with `key`, for at most the contract's one second (plus slack
+/// Polls until `path` answers `status` with `key`, for at most the one second docs/operations.md promises (plus slack
 /// for a loaded machine); returns how long it took.
 fn eventually(addr: SocketAddr, key: &str, status: u16) -> Duration {
     let start = Instant::now();

@@ -1,6 +1,6 @@
 //! The `tapster` binary as a user runs it: `serve` on an empty data dir imports the bundled dataset
 //! the binary carries (wherever the binary was copied to), prints a first key and answers over TCP;
-//! `import` refuses a broken dataset and says where; the key commands print what the contract says.
+//! `import` refuses a broken dataset and says where; the key commands print what they did, never a whole key.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -168,7 +168,7 @@ fn import_refuses_a_broken_dataset_naming_the_place_and_exits_non_zero() {
 }
 
 #[test]
-fn key_commands_print_what_the_contract_says_and_never_a_whole_key() {
+fn key_commands_print_what_they_did_and_never_a_whole_key() {
     let data_dir = tempfile::TempDir::new().unwrap();
     let created = tapster(
         &[

@@ -148,6 +148,26 @@ fn the_architecture_describes_every_crate() {
     assert!(crates().len() >= 10, "{:?}", crates());
 }
 
+/// Whether `line` cites a document that is not in the repository: the specification by section
+/// (`spec 2.4`), the API contract, or a path that leaves the checkout (`../shared/`).
+fn cites_outside(line: &str) -> bool {
+    let spec_section = line.match_indices("spec ").any(|(at, _)| {
+        line[at + 5..].starts_with(|c: char| c.is_ascii_digit())
+            && !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+    });
+    spec_section || line.contains("api-contract") || line.contains("../shared")
+}
+
+/// The crates' code cites what a reader of the repository can open (docs/api.md's sections, the other
+/// docs), never a document that lives elsewhere.
+#[test]
+fn no_file_cites_a_document_outside_the_repository() {
+    let found = breaches(&crates().iter().map(String::as_str).collect::<Vec<_>>(), |line| {
+        cites_outside(line).then(|| line.trim().to_owned())
+    });
+    assert!(found.is_empty(), "cite docs/ instead:\n{}", found.join("\n"));
+}
+
 /// The layers of `crates/http` as docs/ARCHITECTURE.md draws them, top first: the modules of each
 /// line, from the first fenced `text` block of the crate's section ("`app`  what it is" per line,
 /// several modules of one layer separated by commas).
@@ -430,6 +450,8 @@ fn the_rules_tell_breaking_lines_from_keeping_ones() {
         circle(&imports(&[("a", &["b"]), ("b", &["c"]), ("c", &["a"])])),
         Some(vec!["a".to_owned(), "b".to_owned(), "c".to_owned(), "a".to_owned()])
     );
+    assert!(cites_outside("/// A record by id or slug (spec 2.4).") && cites_outside("see ../shared/x.md"));
+    assert!(!cites_outside("let spec = 3;") && !cites_outside("respec 2 times") && !cites_outside("docs/api.md"));
     assert!(todo_has_a_reason("// TODO(#15): move to Redis"));
     assert!(todo_has_a_reason("// TODO: the limiter needs a clock"));
     assert!(!todo_has_a_reason("// TODO fix"));
