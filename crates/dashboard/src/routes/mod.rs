@@ -12,7 +12,7 @@ use hyper::{Method, StatusCode};
 use tapster_accounts::Provider;
 use tapster_domain::Limits;
 
-use crate::app::{Ctx, Inner};
+use crate::ctx::{Ctx, Inner};
 use crate::notice::Notice;
 use crate::reply::{Failure, Reply};
 use crate::views::Landing;
