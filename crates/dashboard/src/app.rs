@@ -1,6 +1,7 @@
-//! [`Dashboard`]: which paths are its own, and the way of every request through it: the browser's
-//! cookies read (its session, its form token), the route's handler called, and the answer finished
-//! (a new form token set, a dead session's cookie cleared, a failure drawn as a page).
+//! [`Dashboard`]: the way of every request through it: its route found in the table (which also
+//! says which paths are the dashboard's), the browser's cookies read (its session, its form token),
+//! the route's handler called, and the answer finished (a new form token set, a dead session's cookie
+//! cleared, a failure drawn as a page).
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -17,7 +18,7 @@ use crate::console::Console;
 use crate::ctx::{Ctx, Inner};
 use crate::env::Environment;
 use crate::reply::{Failure, Reply, allow_header, capitalized};
-use crate::routes;
+use crate::routes::{self, Found, Handler};
 use crate::views::{Nav, Problem};
 
 /// The developer dashboard. Cheap to clone; every clone serves the same accounts.
@@ -65,14 +66,11 @@ impl Dashboard {
         failure_reply(&self.inner, &Nav::signed_out(), failure).into_response()
     }
 
-    /// Whether `path` is one of the dashboard's.
+    /// Whether `path` is one of the dashboard's: a path of its route table, or any path under the
+    /// first segment of one (`/account/...`, `/auth/...`), so that a mistyped page is answered by
+    /// the dashboard's `404` page. The start page `/` claims only itself.
     pub fn claims(&self, path: &str) -> bool {
-        path == "/"
-            || ["/signin", "/signout", "/account"].iter().any(|page| {
-                path.strip_prefix(page).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-            })
-            || path.starts_with("/auth/")
-            || path.starts_with("/static/")
+        routes::claims(path)
     }
 
     /// Gives the reference page's "try it" forms the console they are answered through; the first
@@ -84,15 +82,19 @@ impl Dashboard {
     /// Answers one request from `peer` (the calling address).
     pub async fn answer(&self, request: Request<Bytes>, peer: IpAddr) -> Response<Full<Bytes>> {
         let inner = &*self.inner;
+        let path = request.uri().path().to_owned();
+        let found = routes::find(request.method(), &path);
         // Static files are the same for everyone and cacheable: no session, no cookies.
-        if let Some(asset) = routes::asset(request.method(), request.uri().path()) {
+        if let Found::Route(Handler::Asset, params) = &found
+            && let Some(asset) = routes::asset(params)
+        {
             return asset.into_response();
         }
         let mut ctx = match Ctx::load(inner, request, peer).await {
             Ok(ctx) => ctx,
             Err(failure) => return failure_reply(inner, &Nav::signed_out(), failure).into_response(),
         };
-        let reply = match routes::route(inner, &mut ctx).await {
+        let reply = match routes::answer(found, inner, &mut ctx).await {
             Ok(reply) => reply,
             Err(failure) => failure_reply(inner, &ctx.nav(), failure),
         };

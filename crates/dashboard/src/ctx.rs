@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use hyper::header::{HOST, HeaderMap, ORIGIN, USER_AGENT};
-use hyper::{Method, Request, StatusCode};
+use hyper::{Request, StatusCode};
 use tapster_accounts::{Accounts, Provider, SessionInfo, Token, TokenHash};
 use tapster_domain::{AddressLimit, Timestamp};
 
@@ -58,8 +58,6 @@ pub(crate) struct Session {
 
 /// One request as the handlers see it. (No `Debug`: it holds the session cookie and the form.)
 pub(crate) struct Ctx {
-    pub(crate) method: Method,
-    pub(crate) path: String,
     pub(crate) query: Option<String>,
     pub(crate) headers: HeaderMap,
     /// `host[:port]` the browser asked for (`Host`, or HTTP/2's `:authority`).
@@ -111,8 +109,6 @@ impl Ctx {
                 None => (inner.env.token().map_err(Failure::internal)?.expose().to_owned(), true),
             };
         Ok(Self {
-            method: head.method,
-            path: head.uri.path().to_owned(),
             query: head.uri.query().map(str::to_owned),
             headers: head.headers,
             authority,
