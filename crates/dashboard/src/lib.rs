@@ -17,6 +17,7 @@ mod chart;
 mod config;
 mod console;
 mod cookies;
+mod ctx;
 mod env;
 mod error;
 mod forms;

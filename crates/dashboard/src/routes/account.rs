@@ -5,8 +5,8 @@ use hyper::StatusCode;
 use tapster_accounts::{Account, KeyRecord, KeyStatus, Provider, SessionRecord};
 use tapster_domain::Timestamp;
 
-use crate::app::{Ctx, Inner, Session};
 use crate::chart::{self, chart, date, thousands};
+use crate::ctx::{Ctx, Inner, Session};
 use crate::forms::{self, EXPIRIES, NewKeyInput};
 use crate::mail;
 use crate::notice::Notice;

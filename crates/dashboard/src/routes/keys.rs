@@ -5,8 +5,8 @@ use hyper::StatusCode;
 use tapster_accounts::{Error, KeyStatus};
 use tapster_domain::Timestamp;
 
-use crate::app::{Ctx, Inner};
 use crate::chart::date;
+use crate::ctx::{Ctx, Inner};
 use crate::env::Secrets;
 use crate::forms;
 use crate::notice::Notice;

@@ -1,6 +1,13 @@
-//! The routes: one `match` on method and path segments, and one small handler per page or form in
-//! the modules below (parse the form, call the accounts store, render or redirect). The table of
-//! routes is `docs/dashboard.md`'s and `../shared/api-contract.md`'s.
+//! The routes: one table of (path, methods, handler) that routes every request, answers `405` with
+//! the `Allow` of the path asked, and says which paths are the dashboard's; and one small handler per
+//! page or form in the modules below (parse the form, call the accounts store, render or redirect).
+//! The table is `docs/dashboard.md`'s and `../shared/api-contract.md`'s.
+//!
+//! A route names its handlers as a [`Handler`], and [`answer`] matches each name to its function in
+//! one place. The handlers are async and differ in what they take (a path parameter parsed as a
+//! number or a provider, the request to read or to change); a table of boxed futures would need a
+//! wrapper of one shape around each and an allocation per request, while a `match` calls each as it
+//! is and does not compile until every name has its function.
 
 mod account;
 mod keys;
@@ -12,88 +19,242 @@ use hyper::{Method, StatusCode};
 use tapster_accounts::Provider;
 use tapster_domain::Limits;
 
-use crate::app::{Ctx, Inner};
+use crate::ctx::{Ctx, Inner};
 use crate::notice::Notice;
 use crate::reply::{Failure, Reply};
-use crate::views::Landing;
+use crate::views;
 
 const STYLE: &str = include_str!("../../static/style.css");
 const COPY_SCRIPT: &str = include_str!("../../static/copy.js");
 const TRY_SCRIPT: &str = include_str!("../../static/try.js");
 
-pub(crate) async fn route(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failure> {
-    let path = ctx.path.clone();
-    let segments: Vec<&str> = path.split('/').skip(1).collect();
-    let read = matches!(ctx.method, Method::GET | Method::HEAD);
-    let post = ctx.method == Method::POST;
-    match segments.as_slice() {
-        [""] if read => landing(inner, ctx),
-        ["signin"] if read => signin::page(inner, ctx),
-        ["signin"] if post => signin::send_link(inner, ctx),
-        ["signin", "confirm"] if read => signin::confirm_page(inner, ctx).await,
-        ["signin", "confirm"] if post => signin::confirm(inner, ctx).await,
-        ["signout"] if post => signout(inner, ctx).await,
-        ["auth", provider] if read => providers::start(inner, ctx, provider_named(provider)?),
-        ["auth", provider, "callback"] if read => {
-            providers::callback(inner, ctx, provider_named(provider)?).await
+/// What answers a request: one name per handler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Handler {
+    Landing,
+    /// A static file; served before the request's cookies are read (see `app`).
+    Asset,
+    SignInPage,
+    SendLink,
+    ConfirmPage,
+    Confirm,
+    SignOut,
+    ProviderStart,
+    ProviderCallback,
+    Account,
+    ConfirmAddress,
+    CreateKey,
+    TryKeys,
+    TryCall,
+    RevokePage,
+    Revoke,
+    EndOtherSessions,
+    EndSession,
+    Unlink,
+    DeletePage,
+    Delete,
+}
+
+use Handler::*;
+
+/// One path of the dashboard and what answers it: `get` also answers `HEAD`; `post` answers the
+/// path's form. Made only by [`Route::read`], [`Route::form`] and [`Route::read_and_form`], so every
+/// route answers some method.
+#[derive(Debug)]
+struct Route {
+    /// Segments after `/`: literal, or a `{name}` that matches any one segment.
+    path: &'static str,
+    get: Option<Handler>,
+    post: Option<Handler>,
+}
+
+/// Every path of the dashboard. A literal route is listed before a parameter that would match it too:
+/// the first route whose path matches is the one asked.
+static ROUTES: &[Route] = &[
+    Route::read("/", Landing),
+    Route::read("/static/{file}", Asset),
+    Route::read_and_form("/signin", SignInPage, SendLink),
+    Route::read_and_form("/signin/confirm", ConfirmPage, Confirm),
+    Route::form("/signout", SignOut),
+    Route::read("/auth/{provider}", ProviderStart),
+    Route::read("/auth/{provider}/callback", ProviderCallback),
+    Route::read("/account", Account),
+    Route::form("/account/email", ConfirmAddress),
+    Route::form("/account/keys", CreateKey),
+    Route::read("/account/keys.json", TryKeys),
+    Route::form("/account/try", TryCall),
+    Route::read_and_form("/account/keys/{id}/revoke", RevokePage, Revoke),
+    Route::form("/account/sessions/others/end", EndOtherSessions),
+    Route::form("/account/sessions/{id}/end", EndSession),
+    Route::form("/account/sign-ins/{id}/unlink", Unlink),
+    Route::read_and_form("/account/delete", DeletePage, Delete),
+];
+
+impl Route {
+    /// A page: `GET` and `HEAD`.
+    const fn read(path: &'static str, get: Handler) -> Self {
+        Self { path, get: Some(get), post: None }
+    }
+
+    /// A form's target: `POST` only.
+    const fn form(path: &'static str, post: Handler) -> Self {
+        Self { path, get: None, post: Some(post) }
+    }
+
+    /// A page and its form on one path.
+    const fn read_and_form(path: &'static str, get: Handler, post: Handler) -> Self {
+        Self { path, get: Some(get), post: Some(post) }
+    }
+
+    /// The handler of `method` on this path, if it takes it.
+    fn handler(&self, method: &Method) -> Option<Handler> {
+        match *method {
+            Method::GET | Method::HEAD => self.get,
+            Method::POST => self.post,
+            _ => None,
         }
-        ["account"] if read => account::page(inner, ctx).await,
-        ["account", "email"] if post => account::confirm_address(inner, ctx).await,
-        ["account", "keys"] if post => keys::create(inner, ctx).await,
-        ["account", "keys.json"] if read => try_it::keys(inner, ctx).await,
-        ["account", "try"] if post => try_it::call(inner, ctx).await,
-        ["account", "keys", id, "revoke"] if read => keys::revoke_page(inner, ctx, number(id)?).await,
-        ["account", "keys", id, "revoke"] if post => keys::revoke(inner, ctx, number(id)?).await,
-        ["account", "sessions", "others", "end"] if post => account::end_other_sessions(inner, ctx).await,
-        ["account", "sessions", id, "end"] if post => account::end_session(inner, ctx, number(id)?).await,
-        ["account", "sign-ins", id, "unlink"] if post => account::unlink(inner, ctx, number(id)?).await,
-        ["account", "delete"] if read => account::delete_page(inner, ctx).await,
-        ["account", "delete"] if post => account::delete(inner, ctx).await,
-        // Known paths asked the wrong way.
-        [""]
-        | ["static", _]
-        | ["signin", "confirm"]
-        | ["auth", _]
-        | ["auth", _, "callback"]
-        | ["account"]
-        | ["account", "keys.json"]
-        | ["account", "delete"] => Err(Failure::method_not_allowed("GET, HEAD")),
-        ["signin"] | ["account", "keys", _, "revoke"] => Err(Failure::method_not_allowed("GET, HEAD, POST")),
-        ["signout"]
-        | ["account", "email" | "keys" | "try"]
-        | ["account", "sessions", _, "end"]
-        | ["account", "sign-ins", _, "unlink"] => Err(Failure::method_not_allowed("POST")),
-        _ => Err(Failure::not_found()),
+    }
+
+    /// The methods this path takes, as `Allow` says them.
+    fn allow(&self) -> &'static str {
+        match (self.get, self.post) {
+            (Some(_), Some(_)) => "GET, HEAD, POST",
+            (Some(_), None) => "GET, HEAD",
+            (None, _) => "POST",
+        }
+    }
+
+    /// The values of this route's parameters in `path`, when `path` is this route's.
+    fn matches<'a>(&self, path: &'a str) -> Option<Params<'a>> {
+        let mut params = Params(Vec::new());
+        let mut pattern = self.path.split('/');
+        let mut segments = path.split('/');
+        loop {
+            match (pattern.next(), segments.next()) {
+                (None, None) => return Some(params),
+                (Some(expected), Some(segment)) => {
+                    match expected.strip_prefix('{').and_then(|name| name.strip_suffix('}')) {
+                        Some(name) => params.0.push((name, segment)),
+                        None if expected == segment => {}
+                        None => return None,
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The first segment of the path when it is a literal one (`account` of `/account/delete`); the
+    /// start page `/` has none.
+    fn section(&self) -> Option<&'static str> {
+        let first = self.path.strip_prefix('/')?.split('/').next()?;
+        (!first.is_empty() && !first.starts_with('{')).then_some(first)
     }
 }
 
-fn provider_named(name: &str) -> Result<Provider, Failure> {
-    Provider::parse(name).ok_or_else(Failure::not_found)
-}
+/// The values of a route's `{name}` segments in the path asked.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Params<'a>(Vec<(&'static str, &'a str)>);
 
-/// A record's number in a path; anything else names no page.
-fn number(segment: &str) -> Result<i64, Failure> {
-    segment.parse().ok().filter(|n: &i64| *n > 0 && segment.len() <= 19).ok_or_else(Failure::not_found)
-}
-
-/// A static file, when `path` names one and `method` reads.
-pub(crate) fn asset(method: &Method, path: &str) -> Option<Reply> {
-    if !matches!(*method, Method::GET | Method::HEAD) {
-        return None;
+impl<'a> Params<'a> {
+    fn get(&self, name: &str) -> Option<&'a str> {
+        self.0.iter().find(|(key, _)| *key == name).map(|(_, value)| *value)
     }
-    match path {
-        "/static/style.css" => Some(Reply::asset("text/css; charset=utf-8", STYLE)),
-        "/static/copy.js" => Some(Reply::asset("text/javascript; charset=utf-8", COPY_SCRIPT)),
+}
+
+/// What the table says of a request.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Found<'a> {
+    /// The handler of the path and method, with the path's parameters.
+    Route(Handler, Params<'a>),
+    /// A path of the table asked with a method it does not take: the `Allow` that says which it takes.
+    NotAllowed(&'static str),
+    /// No path of the table.
+    Nothing,
+}
+
+/// The route of `method` on `path`.
+pub(crate) fn find<'a>(method: &Method, path: &'a str) -> Found<'a> {
+    let Some((route, params)) = ROUTES.iter().find_map(|route| Some((route, route.matches(path)?))) else {
+        return Found::Nothing;
+    };
+    match route.handler(method) {
+        Some(handler) => Found::Route(handler, params),
+        None => Found::NotAllowed(route.allow()),
+    }
+}
+
+/// Whether `path` is the dashboard's: a path of the table, or under the first segment of one
+/// (`/account/nothing`, so that it gets the dashboard's `404` page). `/` claims only itself.
+pub(crate) fn claims(path: &str) -> bool {
+    ROUTES.iter().any(|route| {
+        route.matches(path).is_some()
+            || route.section().is_some_and(|section| {
+                path.strip_prefix('/')
+                    .and_then(|rest| rest.strip_prefix(section))
+                    .is_some_and(|rest| rest.starts_with('/'))
+            })
+    })
+}
+
+/// The answer to what [`find`] found: the handler's, or the failure that says why there is none.
+pub(crate) async fn answer(found: Found<'_>, inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failure> {
+    let (handler, params) = match found {
+        Found::Route(handler, params) => (handler, params),
+        Found::NotAllowed(allow) => return Err(Failure::method_not_allowed(allow)),
+        Found::Nothing => return Err(Failure::not_found()),
+    };
+    match handler {
+        Landing => landing(inner, ctx),
+        Asset => asset(&params).ok_or_else(Failure::not_found),
+        SignInPage => signin::page(inner, ctx),
+        SendLink => signin::send_link(inner, ctx),
+        ConfirmPage => signin::confirm_page(inner, ctx).await,
+        Confirm => signin::confirm(inner, ctx).await,
+        SignOut => signout(inner, ctx).await,
+        ProviderStart => providers::start(inner, ctx, provider_named(&params)?),
+        ProviderCallback => providers::callback(inner, ctx, provider_named(&params)?).await,
+        Account => account::page(inner, ctx).await,
+        ConfirmAddress => account::confirm_address(inner, ctx).await,
+        CreateKey => keys::create(inner, ctx).await,
+        TryKeys => try_it::keys(inner, ctx).await,
+        TryCall => try_it::call(inner, ctx).await,
+        RevokePage => keys::revoke_page(inner, ctx, number(&params)?).await,
+        Revoke => keys::revoke(inner, ctx, number(&params)?).await,
+        EndOtherSessions => account::end_other_sessions(inner, ctx).await,
+        EndSession => account::end_session(inner, ctx, number(&params)?).await,
+        Unlink => account::unlink(inner, ctx, number(&params)?).await,
+        DeletePage => account::delete_page(inner, ctx).await,
+        Delete => account::delete(inner, ctx).await,
+    }
+}
+
+/// The static file `{file}` names, if there is one.
+pub(crate) fn asset(params: &Params<'_>) -> Option<Reply> {
+    match params.get("file")? {
+        "style.css" => Some(Reply::asset("text/css; charset=utf-8", STYLE)),
+        "copy.js" => Some(Reply::asset("text/javascript; charset=utf-8", COPY_SCRIPT)),
         // The API reference's "try it" forms (`/docs`, served beside the dashboard).
-        "/static/try.js" => Some(Reply::asset("text/javascript; charset=utf-8", TRY_SCRIPT)),
+        "try.js" => Some(Reply::asset("text/javascript; charset=utf-8", TRY_SCRIPT)),
         _ => None,
     }
+}
+
+/// The provider `{provider}` names; any other names no page.
+fn provider_named(params: &Params<'_>) -> Result<Provider, Failure> {
+    params.get("provider").and_then(Provider::parse).ok_or_else(Failure::not_found)
+}
+
+/// The record's number `{id}` names; anything else names no page.
+fn number(params: &Params<'_>) -> Result<i64, Failure> {
+    let segment = params.get("id").unwrap_or_default();
+    segment.parse().ok().filter(|n: &i64| *n > 0 && segment.len() <= 19).ok_or_else(Failure::not_found)
 }
 
 fn landing(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
     Reply::page(
         StatusCode::OK,
-        &Landing {
+        &views::Landing {
             nav: ctx.nav(),
             notice: ctx.notice.map(Notice::text),
             api_base: inner.config.public_url.origin().to_owned(),
@@ -108,4 +269,154 @@ async fn signout(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failure> {
     let mut reply = ctx.redirect(inner, "/", Notice::SignedOut);
     ctx.end_session(inner, &mut reply).await?;
     Ok(reply)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use bytes::Bytes;
+    use hyper::Request;
+    use tapster_accounts::{Accounts, Location};
+    use tapster_domain::Timestamp;
+
+    use super::*;
+    use crate::{Config, Dashboard, Environment, MailConfig, MailTransport, PublicUrl};
+
+    /// Every method the walk asks each path with: the two the dashboard takes and the ones it takes nowhere.
+    const METHODS: [Method; 7] = [
+        Method::GET,
+        Method::HEAD,
+        Method::POST,
+        Method::PUT,
+        Method::DELETE,
+        Method::PATCH,
+        Method::OPTIONS,
+    ];
+
+    /// A route's path with a sample value for each parameter.
+    fn sample(route: &Route) -> String {
+        route.path.replace("{id}", "1").replace("{provider}", "github").replace("{file}", "style.css")
+    }
+
+    /// A fixed clock and randomness from a counter (distinct, not secret).
+    #[derive(Debug)]
+    struct Fixed(AtomicU64);
+
+    impl Environment for Fixed {
+        fn now(&self) -> Timestamp {
+            Timestamp(1_795_000_000)
+        }
+
+        fn fill_random(&self, bytes: &mut [u8]) -> std::io::Result<()> {
+            for byte in bytes {
+                *byte = self.0.fetch_add(1, Ordering::Relaxed).to_le_bytes()[0] ^ 0x5a;
+            }
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn every_path_answers_405_with_exactly_its_methods() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let accounts = Accounts::open(&Location::DataDir(dir.path().to_owned())).await.unwrap();
+        let config = Config {
+            public_url: PublicUrl::parse("http://dashboard.test").unwrap(),
+            mail: MailConfig {
+                from: "Tapster <tapster@dashboard.test>".into(),
+                transport: MailTransport::Outbox(dir.path().join("outbox")),
+            },
+            github: None,
+            discord: None,
+        };
+        let dashboard = Dashboard::new(config, accounts, Arc::new(Fixed(AtomicU64::new(1)))).unwrap();
+        for route in ROUTES {
+            let path = sample(route);
+            let takes: Vec<&Method> =
+                METHODS.iter().filter(|method| route.handler(method).is_some()).collect();
+            let allow = takes.iter().map(|method| method.as_str()).collect::<Vec<_>>().join(", ");
+            for method in &METHODS {
+                let request = Request::builder()
+                    .method(method.clone())
+                    .uri(&path)
+                    .header("host", "dashboard.test")
+                    .body(Bytes::new())
+                    .unwrap();
+                let answer = dashboard.answer(request, "198.51.100.7".parse().unwrap()).await;
+                let header = answer.headers().get("allow").map(|v| v.to_str().unwrap());
+                if takes.contains(&method) {
+                    assert_ne!(answer.status(), StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
+                    assert_eq!(header, None, "{method} {path}");
+                } else {
+                    assert_eq!(
+                        (answer.status(), header),
+                        (StatusCode::METHOD_NOT_ALLOWED, Some(allow.as_str())),
+                        "{method} {path}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_finds_handlers_parameters_and_the_ways_a_path_is_asked() {
+        let params = |pairs: &[(&'static str, &'static str)]| Params(pairs.to_vec());
+        let cases = [
+            (Method::GET, "/", Found::Route(Landing, params(&[]))),
+            (Method::HEAD, "/account", Found::Route(Account, params(&[]))),
+            (Method::GET, "/static/try.js", Found::Route(Asset, params(&[("file", "try.js")]))),
+            (Method::POST, "/signin/confirm", Found::Route(Confirm, params(&[]))),
+            (
+                Method::GET,
+                "/auth/discord/callback",
+                Found::Route(ProviderCallback, params(&[("provider", "discord")])),
+            ),
+            (Method::POST, "/account/keys/12/revoke", Found::Route(Revoke, params(&[("id", "12")]))),
+            // A literal wins over a parameter listed after it.
+            (Method::POST, "/account/sessions/others/end", Found::Route(EndOtherSessions, params(&[]))),
+            (Method::POST, "/account/sessions/3/end", Found::Route(EndSession, params(&[("id", "3")]))),
+            // A parameter takes any one segment; its handler decides what it names.
+            (Method::GET, "/account/keys/abc/revoke", Found::Route(RevokePage, params(&[("id", "abc")]))),
+            (Method::PUT, "/signin/confirm", Found::NotAllowed("GET, HEAD, POST")),
+            (Method::PUT, "/account/delete", Found::NotAllowed("GET, HEAD, POST")),
+            (Method::POST, "/account", Found::NotAllowed("GET, HEAD")),
+            (Method::POST, "/static/nothing.css", Found::NotAllowed("GET, HEAD")),
+            (Method::GET, "/signout", Found::NotAllowed("POST")),
+            (Method::GET, "/nothing", Found::Nothing),
+            (Method::GET, "/account/", Found::Nothing),
+            (Method::GET, "/auth/github/extra/segments", Found::Nothing),
+            (Method::GET, "/static/../Cargo.toml", Found::Nothing),
+            (Method::GET, "*", Found::Nothing),
+        ];
+        for (method, path, found) in cases {
+            assert_eq!(find(&method, path), found, "{method} {path}");
+        }
+    }
+
+    #[test]
+    fn the_dashboard_claims_its_paths_and_the_sections_they_are_in() {
+        for route in ROUTES {
+            assert!(claims(&sample(route)), "{}", route.path);
+        }
+        let cases = [
+            ("/", true),
+            ("/account/nothing", true),
+            ("/signin/", true),
+            ("/signout/more", true),
+            ("/auth/", true),
+            ("/static/nothing.css", true),
+            // Only the paths under these are pages; the sections themselves are not.
+            ("/auth", false),
+            ("/static", false),
+            ("//", false),
+            ("/signinx", false),
+            ("/nothing", false),
+            ("/v1/items", false),
+            ("/docs", false),
+        ];
+        for (path, claimed) in cases {
+            assert_eq!(claims(path), claimed, "{path}");
+        }
+    }
 }

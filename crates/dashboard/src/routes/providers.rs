@@ -7,9 +7,9 @@
 use hyper::StatusCode;
 use tapster_accounts::{Error, Provider, Token, TokenHash};
 
-use crate::app::{Ctx, Inner};
 use crate::constant_time_eq;
 use crate::cookies::Jar;
+use crate::ctx::{Ctx, Inner};
 use crate::env::Secrets;
 use crate::notice::Notice;
 use crate::oauth::ProviderFailure;

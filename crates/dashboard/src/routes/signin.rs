@@ -5,7 +5,7 @@
 use hyper::StatusCode;
 use tapster_accounts::{Error, TOKEN_LIFETIME_SECS};
 
-use crate::app::{Ctx, Inner};
+use crate::ctx::{Ctx, Inner};
 use crate::forms;
 use crate::mail;
 use crate::notice::Notice;

@@ -7,7 +7,7 @@ use hyper::StatusCode;
 use serde_json::json;
 use tapster_accounts::KeyStatus;
 
-use crate::app::{Ctx, Inner};
+use crate::ctx::{Ctx, Inner};
 use crate::reply::{Failure, Reply};
 
 /// The longest request target a form may ask for (the API refuses longer ones anyway).

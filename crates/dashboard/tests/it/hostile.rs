@@ -129,16 +129,29 @@ async fn links_and_paths_that_name_nothing() {
         ("/auth/gitlab", 404),
         ("/auth/github/extra/segments", 404),
         ("/static/../Cargo.toml", 404),
+        ("/static/nothing.css", 404),
         ("/account/nothing", 404),
     ] {
         let page = browser.get(path).await;
         assert_eq!(page.status, status, "{path}: {}", page.body);
     }
     // A known page asked the wrong way says which ways it takes.
-    let page = browser.post_with("/account", &[], &[("origin", ORIGIN)]).await;
-    assert_eq!((page.status, page.header("allow")), (405, "GET, HEAD"));
-    let page = browser.get("/signout").await;
-    assert_eq!((page.status, page.header("allow")), (405, "POST"));
+    for (method, path, allow) in [
+        ("POST", "/account", "GET, HEAD"),
+        ("GET", "/signout", "POST"),
+        ("PUT", "/signin", "GET, HEAD, POST"),
+        ("PUT", "/signin/confirm", "GET, HEAD, POST"),
+        ("DELETE", "/account/delete", "GET, HEAD, POST"),
+        ("PATCH", "/account/keys/1/revoke", "GET, HEAD, POST"),
+        ("PUT", "/auth/github/callback", "GET, HEAD"),
+        ("POST", "/static/style.css", "GET, HEAD"),
+        ("GET", "/account/sessions/others/end", "POST"),
+    ] {
+        let method = hyper::Method::from_bytes(method.as_bytes()).unwrap();
+        let page = browser.send(method.clone(), path, &[("origin", ORIGIN)], Vec::new()).await;
+        assert_eq!((page.status, page.header("allow")), (405, allow), "{method} {path}");
+        assert!(page.contains(&format!("This page answers only {allow}.")), "{method} {path}");
+    }
     // Forms need a session; without one they say so.
     let csrf = browser.get("/signin").await.csrf();
     let page =
