@@ -1,7 +1,7 @@
 //! The routes: one table of (path, methods, handler) that routes every request, answers `405` with
 //! the `Allow` of the path asked, and says which paths are the dashboard's; and one small handler per
 //! page or form in the modules below (parse the form, call the accounts store, render or redirect).
-//! The table is `docs/dashboard.md`'s and `../shared/api-contract.md`'s.
+//! The table is the one `docs/dashboard.md` describes.
 //!
 //! A route names its handlers as a [`Handler`], and [`answer`] matches each name to its function in
 //! one place. The handlers are async and differ in what they take (a path parameter parsed as a
