@@ -26,11 +26,11 @@ pub fn required() -> bool {
 /// [`required`], and otherwise a `SKIPPED` line on the process's standard error, past the harness's
 /// capture, after which the caller returns without testing anything.
 pub fn missing(service: &str, address: &str, why: &str) {
-    let message = format!("{service} at {address} is unavailable ({why})");
+    let message = format!("{service} at {address} is not available: {why}");
     assert!(!required(), "{message}; {REQUIRE} is set, so the test fails instead of skipping");
     let thread = std::thread::current();
     let test = thread.name().unwrap_or("a test");
-    let line = format!("SKIPPED {test}: {message}; start it (see docs/operations.md) to run this test\n");
+    let line = format!("SKIPPED {test}: {message} (docs/operations.md says how to run it)\n");
     // Not `eprintln!`, which the harness captures: this is the one line a skipped test must show.
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
@@ -65,7 +65,7 @@ mod tests {
         let err = String::from_utf8_lossy(&skipped.stderr);
         assert!(skipped.status.success(), "the skipped test passes: {err}");
         assert!(
-            err.contains(&format!("SKIPPED {NAME}: a probe service at nowhere is unavailable")),
+            err.contains(&format!("SKIPPED {NAME}: a probe service at nowhere is not available")),
             "the skip is in the harness's output: {err}"
         );
         for value in ["1", "yes"] {
