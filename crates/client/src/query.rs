@@ -2,9 +2,9 @@
 //! every field is optional and left out of the query when `None` (or empty, or `false` for a filter
 //! that only narrows), so `..Default::default()` asks for the server's defaults.
 //!
-//! Each struct is declared once ([`query!`]): a field, the [`Parameter`] it is written as, and how.
-//! From that one declaration come the struct, its writer, and its `PARAMETERS`, the table of the
-//! names it writes and what the server accepts of each ([`Bounds`]). The client's tests hold every
+//! Each struct is declared once, by the macro `query!`: per field, the [`Parameter`] it is written
+//! as, and how. From that one declaration come the struct, its writer, and its `PARAMETERS`, the
+//! table of the names it writes and what the server accepts of each ([`Bounds`]). The client's tests hold every
 //! table to the parameters of the server's OpenAPI document, name for name and bound for bound; and
 //! since the writer takes each name from the very entry the table lists, the table cannot say one
 //! thing while the query string says another.
