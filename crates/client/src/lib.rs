@@ -43,8 +43,8 @@ pub use client::{Answer, Client, ClientBuilder, DEFAULT_MAX_WAIT, DEFAULT_TIMEOU
 pub use error::{Error, Result};
 pub use pages::Pages;
 pub use query::{
-    ChangesQuery, CropsQuery, Expansion, FishQuery, ItemQuery, ItemsQuery, PageQuery, PriceQuery,
-    RankingsQuery, RecipesQuery, SearchQuery, TreeQuery, VersionLang,
+    Bounds, ChangesQuery, CropsQuery, Expansion, FishQuery, ItemQuery, ItemsQuery, PageQuery, Parameter,
+    PriceQuery, RankingsQuery, RecipesQuery, SearchQuery, TreeQuery, VersionLang,
 };
 pub use rate_limit::RateLimit;
 pub use tapster_wire;

@@ -7,6 +7,43 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::{Error, Result};
 
+/// A string newtype checked once by its rule: `parse` runs the type's own `check` and keeps the
+/// value; `as_str`, `Display` and `Deserialize` (refusing what `parse` refuses, naming the value as
+/// `$what`) are the same for every such type, so they are written here once.
+macro_rules! checked_string {
+    ($(#[$doc:meta])* $name:ident, $what:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            /// The value, if it follows the type's rule.
+            pub fn parse(value: &str) -> Result<Self> {
+                Self::check(value)?;
+                Ok(Self(value.to_owned()))
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let raw = String::deserialize(deserializer)?;
+                $name::parse(&raw).map_err(|e| serde::de::Error::custom(format!(concat!($what, " {:?} {}"), raw, e)))
+            }
+        }
+    };
+}
+
 /// Most characters a record key, slug or progression key may have (spec 2.4).
 pub const MAX_KEY_LEN: usize = 120;
 
@@ -17,16 +54,17 @@ pub type RecordId = i64;
 /// Id of an item; the same type as every other record id, named for readability of references.
 pub type ItemId = RecordId;
 
-/// A lower-case, hyphen-separated name of a record, stable across game versions (`honey-ale`).
-/// It always holds at least one letter, so that it can never be mistaken for a numeric id.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(transparent)]
-pub struct Slug(String);
+checked_string! {
+    /// A lower-case, hyphen-separated name of a record, stable across game versions (`honey-ale`).
+    /// It always holds at least one letter, so that it can never be mistaken for a numeric id.
+    Slug,
+    "slug"
+}
 
 impl Slug {
     pub const PATTERN: &'static str = "^[a-z0-9]+(-[a-z0-9]+)*$ with at least one letter";
 
-    pub fn parse(value: &str) -> Result<Self> {
+    fn check(value: &str) -> Result<()> {
         check_len(value)?;
         let well_formed = value.split('-').all(|part| {
             !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
@@ -34,24 +72,7 @@ impl Slug {
         if !well_formed || !value.bytes().any(|b| b.is_ascii_lowercase()) {
             return Err(Error::Pattern { pattern: Self::PATTERN });
         }
-        Ok(Self(value.to_owned()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for Slug {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Slug {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = String::deserialize(deserializer)?;
-        Slug::parse(&raw).map_err(|e| serde::de::Error::custom(format!("slug {raw:?} {e}")))
+        Ok(())
     }
 }
 
@@ -94,16 +115,17 @@ impl fmt::Display for RecordKey {
     }
 }
 
-/// Key of a progression record (quest, perk, spell, talent, reputation milestone, mission, letter),
-/// as the game names them: `quest.lost-barrel`, `Perk_Brewing_2`, `Marta's Letter`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(transparent)]
-pub struct ProgressionKey(String);
+checked_string! {
+    /// Key of a progression record (quest, perk, spell, talent, reputation milestone, mission, letter),
+    /// as the game names them: `quest.lost-barrel`, `Perk_Brewing_2`, `Marta's Letter`.
+    ProgressionKey,
+    "key"
+}
 
 impl ProgressionKey {
     pub const PATTERN: &'static str = "^[A-Za-z0-9][A-Za-z0-9 _.'-]*$";
 
-    pub fn parse(value: &str) -> Result<Self> {
+    fn check(value: &str) -> Result<()> {
         check_len(value)?;
         let mut bytes = value.bytes();
         let starts_well = bytes.next().is_some_and(|b| b.is_ascii_alphanumeric());
@@ -112,38 +134,22 @@ impl ProgressionKey {
         {
             return Err(Error::Pattern { pattern: Self::PATTERN });
         }
-        Ok(Self(value.to_owned()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
+        Ok(())
     }
 }
 
-impl fmt::Display for ProgressionKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+checked_string! {
+    /// Key of a text in the localisation tables (`item.1204.name`). Records carry these instead of text.
+    /// It may be a path of such names (`Items/item_name_1204`), as games' own string tables are keyed.
+    TextKey,
+    "text key"
 }
-
-impl<'de> Deserialize<'de> for ProgressionKey {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = String::deserialize(deserializer)?;
-        ProgressionKey::parse(&raw).map_err(|e| serde::de::Error::custom(format!("key {raw:?} {e}")))
-    }
-}
-
-/// Key of a text in the localisation tables (`item.1204.name`). Records carry these instead of text.
-/// It may be a path of such names (`Items/item_name_1204`), as games' own string tables are keyed.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(transparent)]
-pub struct TextKey(String);
 
 impl TextKey {
     pub const MAX_LEN: usize = 200;
     pub const PATTERN: &'static str = "^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$";
 
-    pub fn parse(value: &str) -> Result<Self> {
+    fn check(value: &str) -> Result<()> {
         if value.is_empty() {
             return Err(Error::Empty);
         }
@@ -157,39 +163,35 @@ impl TextKey {
         if !well_formed {
             return Err(Error::Pattern { pattern: Self::PATTERN });
         }
-        Ok(Self(value.to_owned()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
+        Ok(())
     }
 }
 
-impl fmt::Display for TextKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+/// One name of an [`AssetPath`], as a pattern: a word that is not `.` or `..` (it holds something
+/// other than a dot, or is three dots or more) and maybe more words after spaces, or `.` or `..`
+/// with more words after them.
+macro_rules! asset_name {
+    () => {
+        r"(\.*[A-Za-z0-9_-][A-Za-z0-9_.-]*|\.{3,})( +[A-Za-z0-9_.-]+)*|\.\.?( +[A-Za-z0-9_.-]+)+"
+    };
 }
 
-impl<'de> Deserialize<'de> for TextKey {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = String::deserialize(deserializer)?;
-        TextKey::parse(&raw).map_err(|e| serde::de::Error::custom(format!("text key {raw:?} {e}")))
-    }
+checked_string! {
+    /// Where a game keeps a file among its own assets, such as an item's icon
+    /// (`Sprites/Items/Honey Ale.png`): names joined by single slashes, relative, never climbing out
+    /// (`.` and `..` are not names). Tapster serves the path as the game has it, not the file.
+    AssetPath,
+    "asset path"
 }
-
-/// Where a game keeps a file among its own assets, such as an item's icon
-/// (`Sprites/Items/Honey Ale.png`): names joined by single slashes, relative, never climbing out
-/// (`.` and `..` are not names). Tapster serves the path as the game has it, not the file.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(transparent)]
-pub struct AssetPath(String);
 
 impl AssetPath {
     pub const MAX_LEN: usize = 200;
-    pub const PATTERN: &'static str = "^[A-Za-z0-9_.-]+( +[A-Za-z0-9_.-]+)*(/[A-Za-z0-9_.-]+( +[A-Za-z0-9_.-]+)*)*$ with no `.` or `..` name";
+    /// What `parse` accepts (below [`AssetPath::MAX_LEN`]), as an RE2-style pattern (no lookaround):
+    /// names joined by `/`, a name being words of `A-Z a-z 0-9 _ . -` joined by spaces, and not `.`
+    /// nor `..`; which a lone word says by holding something other than a dot, or three dots or more.
+    pub const PATTERN: &'static str = concat!("^(", asset_name!(), ")(/(", asset_name!(), "))*$");
 
-    pub fn parse(value: &str) -> Result<Self> {
+    fn check(value: &str) -> Result<()> {
         if value.is_empty() {
             return Err(Error::Empty);
         }
@@ -207,24 +209,7 @@ impl AssetPath {
         if !well_formed {
             return Err(Error::Pattern { pattern: Self::PATTERN });
         }
-        Ok(Self(value.to_owned()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for AssetPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for AssetPath {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = String::deserialize(deserializer)?;
-        AssetPath::parse(&raw).map_err(|e| serde::de::Error::custom(format!("asset path {raw:?} {e}")))
+        Ok(())
     }
 }
 
@@ -240,6 +225,8 @@ fn check_len(value: &str) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     #[test]
@@ -305,6 +292,73 @@ mod tests {
         assert_eq!(AssetPath::parse(&"a".repeat(201)), Err(Error::TooLong { max: 200 }));
     }
 
+    /// Strings of the characters that decide these rules (dots, slashes, spaces, and some that no
+    /// rule allows), short enough that every arrangement of them comes up.
+    fn tricky() -> impl Strategy<Value = String> {
+        let alphabet = ['a', 'Z', '7', '.', '.', '/', '/', ' ', ' ', '_', '-', '\'', ':', '\\', 'é'];
+        proptest::collection::vec(proptest::sample::select(alphabet.to_vec()), 0..14)
+            .prop_map(|chars| chars.into_iter().collect())
+    }
+
+    fn pattern(pattern: &str) -> regex::Regex {
+        regex::Regex::new(pattern).unwrap_or_else(|e| panic!("{pattern}: {e}"))
+    }
+
+    /// Each type's pattern, compiled once for all the cases.
+    static PATTERNS: std::sync::LazyLock<[regex::Regex; 5]> = std::sync::LazyLock::new(|| {
+        [AssetPath::PATTERN, TextKey::PATTERN, ProgressionKey::PATTERN, RecordKey::PATTERN, Ident::PATTERN]
+            .map(pattern)
+    });
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2_000, ..ProptestConfig::default() })]
+
+        /// Each type's `PATTERN` is a real pattern that accepts exactly what its parser accepts
+        /// (short of the length limits, which the patterns leave to `maxLength`).
+        #[test]
+        fn the_patterns_accept_what_the_parsers_accept(value in tricky()) {
+            let parsed = [
+                AssetPath::parse(&value).is_ok(),
+                TextKey::parse(&value).is_ok(),
+                ProgressionKey::parse(&value).is_ok(),
+                RecordKey::parse(&value).is_ok(),
+                Ident::parse(&value).is_ok(),
+            ];
+            for (rule, parsed) in PATTERNS.iter().zip(parsed) {
+                prop_assert_eq!(rule.is_match(&value), parsed, "{:?} against {}", value, rule);
+            }
+        }
+    }
+
+    #[test]
+    fn the_asset_path_pattern_takes_the_table_of_paths_as_the_parser_does() {
+        let paths = pattern(AssetPath::PATTERN);
+        let cases = [
+            ("Sprites/Items/Honey Ale.png", true),
+            ("a", true),
+            ("...", true),
+            (".hidden/..x/x..", true),
+            (". a/.. b", true),
+            ("a  b/c", true),
+            (".", false),
+            ("..", false),
+            ("a/./b", false),
+            ("a/../b", false),
+            ("a/..", false),
+            ("", false),
+            ("a /b", false),
+            ("a/ b", false),
+            ("a//b", false),
+            ("/a", false),
+            ("a/", false),
+            ("a\tb", false),
+        ];
+        for (value, accepted) in cases {
+            assert_eq!(AssetPath::parse(value).is_ok(), accepted, "parse {value:?}");
+            assert_eq!(paths.is_match(value), accepted, "pattern {value:?}");
+        }
+    }
+
     #[test]
     fn slugs_are_lower_case_words_with_a_letter() {
         for good in ["honey-ale", "ale", "oak-log-2", "x1"] {
@@ -326,17 +380,18 @@ mod tests {
     }
 }
 
-/// A lower-case identifier that the game data defines for itself: item categories and tags,
-/// ingredient types, recipe groups and pages, spell schools, talent trees (`pale_ale`, `brewing`).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(transparent)]
-pub struct Ident(String);
+checked_string! {
+    /// A lower-case identifier that the game data defines for itself: item categories and tags,
+    /// ingredient types, recipe groups and pages, spell schools, talent trees (`pale_ale`, `brewing`).
+    Ident,
+    "identifier"
+}
 
 impl Ident {
     pub const MAX_LEN: usize = 48;
     pub const PATTERN: &'static str = "^[a-z][a-z0-9_]*$";
 
-    pub fn parse(value: &str) -> Result<Self> {
+    fn check(value: &str) -> Result<()> {
         if value.is_empty() {
             return Err(Error::Empty);
         }
@@ -349,23 +404,6 @@ impl Ident {
         {
             return Err(Error::Pattern { pattern: Self::PATTERN });
         }
-        Ok(Self(value.to_owned()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for Ident {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Ident {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = String::deserialize(deserializer)?;
-        Ident::parse(&raw).map_err(|e| serde::de::Error::custom(format!("identifier {raw:?} {e}")))
+        Ok(())
     }
 }

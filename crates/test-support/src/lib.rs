@@ -5,14 +5,18 @@
 //! `localhost`, [`tls`]); the bundled datasets and a temporary data dir with one imported
 //! ([`DataDir`]); a PostgreSQL schema per test ([`postgres`]) and a
 //! PostgreSQL of a test's own that speaks only TLS ([`postgres_tls`]), Redis ([`redis`]), a proxy a fault
-//! test cuts ([`proxy`]) and nginx in front of a server ([`nginx`]); and a log writer into memory ([`LogBuffer`]). Only ever a dev-dependency.
+//! test cuts ([`proxy`]) and nginx in front of a server ([`nginx`]), with the one rule for a test whose
+//! service is missing ([`services`]); accounts as the tests start from them ([`accounts`]); and a log
+//! writer into memory ([`LogBuffer`]). Only ever a dev-dependency.
 
+pub mod accounts;
 pub mod http;
 pub mod nginx;
 pub mod postgres;
 pub mod postgres_tls;
 pub mod proxy;
 pub mod redis;
+pub mod services;
 pub mod tls;
 
 mod data;

@@ -1,15 +1,16 @@
 //! nginx for tests: Debian's real reverse proxy in front of the server, as operators run it, with
 //! the `server` blocks a test writes, each on a free port of 127.0.0.1; stopped when dropped.
 //!
-//! Like the other services, a test finds `None` where nginx is not installed, said on stderr, and
-//! fails instead where `TAPSTER_TEST_REQUIRE_SERVICES` is set (`.ci/run` installs it).
+//! Like the other services, a test finds `None` where nginx is not installed, reported as a skip,
+//! and fails instead where `TAPSTER_TEST_REQUIRE_SERVICES` is set ([`crate::services`]; `.ci/run`
+//! installs it).
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::postgres::unreachable_service;
+use crate::services::missing;
 
 /// A running nginx.
 #[derive(Debug)]
@@ -21,11 +22,11 @@ pub struct Nginx {
 
 impl Nginx {
     /// Starts nginx with one `server` block for each of `servers` (its directives, without
-    /// `listen`), each listening on a free port of its own; `None` (said on stderr) where nginx is not
+    /// `listen`), each listening on a free port of its own; `None` (reported as a skip) where nginx is not
     /// installed and the services are not required.
     pub fn start(servers: &[&str]) -> Option<Self> {
         let Some(binary) = binary() else {
-            unreachable_service("nginx", "this machine", "not installed (apt-get install nginx)");
+            missing("nginx", "this machine", "not installed (apt-get install nginx)");
             return None;
         };
         let dir = tempfile::TempDir::new().expect("a directory for nginx");

@@ -6,9 +6,9 @@
 //! its runtime, which `Drop` must not wait on, rolls back what it left open. A schema a test run left
 //! behind (a crash, a drop cut short by the process's exit) is dropped by a run an hour later.
 //!
-//! Where no PostgreSQL answers, [`TestSchema::create`] says so on stderr and returns `None`, so that
-//! the test can be skipped on a machine without one, loudly; with `TAPSTER_TEST_REQUIRE_SERVICES`
-//! set (as `.ci/run` sets it), it panics instead: CI never skips.
+//! Where no PostgreSQL answers, [`TestSchema::create`] returns `None`, so that the test can be
+//! skipped on a machine without one, as [`crate::services`] decides and reports: with
+//! `TAPSTER_TEST_REQUIRE_SERVICES` set (as `.ci/run` sets it), it panics instead: CI never skips.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -27,8 +27,8 @@ pub struct TestSchema {
 }
 
 impl TestSchema {
-    /// Creates a fresh, empty schema; `None` (said on stderr) when PostgreSQL cannot be reached and
-    /// the services are not required.
+    /// Creates a fresh, empty schema; `None` (reported as a skip) when PostgreSQL cannot be reached
+    /// and the services are not required.
     pub fn create() -> Option<Self> {
         let base = std::env::var("TAPSTER_TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_URL.to_owned());
         static SWEPT: std::sync::Once = std::sync::Once::new();
@@ -36,7 +36,7 @@ impl TestSchema {
         SWEPT.call_once(|| drop(run(&base, SWEEP)));
         let name = unique_name();
         if let Err(error) = run(&base, &format!("CREATE SCHEMA {name}")) {
-            unreachable_service("PostgreSQL", &base, &error);
+            crate::services::missing("PostgreSQL", &base, &error);
             return None;
         }
         let separator = if base.contains('?') { '&' } else { '?' };
@@ -98,18 +98,6 @@ fn authority(url: &str) -> (&str, &str) {
         Some(at) => (&authority[..=at], &authority[at + 1..]),
         None => ("", authority),
     }
-}
-
-/// Says that a service the test needs is not there: a panic where the services are required, a
-/// loud line on stderr otherwise (where the test harness shows it: skipping quietly is what this must
-/// never do).
-#[allow(clippy::print_stderr)]
-pub fn unreachable_service(service: &str, address: &str, error: &str) {
-    let message = format!("{service} at {address} is unreachable ({error})");
-    if std::env::var_os("TAPSTER_TEST_REQUIRE_SERVICES").is_some() {
-        panic!("{message}; TAPSTER_TEST_REQUIRE_SERVICES is set, so the test fails instead of skipping");
-    }
-    eprintln!("SKIPPED: {message}; start it (see docs/operations.md) to run this test");
 }
 
 /// `tapster_test_`, the time in seconds, the process and a counter.

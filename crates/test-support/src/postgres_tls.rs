@@ -6,8 +6,8 @@
 //! show a client certificate signed by the same authority. Stopped, and its files removed, when
 //! dropped.
 //!
-//! Like the machine's PostgreSQL, a test finds `None` where the binaries are not installed, said on
-//! stderr, and fails instead where `TAPSTER_TEST_REQUIRE_SERVICES` is set.
+//! Like the machine's PostgreSQL, a test finds `None` where the binaries are not installed, reported
+//! as a skip, and fails instead where `TAPSTER_TEST_REQUIRE_SERVICES` is set ([`crate::services`]).
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::unix::process::CommandExt;
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::postgres::unreachable_service;
+use crate::services::missing;
 use crate::tls::{Issued, TestCa};
 
 /// The user that must show a client certificate.
@@ -32,12 +32,12 @@ pub struct TlsPostgres {
 }
 
 impl TlsPostgres {
-    /// Starts one; `None` (said on stderr) where PostgreSQL's server binaries are not installed and
+    /// Starts one; `None` (reported as a skip) where PostgreSQL's server binaries are not installed and
     /// the services are not required.
     pub fn start() -> Option<Self> {
         let Some(bin) = server_binaries() else {
             let why = "no /usr/lib/postgresql/*/bin/initdb (apt-get install postgresql)";
-            unreachable_service("a PostgreSQL server of the test's own", "this machine", why);
+            missing("a PostgreSQL server of the test's own", "this machine", why);
             return None;
         };
         let owner = Owner::find();

@@ -5,8 +5,8 @@
 //! start again; and a Redis Cluster of three masters of the test's own ([`RedisCluster`]), one of
 //! which a fault test kills and brings back.
 //!
-//! Like [`crate::postgres`], a test finds `None` where Redis is not running, said on stderr, and fails
-//! instead where `TAPSTER_TEST_REQUIRE_SERVICES` is set.
+//! Like [`crate::postgres`], a test finds `None` where Redis is not running, reported as a skip, and
+//! fails instead where `TAPSTER_TEST_REQUIRE_SERVICES` is set ([`crate::services`]).
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::postgres::unreachable_service;
+use crate::services::missing;
 use crate::tls::TestCa;
 
 /// The Redis tests use unless `TAPSTER_TEST_REDIS_URL` names another.
@@ -28,12 +28,12 @@ pub struct TestRedis {
 }
 
 impl TestRedis {
-    /// The shared Redis and a fresh prefix; `None` (said on stderr) when it does not answer and the
+    /// The shared Redis and a fresh prefix; `None` (reported as a skip) when it does not answer and the
     /// services are not required.
     pub fn create() -> Option<Self> {
         let url = std::env::var("TAPSTER_TEST_REDIS_URL").unwrap_or_else(|_| DEFAULT_URL.to_owned());
         if let Err(error) = ping(&url) {
-            unreachable_service("Redis", &url, &error);
+            missing("Redis", &url, &error);
             return None;
         }
         static NEXT: AtomicU32 = AtomicU32::new(0);
@@ -64,7 +64,7 @@ pub struct RedisServer {
 }
 
 impl RedisServer {
-    /// Starts one; `None` (said on stderr) where `redis-server` is not installed and the services are
+    /// Starts one; `None` (reported as a skip) where `redis-server` is not installed and the services are
     /// not required.
     pub fn start() -> Option<Self> {
         Self::started(Self { port: free_port()?, child: None, tls: None })
@@ -103,7 +103,7 @@ impl RedisServer {
         match server.spawn() {
             Ok(()) => Some(server),
             Err(error) => {
-                unreachable_service("redis-server", "this machine", &error);
+                missing("redis-server", "this machine", &error);
                 None
             }
         }
@@ -190,7 +190,7 @@ struct ClusterNode {
 }
 
 impl RedisCluster {
-    /// Starts one and waits until it serves every slot; `None` (said on stderr) where `redis-server`
+    /// Starts one and waits until it serves every slot; `None` (reported as a skip) where `redis-server`
     /// is not installed and the services are not required.
     pub fn start() -> Option<Self> {
         Self::started(None, 0)
@@ -235,7 +235,7 @@ impl RedisCluster {
         let mut cluster = Self { nodes, tls };
         for index in 0..cluster.nodes.len() {
             if let Err(error) = cluster.spawn(index) {
-                unreachable_service("redis-server --cluster-enabled", "this machine", &error);
+                missing("redis-server --cluster-enabled", "this machine", &error);
                 return None;
             }
         }

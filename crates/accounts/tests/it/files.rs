@@ -10,7 +10,7 @@ use rusqlite::Connection;
 use tapster_accounts::{ACCOUNTS_DB, Accounts, Location};
 use tempfile::TempDir;
 
-use crate::signed_up;
+use crate::{T0, signed_up};
 
 /// The database of `dir` and the two files SQLite keeps beside it while it is open.
 fn database_files(dir: &Path) -> [PathBuf; 3] {
@@ -28,7 +28,7 @@ fn mode(path: &Path) -> u32 {
 async fn a_new_database_and_its_write_ahead_log_are_the_owners_alone() {
     let dir = TempDir::new().unwrap();
     let accounts = Accounts::open(&Location::DataDir(dir.path().to_owned())).await.unwrap();
-    signed_up(&accounts, "marta@example.org", 1).await;
+    signed_up(&accounts, "marta@example.org", 1, T0).await;
     // While the store is open, SQLite keeps the log and its index beside the database.
     for file in database_files(dir.path()) {
         assert_eq!(mode(&file), 0o600, "{}", file.display());
@@ -48,7 +48,7 @@ async fn files_left_with_wider_modes_are_narrowed_when_the_store_opens() {
     }
 
     let accounts = Accounts::open(&Location::DataDir(dir.path().to_owned())).await.unwrap();
-    signed_up(&accounts, "marta@example.org", 1).await;
+    signed_up(&accounts, "marta@example.org", 1, T0).await;
     for file in &files {
         assert_eq!(mode(file), 0o600, "{}", file.display());
     }
@@ -59,7 +59,7 @@ async fn files_left_with_wider_modes_are_narrowed_when_the_store_opens() {
 async fn a_backup_is_the_owners_alone() {
     let dir = TempDir::new().unwrap();
     let accounts = Accounts::open(&Location::DataDir(dir.path().to_owned())).await.unwrap();
-    signed_up(&accounts, "marta@example.org", 1).await;
+    signed_up(&accounts, "marta@example.org", 1, T0).await;
     let backups = TempDir::new().unwrap();
     let copy = accounts.backup(backups.path()).await.unwrap();
     assert_eq!(mode(&copy), 0o600);

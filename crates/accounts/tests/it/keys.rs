@@ -15,7 +15,7 @@ fn name(value: &str) -> KeyName {
 #[tokio::test]
 async fn an_owner_may_hold_ten_active_keys() {
     for s in stores().await {
-        let account = signed_up(&s.accounts, "marta@example.org", 1).await;
+        let account = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
         let mut made = Vec::new();
         for n in 0..MAX_ACTIVE_KEYS as u8 {
             made.push(s.accounts.create_key(account, &name("bot"), None, &api_key(n), T0).await.unwrap());
@@ -34,7 +34,7 @@ async fn an_owner_may_hold_ten_active_keys() {
 #[tokio::test]
 async fn keys_expire_and_the_snapshot_says_when() {
     for s in stores().await {
-        let account = signed_up(&s.accounts, "marta@example.org", 1).await;
+        let account = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
         let key = api_key(1);
         let record =
             s.accounts.create_key(account, &name("30 days"), Some(at(30 * 86_400)), &key, T0).await.unwrap();
@@ -58,7 +58,7 @@ async fn only_confirmed_unsuspended_accounts_make_keys() {
             Err(Error::Unconfirmed)
         ));
 
-        let marta = signed_up(&s.accounts, "marta@example.org", 2).await;
+        let marta = signed_up(&s.accounts, "marta@example.org", 2, T0).await;
         s.accounts
             .set_account_suspended(&email("marta@example.org"), true, Some("scraping 50 req/s"))
             .await
@@ -78,8 +78,8 @@ async fn only_confirmed_unsuspended_accounts_make_keys() {
 #[tokio::test]
 async fn an_owner_sees_and_revokes_only_their_own_keys() {
     for s in stores().await {
-        let marta = signed_up(&s.accounts, "marta@example.org", 1).await;
-        let dana = signed_up(&s.accounts, "dana@example.org", 2).await;
+        let marta = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
+        let dana = signed_up(&s.accounts, "dana@example.org", 2, T0).await;
         let hers = s.accounts.create_key(marta, &name("hers"), None, &api_key(1), T0).await.unwrap();
         assert!(matches!(s.accounts.revoke_key(dana, hers.id, T0).await, Err(Error::NoSuchKey)));
         assert!(matches!(s.accounts.key(dana, hers.id).await, Err(Error::NoSuchKey)));
@@ -98,7 +98,7 @@ async fn an_owner_sees_and_revokes_only_their_own_keys() {
 #[tokio::test]
 async fn usage_is_counted_per_key_and_day() {
     for s in stores().await {
-        let marta = signed_up(&s.accounts, "marta@example.org", 1).await;
+        let marta = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
         let key = s.accounts.create_key(marta, &name("k"), None, &api_key(1), T0).await.unwrap();
         let day = T0.day();
         let usage =
@@ -121,7 +121,7 @@ async fn usage_is_counted_per_key_and_day() {
 #[tokio::test]
 async fn deleting_an_account_revokes_its_keys_and_erases_the_address() {
     for s in stores().await {
-        let marta = signed_up(&s.accounts, "marta@example.org", 1).await;
+        let marta = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
         let key = api_key(1);
         s.accounts.create_key(marta, &name("k"), None, &key, T0).await.unwrap();
         let github =
@@ -137,7 +137,7 @@ async fn deleting_an_account_revokes_its_keys_and_erases_the_address() {
         assert!(matches!(s.accounts.unlink_identity(marta, 1).await, Err(Error::AccountGone)));
 
         // The address and the GitHub identity are free: both now make a new, empty account.
-        let again = signed_up(&s.accounts, "marta@example.org", 2).await;
+        let again = signed_up(&s.accounts, "marta@example.org", 2, T0).await;
         assert_ne!(again, marta);
         assert!(s.accounts.keys(again, at(8)).await.unwrap().is_empty());
         let github = s.accounts.sign_in_with(&github, at(9)).await.unwrap();

@@ -12,8 +12,9 @@ mod sessions;
 mod signin;
 mod tls;
 
-use tapster_accounts::{AccountId, Accounts, Location, Token};
+use tapster_accounts::{Accounts, Location, Token};
 use tapster_domain::{ApiKey, Email, Timestamp};
+use tapster_test_support::accounts::{T0, signed_up};
 use tapster_test_support::postgres::TestSchema;
 use tempfile::TempDir;
 
@@ -72,15 +73,6 @@ fn api_key(seed: u8) -> ApiKey {
     })
 }
 
-const T0: Timestamp = Timestamp(1_795_000_000);
-
 fn at(seconds_after_t0: i64) -> Timestamp {
     Timestamp(T0.0 + seconds_after_t0)
-}
-
-/// An account made by spending a sign-in link for `address`.
-async fn signed_up(accounts: &Accounts, address: &str, seed: u8) -> AccountId {
-    let t = token(seed);
-    accounts.issue_email_token(&email(address), None, t.hash(), T0).await.unwrap();
-    accounts.spend_email_token(t.hash(), None, T0).await.unwrap().account
 }

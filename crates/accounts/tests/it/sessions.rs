@@ -8,7 +8,7 @@ use crate::{T0, at, signed_up, stores, token};
 #[tokio::test]
 async fn a_session_lives_while_used_and_ends_after_30_idle_days() {
     for s in stores().await {
-        let account = signed_up(&s.accounts, "marta@example.org", 1).await;
+        let account = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
         let id = token(50);
         let created = s.accounts.create_session(account, id.hash(), "Firefox\u{7}/128", T0).await.unwrap();
         assert_eq!(s.accounts.session(id.hash(), at(1)).await.unwrap(), Some(created));
@@ -35,7 +35,7 @@ async fn a_session_used_every_day_ends_90_days_after_it_began() {
     let day = 86_400;
     assert_eq!(SESSION_MAX_SECS, 90 * day);
     for s in stores().await {
-        let account = signed_up(&s.accounts, "marta@example.org", 1).await;
+        let account = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
         let id = token(55);
         let created = s.accounts.create_session(account, id.hash(), "ua", T0).await.unwrap();
         assert_eq!(created.lasts_secs(T0), SESSION_IDLE_SECS);
@@ -59,8 +59,8 @@ async fn a_session_used_every_day_ends_90_days_after_it_began() {
 #[tokio::test]
 async fn sessions_end_one_by_one_or_all_but_this_one() {
     for s in stores().await {
-        let account = signed_up(&s.accounts, "marta@example.org", 1).await;
-        let other = signed_up(&s.accounts, "other@example.org", 2).await;
+        let account = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
+        let other = signed_up(&s.accounts, "other@example.org", 2, T0).await;
         let here = s.accounts.create_session(account, token(60).hash(), "here", T0).await.unwrap();
         s.accounts.create_session(account, token(61).hash(), "phone", at(1)).await.unwrap();
         let laptop = s.accounts.create_session(account, token(62).hash(), "laptop", at(2)).await.unwrap();
@@ -86,7 +86,7 @@ async fn sessions_end_one_by_one_or_all_but_this_one() {
 #[tokio::test]
 async fn purging_forgets_idle_sessions_and_old_links() {
     for s in stores().await {
-        let account = signed_up(&s.accounts, "marta@example.org", 1).await;
+        let account = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
         s.accounts.create_session(account, token(70).hash(), "old", T0).await.unwrap();
         s.accounts.purge(at(SESSION_IDLE_SECS + 1)).await.unwrap();
         assert!(s.accounts.sessions(account, T0).await.unwrap().is_empty(), "the row itself is gone");

@@ -99,7 +99,7 @@ fn profile(provider: Provider, subject: &str, address: Option<&str>, verified: b
 #[tokio::test]
 async fn a_verified_address_links_to_the_account_that_holds_it() {
     for s in stores().await {
-        let marta = signed_up(&s.accounts, "marta@example.org", 20).await;
+        let marta = signed_up(&s.accounts, "marta@example.org", 20, T0).await;
         let github = profile(Provider::GitHub, "583231", Some("Marta@example.org"), true);
         let signed = s.accounts.sign_in_with(&github, T0).await.unwrap();
         assert_eq!(signed, SignIn { account: marta, created: false });
@@ -118,7 +118,7 @@ async fn a_verified_address_links_to_the_account_that_holds_it() {
 #[tokio::test]
 async fn an_unverified_address_never_links_and_leaves_the_account_unconfirmed() {
     for s in stores().await {
-        let marta = signed_up(&s.accounts, "marta@example.org", 21).await;
+        let marta = signed_up(&s.accounts, "marta@example.org", 21, T0).await;
         // Someone at Discord names Marta's address without having proved it.
         let stranger = profile(Provider::Discord, "80351110224678912", Some("marta@example.org"), false);
         let signed = s.accounts.sign_in_with(&stranger, T0).await.unwrap();
@@ -152,7 +152,7 @@ async fn an_account_confirms_an_address_by_mail() {
             s.accounts.spend_email_token(t.hash(), None, at(2)).await,
             Err(Error::TokenForAnotherAccount)
         ));
-        let marta = signed_up(&s.accounts, "marta@example.org", 33).await;
+        let marta = signed_up(&s.accounts, "marta@example.org", 33, T0).await;
         assert!(matches!(
             s.accounts.spend_email_token(t.hash(), Some(marta), at(2)).await,
             Err(Error::TokenForAnotherAccount)
@@ -167,7 +167,7 @@ async fn an_account_confirms_an_address_by_mail() {
         // An address another account confirmed first is refused, and the link stays unspent.
         let other = profile(Provider::GitHub, "7", Some("taken@example.org"), false);
         let other = s.accounts.sign_in_with(&other, at(3)).await.unwrap().account;
-        signed_up(&s.accounts, "taken@example.org", 31).await;
+        signed_up(&s.accounts, "taken@example.org", 31, T0).await;
         let t = token(32);
         s.accounts
             .issue_email_token(&email("taken@example.org"), Some(other), t.hash(), at(4))
@@ -211,7 +211,7 @@ async fn a_new_verified_identity_makes_a_confirmed_account_and_the_last_sign_in_
 #[tokio::test]
 async fn a_signed_in_owner_links_another_sign_in() {
     for s in stores().await {
-        let marta = signed_up(&s.accounts, "marta@example.org", 40).await;
+        let marta = signed_up(&s.accounts, "marta@example.org", 40, T0).await;
         let github = profile(Provider::GitHub, "583231", Some("marta@work.example"), true);
         s.accounts.link_identity(marta, &github, T0).await.unwrap();
         // Linking again is harmless; the account keeps its own address.
@@ -222,7 +222,7 @@ async fn a_signed_in_owner_links_another_sign_in() {
         assert_eq!(s.accounts.sign_in_with(&github, at(2)).await.unwrap().account, marta);
 
         // Someone else's sign-in is not theirs to link.
-        let dana = signed_up(&s.accounts, "dana@example.org", 41).await;
+        let dana = signed_up(&s.accounts, "dana@example.org", 41, T0).await;
         assert!(matches!(s.accounts.link_identity(dana, &github, at(3)).await, Err(Error::IdentityTaken)));
 
         // An unconfirmed account takes the address a provider vouches for.

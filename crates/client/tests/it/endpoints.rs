@@ -3,7 +3,7 @@
 
 use tapster_client::*;
 
-use crate::{client, download_export, recipe_tree, wiki_drinks};
+use crate::{assert_all, client, download_export, recipe_tree, wiki_drinks};
 
 #[tokio::test]
 async fn every_method_answers_in_its_type() {
@@ -17,7 +17,7 @@ async fn every_method_answers_in_its_type() {
     assert_eq!(&client.version("latest").await.unwrap().data.version, newest);
     let changes = ChangesQuery { record_type: Some(ChangeType::Items), ..Default::default() };
     let all_changes = client.changes_pages(newest, &changes).all().await.unwrap();
-    assert!(!all_changes.is_empty() && all_changes.iter().all(|c| c.kind == ChangeType::Items));
+    assert_all(&all_changes, "changes of items", |c| c.kind == ChangeType::Items);
     let undone = ChangesQuery { from: Some(newest.clone()), limit: Some(5), ..Default::default() };
     assert_eq!(client.changes(oldest, &undone).await.unwrap().data.len(), 5);
     let languages = client.languages(&de).await.unwrap();
@@ -27,7 +27,7 @@ async fn every_method_answers_in_its_type() {
     let drinks = ItemsQuery { kind: Some(ItemKind::Drink), limit: Some(100), ..Default::default() };
     let all = client.items_pages(&drinks).all().await.unwrap();
     assert_eq!(all.len() as u64, client.items(&drinks).await.unwrap().pagination.unwrap().total);
-    assert!(all.iter().all(|i| i.kind == ItemKind::Drink));
+    assert_all(&all, "drinks", |i| i.kind == ItemKind::Drink);
     let expand = ItemQuery { expand: vec![Expansion::Recipes, Expansion::Shops], ..Default::default() };
     let ale = client.item("pale-ale", &expand).await.unwrap().data;
     assert!(ale.recipes.is_some() && ale.shops.is_some() && ale.groups.is_none());
@@ -52,13 +52,15 @@ async fn every_method_answers_in_its_type() {
     assert!(!client.crafters(&de).await.unwrap().data.is_empty());
     let spring = CropsQuery { season: Some(Season::Spring), limit: Some(100), ..Default::default() };
     let crops = client.crops_pages(&spring).all().await.unwrap();
-    assert!(crops.iter().all(|c| c.seasons.contains(&Season::Spring)));
+    assert_all(&crops, "spring crops", |c| c.seasons.contains(&Season::Spring));
     assert_eq!(client.crop("barley", &de).await.unwrap().data.slug, "barley");
     let shops = client.shops(&de).await.unwrap().data;
     assert_eq!(client.shop(&shops[0].slug, &de).await.unwrap().data.summary.slug, shops[0].slug);
     assert!(!client.npcs(&de).await.unwrap().data.is_empty());
     let salt = FishQuery { water: Some(Water::SaltWater), limit: Some(100), ..Default::default() };
-    assert!(client.fish_pages(&salt).all().await.unwrap().iter().all(|f| f.water == Water::SaltWater));
+    assert_all(&client.fish_pages(&salt).all().await.unwrap(), "salt-water fish", |f| {
+        f.water == Water::SaltWater
+    });
     assert!(!client.fish(&FishQuery::default()).await.unwrap().data.is_empty());
 
     for kind in [
@@ -71,7 +73,7 @@ async fn every_method_answers_in_its_type() {
         DocumentType::Letter,
     ] {
         let all = client.documents_pages(&kind, &PageQuery::default()).unwrap().all().await.unwrap();
-        assert!(all.iter().all(|d| d.kind == kind), "{kind}");
+        assert_all(&all, &format!("{kind} documents"), |d| d.kind == kind);
         let first = &client.documents(&kind, &PageQuery::default()).await.unwrap().data[0];
         let detail = client.document(&kind, &first.key, &de).await.unwrap().data;
         assert_eq!(serde_json::to_value(&detail).unwrap()["key"], first.key.as_str(), "{kind}");

@@ -15,6 +15,7 @@ mod wiki_drinks;
 
 mod behaviour;
 mod endpoints;
+mod parameters;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -84,4 +85,14 @@ async fn key_with(limits: Limits) -> String {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     panic!("the server did not take the new key within 5 s");
+}
+
+/// Asserts that `list` holds something and that `holds` is true of every element, naming the first
+/// that fails: an `all` over an empty list is true, which would let a filter that finds nothing pass.
+#[track_caller]
+fn assert_all<T: std::fmt::Debug>(list: &[T], what: &str, holds: impl Fn(&T) -> bool) {
+    assert!(!list.is_empty(), "no {what} to check");
+    if let Some(broken) = list.iter().find(|element| !holds(element)) {
+        panic!("not every one of the {} {what} holds: {broken:?}", list.len());
+    }
 }

@@ -3,7 +3,6 @@
 //! gets a clear `4xx` page, never a `5xx`, and writes nothing.
 
 use tapster_accounts::{AccountId, Token};
-use tapster_domain::Timestamp;
 
 use crate::{ORIGIN, T0, site};
 
@@ -68,7 +67,7 @@ async fn forms_from_elsewhere_or_without_the_token_are_refused_and_change_nothin
 
     // Nothing was done: no mail beyond the sign-in's, one key besides the last, still signed in.
     assert_eq!(site.mails_within(2, std::time::Duration::from_millis(500)).await.len(), 1);
-    let keys = site.accounts.keys(AccountId(1), Timestamp(T0)).await.unwrap();
+    let keys = site.accounts.keys(AccountId(1), T0).await.unwrap();
     assert_eq!(keys.len(), 2);
     assert!(keys.iter().all(|k| k.revoked_at.is_none()), "{key}");
     assert_eq!(browser.get("/account").await.status, 200);

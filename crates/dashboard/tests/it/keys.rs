@@ -27,7 +27,7 @@ async fn a_key_is_shown_once_escaped_and_listed_by_its_prefix() {
     let key = created.new_key();
     let parsed = ApiKey::parse(&key).unwrap();
     let access = &site.accounts.snapshot().await.unwrap().keys[&hash_key(&parsed)];
-    assert_eq!(access.expires_at, Some(Timestamp(T0 + 90 * 86_400)));
+    assert_eq!(access.expires_at, Some(Timestamp(T0.0 + 90 * 86_400)));
 
     let listed = browser.get("/account").await;
     assert!(listed.contains(parsed.display_prefix()), "{}", listed.body);
@@ -44,7 +44,7 @@ async fn usage_shows_as_a_30_day_chart_and_todays_count() {
     browser.sign_in("marta@example.org", 1).await;
     let key = browser.create_key("wiki bot").await;
     let id = site.accounts.snapshot().await.unwrap().keys[&hash_key(&ApiKey::parse(&key).unwrap())].id;
-    let today = T0 / 86_400;
+    let today = T0.0 / 86_400;
     let usage =
         |day: i64, requests| Usage { key_id: id, day, requests, last_used: Timestamp(day * 86_400 + 60) };
     site.accounts.record_usage(vec![usage(today - 3, 1_500), usage(today, 250)]).await.unwrap();
@@ -116,7 +116,7 @@ async fn ten_active_keys_at_most_said_plainly() {
         .await;
     assert_eq!(refused.status, 409);
     assert!(refused.contains("the most it may hold. Revoke one to create another."), "{}", refused.body);
-    assert_eq!(site.accounts.keys(AccountId(1), Timestamp(T0)).await.unwrap().len(), 10);
+    assert_eq!(site.accounts.keys(AccountId(1), T0).await.unwrap().len(), 10);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -139,7 +139,7 @@ async fn bad_names_and_expiries_are_shown_beside_their_fields() {
         assert!(page.contains(message), "{message}: {}", page.body);
         assert!(page.contains(r#"aria-invalid="true""#));
     }
-    assert!(site.accounts.keys(AccountId(1), Timestamp(T0)).await.unwrap().is_empty(), "nothing was written");
+    assert!(site.accounts.keys(AccountId(1), T0).await.unwrap().is_empty(), "nothing was written");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -23,13 +23,13 @@ use tapster_dashboard::{
     Config, Dashboard, Environment, MailConfig, MailTransport, ProviderConfig, PublicUrl,
 };
 use tapster_domain::Timestamp;
+use tapster_test_support::accounts::T0;
 use tapster_test_support::{Flavour, Mail, MockProvider, SmtpSink};
 use tempfile::TempDir;
 
 /// Where the dashboard says it is; never contacted, only written into links and checked in `Origin`.
 const ORIGIN: &str = "http://dashboard.test";
 const HOST: &str = "dashboard.test";
-const T0: i64 = 1_795_000_000;
 
 /// A clock the test moves, and randomness from a counter (distinct, not secret).
 #[derive(Debug)]
@@ -106,7 +106,7 @@ async fn try_site_with(transport: Option<MailTransport>) -> Result<Site, tapster
         github: Some(provider(&github, "gh-client", "gh-secret")),
         discord: Some(provider(&discord, "dc-client", "dc-secret")),
     };
-    let env = Arc::new(TestEnv { now: AtomicI64::new(T0), counter: AtomicU64::new(1) });
+    let env = Arc::new(TestEnv { now: AtomicI64::new(T0.0), counter: AtomicU64::new(1) });
     let dashboard = Dashboard::new(config, accounts.clone(), Arc::clone(&env) as Arc<dyn Environment>)?;
     Ok(Site { dashboard, accounts, env, mail, github, discord, _dir: dir })
 }

@@ -244,6 +244,36 @@ fn walk(first: &str) -> Vec<Value> {
 /// A property a record of a table-driven case must have.
 type Holds = fn(&Value) -> bool;
 
+/// For each of `targets` and each of `langs`: the answer in that language is a `200` whose
+/// `meta.lang_fallback` pointers each come once and each resolve to the same value as in the English
+/// answer, which falls back nowhere. `fetch` asks one dataset's server. The pointers checked in all
+/// must be some, so that the check cannot pass by finding nothing to check.
+fn assert_fallbacks_are_english(fetch: fn(&str) -> Answer, targets: &[String], langs: &[&str]) {
+    let mut checked = 0;
+    for target in targets {
+        let in_lang = |lang: &str| {
+            let asked = format!("{target}{}lang={lang}", if target.contains('?') { '&' } else { '?' });
+            let answer = fetch(&asked);
+            assert_eq!(answer.status.as_u16(), 200, "{asked}: {:?}", answer.body);
+            (asked, answer.json())
+        };
+        let (_, english) = in_lang("en");
+        assert_eq!(english["meta"]["lang_fallback"], serde_json::json!([]), "{target}");
+        for lang in langs {
+            let (asked, body) = in_lang(lang);
+            let pointers = body["meta"]["lang_fallback"].as_array().unwrap_or_else(|| panic!("{asked}"));
+            let mut seen = std::collections::BTreeSet::new();
+            for p in pointers {
+                let p = p.as_str().unwrap_or_else(|| panic!("{asked}: a pointer that is not text"));
+                assert!(seen.insert(p), "{asked}: the pointer {p} came twice");
+                assert_eq!(pointer(&body, p), pointer(&english, p), "{asked} {p}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0, "no fallback pointer was checked in {targets:?} for {langs:?}");
+}
+
 /// Follows a JSON Pointer (RFC 6901) into `value`.
 fn pointer<'a>(value: &'a Value, pointer: &str) -> &'a Value {
     value.pointer(pointer).unwrap_or_else(|| panic!("{pointer} does not resolve in {value}"))

@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use crate::{bundled_get, data, get, pointer, walk};
+use crate::{assert_fallbacks_are_english, bundled_get, data, get, pointer, walk};
 
 /// The `copper` of a price object.
 fn copper(price: &Value) -> u64 {
@@ -314,23 +314,13 @@ fn bad_requests_for_a_price_are_refused() {
 
 #[test]
 fn fallback_pointers_resolve_to_the_english_text() {
-    let paths = [
+    let targets = [
         "/v1/items/pale-wort/price?ingredients=expensive",
         "/v1/items/pale-ale/price",
         "/v1/rankings/products",
         "/v1/items/pale-ale",
     ];
-    for path in paths {
-        let english = ok(get(&format!("{path}{}lang=en", sep(path))), path);
-        assert_eq!(english["meta"]["lang_fallback"], json!([]), "{path}");
-        for lang in ["de", "ja"] {
-            let body = ok(get(&format!("{path}{}lang={lang}", sep(path))), path);
-            for p in body["meta"]["lang_fallback"].as_array().unwrap() {
-                let p = p.as_str().unwrap();
-                assert_eq!(pointer(&body, p), pointer(&english, p), "{lang} {path} {p}");
-            }
-        }
-    }
+    assert_fallbacks_are_english(get, &targets.map(String::from), &["de", "ja"]);
     // German names pale malt but not water, dusk hops or the wort, and names the hops group.
     let de = ok(get("/v1/items/pale-wort/price?ingredients=expensive&lang=de"), "de");
     assert_eq!(de["data"]["breakdown"]["ingredients"][0]["item"]["name"], "Helles Malz");
@@ -344,10 +334,6 @@ fn fallback_pointers_resolve_to_the_english_text() {
             "/data/breakdown/ingredients/2/item/name",
         ])
     );
-}
-
-fn sep(path: &str) -> &'static str {
-    if path.contains('?') { "&" } else { "?" }
 }
 
 #[test]

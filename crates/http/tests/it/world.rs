@@ -6,16 +6,10 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::{Holds, bundled_get, data, get, pointer, walk};
+use crate::{Holds, assert_fallbacks_are_english, bundled_get, data, get, walk};
 
 fn ids(records: &[Value]) -> Vec<i64> {
     records.iter().map(|r| r["id"].as_i64().unwrap()).collect()
-}
-
-/// `path` with one more query parameter.
-fn with(path: &str, parameter: &str) -> String {
-    let separator = if path.contains('?') { '&' } else { '?' };
-    format!("{path}{separator}{parameter}")
 }
 
 fn barley() -> Value {
@@ -329,7 +323,7 @@ fn keys_are_checked_and_unknown_records_are_404() {
 
 #[test]
 fn fallback_pointers_resolve_to_the_english_text() {
-    let paths = [
+    let targets = [
         "/v1/crops?limit=100",
         "/v1/crops?limit=100&offset=50&sort=-days",
         "/v1/crops/barley",
@@ -338,24 +332,7 @@ fn fallback_pointers_resolve_to_the_english_text() {
         "/v1/npcs",
         "/v1/fish?limit=100",
     ];
-    for path in paths {
-        let english = bundled_get(&with(path, "lang=en")).json();
-        assert_eq!(english["meta"]["lang_fallback"], json!([]), "{path}");
-        for lang in ["th", "ca", "de", "ja"] {
-            let with_lang = with(path, &format!("lang={lang}"));
-            let body = bundled_get(&with_lang).json();
-            let pointers = body["meta"]["lang_fallback"].as_array().unwrap();
-            if lang == "th" {
-                assert!(!pointers.is_empty(), "{with_lang} falls back somewhere");
-            }
-            let unique: BTreeSet<&str> = pointers.iter().map(|p| p.as_str().unwrap()).collect();
-            assert_eq!(unique.len(), pointers.len(), "{with_lang}: a pointer came twice");
-            for p in pointers {
-                let p = p.as_str().unwrap();
-                assert_eq!(pointer(&body, p), pointer(&english, p), "{with_lang} {p}");
-            }
-        }
-    }
+    assert_fallbacks_are_english(bundled_get, &targets.map(String::from), &["th", "ca", "de", "ja"]);
 }
 
 #[test]

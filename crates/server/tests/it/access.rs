@@ -140,7 +140,7 @@ async fn owner_keys(data_dir: &Path) -> (String, String) {
     use tapster_accounts::KeyName;
     use tapster_domain::{ApiKey, Timestamp};
 
-    let (accounts, owner, now) = crate::signed_up(data_dir, "owner@example.org").await;
+    let (accounts, owner, now) = crate::signed_up_now(data_dir, "owner@example.org").await;
     let name = KeyName::parse("expiring").unwrap();
     let expired = ApiKey::generate(|| 11);
     accounts.create_key(owner, &name, Some(Timestamp(now.0 - 1)), &expired, now).await.unwrap();
@@ -283,7 +283,7 @@ fn the_key_endpoint_tells_a_key_its_name_expiry_limits_and_requests_today() {
     use tapster_domain::{ApiKey, Timestamp};
 
     let dir = TempDir::new().unwrap();
-    let (accounts, owner, now) = block(crate::signed_up(dir.path(), "whoami@example.org"));
+    let (accounts, owner, now) = block(crate::signed_up_now(dir.path(), "whoami@example.org"));
     let key = ApiKey::generate(|| 17);
     let expires = Timestamp(now.0 + 90 * 86_400);
     let name = KeyName::parse("price bot").unwrap();

@@ -6,9 +6,9 @@
 //! address and be refused keys until it is confirmed; a key named like a script shown as text.
 //! Each page is saved as a screenshot under `target/tmp/screenshots/`.
 //!
-//! Without Chromium and its driver the test says so and passes, so that `cargo test` works on any
-//! machine; `.ci/run` installs them and sets `TAPSTER_REQUIRE_BROWSER=1`, which makes their absence
-//! a failure.
+//! Without Chromium and its driver the test is skipped, and says so in `cargo test`'s output, so
+//! that `cargo test` works on any machine; `.ci/run` installs them and sets
+//! `TAPSTER_TEST_REQUIRE_SERVICES=1`, which makes their absence a failure, as for the other services.
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
@@ -31,19 +31,18 @@ fn screenshots() -> PathBuf {
     dir
 }
 
-/// Whether the browser is here; its absence fails the test only when CI asked for it.
-#[allow(clippy::print_stderr, reason = "a skipped test must say so where `cargo test` shows it")]
+/// Whether the browser is here; its absence fails the test where the services are required, as
+/// for every other service a test needs ([`tapster_test_support::services`]).
 fn browser_available() -> bool {
-    if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
-        return true;
+    let present = Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists();
+    if !present {
+        tapster_test_support::services::missing(
+            "Chromium and its driver",
+            &format!("{CHROMIUM} and {CHROMEDRIVER}"),
+            "not installed (apt-get install chromium chromium-driver; .ci/run installs them)",
+        );
     }
-    let required = std::env::var("TAPSTER_REQUIRE_BROWSER").is_ok_and(|v| v == "1");
-    assert!(!required, "TAPSTER_REQUIRE_BROWSER=1 but {CHROMIUM} or {CHROMEDRIVER} is missing");
-    eprintln!(
-        "\n*** SKIPPED: the dashboard's browser test needs {CHROMIUM} and {CHROMEDRIVER} \
-         (apt-get install chromium chromium-driver); .ci/run installs them ***\n"
-    );
-    false
+    present
 }
 
 /// `chromedriver` on a free port, stopped when dropped.

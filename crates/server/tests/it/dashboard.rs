@@ -4,7 +4,7 @@
 
 use tapster_accounts::Token;
 
-use crate::{block, get, get_with_key, mini, serve_with, signed_up};
+use crate::{block, get, get_with_key, mini, serve_with, signed_up_now};
 
 #[test]
 fn the_dashboard_is_served_beside_the_api_and_credentials_stay_apart() {
@@ -22,7 +22,7 @@ fn the_dashboard_is_served_beside_the_api_and_credentials_stay_apart() {
     // A session made the way the dashboard makes one, in the store the server uses.
     let session = Token::from_random([42; 32]);
     block(async {
-        let (accounts, account, now) = signed_up(data_dir.path(), "marta@example.org").await;
+        let (accounts, account, now) = signed_up_now(data_dir.path(), "marta@example.org").await;
         accounts.create_session(account, session.hash(), "test", now).await.unwrap();
     });
     let cookie = format!("tapster_session={}", session.expose());
@@ -87,7 +87,7 @@ fn the_reference_page_tries_the_api_as_a_signed_in_persons_key() {
     let (session, csrf, key) =
         (Token::from_random([42; 32]), Token::from_random([43; 32]), ApiKey::generate(|| 7));
     let id = block(async {
-        let (accounts, account, now) = signed_up(data_dir.path(), "marta@example.org").await;
+        let (accounts, account, now) = signed_up_now(data_dir.path(), "marta@example.org").await;
         accounts.create_session(account, session.hash(), "test", now).await.unwrap();
         let name = KeyName::parse("wiki bot").unwrap();
         accounts.create_key(account, &name, None, &key, now).await.unwrap().id

@@ -33,28 +33,23 @@ fn block<F: Future>(future: F) -> F::Output {
 
 /// The accounts store of `data_dir`, with an account signed up in it by a mailed link as the
 /// dashboard signs one up, now; returns the store, the account and that moment.
-async fn signed_up(
+async fn signed_up_now(
     data_dir: &Path,
     email: &str,
 ) -> (tapster_accounts::Accounts, tapster_accounts::AccountId, tapster_domain::Timestamp) {
-    signed_up_in(&tapster_accounts::Location::DataDir(data_dir.to_owned()), email).await
+    signed_up_now_in(&tapster_accounts::Location::DataDir(data_dir.to_owned()), email).await
 }
 
-/// [`signed_up`] in the accounts store at `location`.
-async fn signed_up_in(
+/// [`signed_up_now`] in the accounts store at `location`.
+async fn signed_up_now_in(
     location: &tapster_accounts::Location,
     email: &str,
 ) -> (tapster_accounts::Accounts, tapster_accounts::AccountId, tapster_domain::Timestamp) {
-    use tapster_accounts::{Accounts, Token};
-
-    let accounts = Accounts::open(location).await.unwrap();
+    let accounts = tapster_accounts::Accounts::open(location).await.unwrap();
     let now = tapster_domain::Timestamp(
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64,
     );
-    let link = Token::from_random([7; 32]);
-    let email = tapster_domain::Email::parse(email).unwrap();
-    accounts.issue_email_token(&email, None, link.hash(), now).await.unwrap();
-    let account = accounts.spend_email_token(link.hash(), None, now).await.unwrap().account;
+    let account = tapster_test_support::accounts::signed_up(&accounts, email, 7, now).await;
     (accounts, account, now)
 }
 

@@ -12,7 +12,7 @@ use tapster_test_support::proxy::Proxy;
 use tapster_test_support::redis::{RedisServer, TestRedis};
 
 use crate::cli::tapster;
-use crate::{Serving, block, get_with_key, serve_with, signed_up_in};
+use crate::{Serving, block, get_with_key, serve_with, signed_up_now_in};
 
 /// How soon every replica must enforce a change made anywhere.
 const EVERYWHERE_WITHIN: Duration = Duration::from_secs(1);
@@ -33,7 +33,7 @@ fn signed_in_with_key(schema: &TestSchema, email: &str, seed: u8) -> (String, i6
     let key = tapster_domain::ApiKey::generate(|| seed.wrapping_mul(7).wrapping_add(3));
     let id = block(async {
         let location = Location::Postgres(schema.url().to_owned());
-        let (accounts, account, now) = signed_up_in(&location, email).await;
+        let (accounts, account, now) = signed_up_now_in(&location, email).await;
         accounts.create_session(account, session.hash(), "test", now).await.unwrap();
         let name = tapster_accounts::KeyName::parse("made in the dashboard").unwrap();
         accounts.create_key(account, &name, None, &key, now).await.unwrap().id

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use tapster_domain::{Item, ItemId, ItemKind, RecordId};
 use tapster_i18n::Language;
 
-use super::{Page, Sort, Window, page, sort_by};
+use super::{Page, Sort, Window, chosen, page, sort_by};
 use crate::Catalog;
 
 /// What a list of items can be filtered by; every filter given must hold.
@@ -63,17 +63,7 @@ impl Catalog {
                 && filter.can_be_aged.is_none_or(|b| item.can_be_aged == b)
                 && sold.as_ref().is_none_or(|sold| sold.contains(&item.id))
         };
-        let mut records: Vec<&Item> = match filter.ids {
-            Some(ids) => {
-                let mut seen = BTreeSet::new();
-                ids.iter()
-                    .filter(|id| seen.insert(**id))
-                    .filter_map(|id| self.item_by_id(*id))
-                    .filter(passes)
-                    .collect()
-            }
-            None => self.data.items.iter().filter(passes).collect(),
-        };
+        let mut records = chosen(filter.ids, &self.data.items, |id| self.item_by_id(id), passes);
         if !sort.is_empty() {
             sort_by(
                 &mut records,

@@ -73,6 +73,24 @@ impl Vocabulary {
     }
 }
 
+/// The records a list starts from, before it is sorted: those `ids` names, each once and in the
+/// order first given (an id no record has is left out), or when `ids` is `None` every record of
+/// `all`; of either, only those that `passes`.
+pub(crate) fn chosen<'a, T>(
+    ids: Option<&[i64]>,
+    all: &'a [T],
+    by_id: impl Fn(i64) -> Option<&'a T>,
+    passes: impl Fn(&&'a T) -> bool,
+) -> Vec<&'a T> {
+    match ids {
+        Some(ids) => {
+            let mut seen = BTreeSet::new();
+            ids.iter().filter(|id| seen.insert(**id)).filter_map(|id| by_id(*id)).filter(passes).collect()
+        }
+        None => all.iter().filter(passes).collect(),
+    }
+}
+
 /// Sorts by each key in turn, then by id, so that the order is total and pages are stable.
 /// Keys for which `by_name` holds order by `name_rank` (see `Catalog::name_rank`), which is looked
 /// up once per record rather than once per comparison; `compare` decides the other keys.

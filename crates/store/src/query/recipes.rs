@@ -1,12 +1,10 @@
 //! Recipes, ingredient groups and crafting stations: the filters, sort orders and pages of recipe
 //! lists, and the relations their details show (what a recipe replaced, who uses a group, what a station makes).
 
-use std::collections::BTreeSet;
-
 use tapster_domain::{Input, ItemKind, ProgressionRecord, Recipe, RecordId, TextKey, Unlock};
 use tapster_i18n::Language;
 
-use super::{Page, Sort, Window, page, sort_by};
+use super::{Page, Sort, Window, chosen, page, sort_by};
 use crate::Catalog;
 
 /// What a list of recipes can be filtered by; every filter given must hold.
@@ -56,17 +54,7 @@ impl Catalog {
                     self.item_by_id(recipe.output.item).is_some_and(|item| item.kind == kind)
                 })
         };
-        let mut records: Vec<&Recipe> = match filter.ids {
-            Some(ids) => {
-                let mut seen = BTreeSet::new();
-                ids.iter()
-                    .filter(|id| seen.insert(**id))
-                    .filter_map(|id| self.recipe_by_id(*id))
-                    .filter(passes)
-                    .collect()
-            }
-            None => self.data.recipes.iter().filter(passes).collect(),
-        };
+        let mut records = chosen(filter.ids, &self.data.recipes, |id| self.recipe_by_id(id), passes);
         if !sort.is_empty() {
             sort_by(
                 &mut records,
