@@ -44,7 +44,7 @@ macro_rules! checked_string {
     };
 }
 
-/// Most characters a record key, slug or progression key may have (spec 2.4).
+/// Most characters a record key, slug or progression key may have (docs/api.md, "Parameters").
 pub const MAX_KEY_LEN: usize = 120;
 
 /// Numeric id of a record within its record type. Game extractions use signed ids (some internal
@@ -86,8 +86,9 @@ pub enum RecordKey {
 impl RecordKey {
     pub const PATTERN: &'static str = "^-?[A-Za-z0-9][A-Za-z0-9-]*$";
 
-    /// Parses a key by the rule of spec 2.4. A key that reads as an integer is an id; any other
-    /// well-formed key is a slug, matched as given (slugs are lower case, so `Honey-Ale` finds nothing).
+    /// Parses a key by the rule of docs/api.md ("Parameters": path keys). A key that reads as an
+    /// integer is an id; any other well-formed key is a slug, matched as given (slugs are lower case,
+    /// so `Honey-Ale` finds nothing).
     pub fn parse(value: &str) -> Result<Self> {
         check_len(value)?;
         let body = value.strip_prefix('-').unwrap_or(value);

@@ -451,7 +451,9 @@ fn the_rules_tell_breaking_lines_from_keeping_ones() {
         Some(vec!["a".to_owned(), "b".to_owned(), "c".to_owned(), "a".to_owned()])
     );
     assert!(cites_outside("/// A record by id or slug (spec 2.4).") && cites_outside("see ../shared/x.md"));
-    assert!(!cites_outside("let spec = 3;") && !cites_outside("respec 2 times") && !cites_outside("docs/api.md"));
+    assert!(
+        !cites_outside("let spec = 3;") && !cites_outside("respec 2 times") && !cites_outside("docs/api.md")
+    );
     assert!(todo_has_a_reason("// TODO(#15): move to Redis"));
     assert!(todo_has_a_reason("// TODO: the limiter needs a clock"));
     assert!(!todo_has_a_reason("// TODO fix"));
