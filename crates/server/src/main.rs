@@ -29,6 +29,8 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 #[derive(Debug, Parser)]
 #[command(name = "tapster", version, about = "Serves a tavern game's data as a read-only HTTP/JSON API")]
 struct Cli {
+    #[command(flatten)]
+    data: DataDir,
     #[command(subcommand)]
     command: Command,
 }
@@ -50,8 +52,6 @@ enum Command {
         /// a load balancer's health checks) instead of beside the API, which then answers it 404.
         #[arg(long, env = "TAPSTER_METRICS_ADDR", value_name = "ADDR")]
         metrics_addr: Option<SocketAddr>,
-        #[command(flatten)]
-        data: DataDir,
         /// Dataset imported when the data dir holds no game data yet (a version folder, or a folder
         /// of them) instead of the bundled one, which the binary carries.
         #[arg(long, env = "TAPSTER_FIXTURES", value_name = "DIR")]
@@ -73,8 +73,6 @@ enum Command {
     Import {
         /// The dataset to import.
         dir: PathBuf,
-        #[command(flatten)]
-        data: DataDir,
     },
     /// Publish game versions (a version folder, or a folder of them) once for every replica on
     /// --accounts-url: imported and checked as `import` does, stored as the next generation, and
@@ -91,30 +89,21 @@ enum Command {
         /// deleted (never the current one).
         #[arg(long, env = "TAPSTER_KEEP", value_name = "COUNT", default_value_t = KEPT_GENERATIONS, value_parser = at_least_one)]
         keep: usize,
-        #[command(flatten)]
-        data: DataDir,
     },
     /// List the generations of game data published for every replica on --accounts-url: number,
     /// whether current, when, by whom, size, SHA-256 and versions.
-    Published {
-        #[command(flatten)]
-        data: DataDir,
-    },
+    Published,
     /// Write the bulk exports (one gzip-compressed NDJSON file per game version and language, as
     /// `/v1/exports` serves them) and their SHA256SUMS into a directory, for mirroring.
     Export {
         /// The directory to write them into; files of the same names are replaced, others left alone.
         dest: PathBuf,
-        #[command(flatten)]
-        data: DataDir,
     },
     /// Copy the accounts and game databases into a new directory, consistently, even while `serve`
     /// runs; restore by copying them into an empty data dir.
     Backup {
         /// The directory to write `accounts.sqlite` and `game.sqlite` into; existing files are never overwritten.
         dest: PathBuf,
-        #[command(flatten)]
-        data: DataDir,
     },
     /// Create, list, revoke and suspend API keys.
     #[command(subcommand)]
@@ -509,6 +498,8 @@ fn address_block(value: &str) -> Result<AddressBlock, String> {
     AddressBlock::parse(value).map_err(|e| format!("`{value}` is not an address or CIDR block: {e}"))
 }
 
+/// Where the databases are: defined once, on the whole command line, and global, so that every
+/// subcommand takes (and documents) them after its name as well as before it.
 #[derive(Debug, clap::Args)]
 struct DataDir {
     /// Where Tapster keeps its databases.
@@ -564,32 +555,22 @@ enum KeysCommand {
         burst: u32,
         #[arg(long, env = "TAPSTER_PER_DAY", default_value_t = Limits::DEFAULT.per_day)]
         per_day: u32,
-        #[command(flatten)]
-        data: DataDir,
     },
     /// List keys by their public prefix; never shows a whole key.
     List {
         #[arg(long, env = "TAPSTER_ACCOUNT")]
         account: Option<String>,
-        #[command(flatten)]
-        data: DataDir,
     },
     /// Revoke a key for good (named by id, public prefix or the whole key).
     Revoke {
         key_or_id: String,
-        #[command(flatten)]
-        data: DataDir,
     },
     /// Suspend a key: answered with 403 until unsuspended.
     Suspend {
         key_or_id: String,
-        #[command(flatten)]
-        data: DataDir,
     },
     Unsuspend {
         key_or_id: String,
-        #[command(flatten)]
-        data: DataDir,
     },
 }
 
@@ -601,13 +582,9 @@ enum AccountsCommand {
         /// Why, in words the account holder reads on their dashboard.
         #[arg(long)]
         reason: Option<String>,
-        #[command(flatten)]
-        data: DataDir,
     },
     Unsuspend {
         email: String,
-        #[command(flatten)]
-        data: DataDir,
     },
 }
 
@@ -616,19 +593,16 @@ enum AddressesCommand {
     /// Block an IP address or CIDR range.
     Block {
         address: String,
-        #[command(flatten)]
-        data: DataDir,
     },
     Unblock {
         address: String,
-        #[command(flatten)]
-        data: DataDir,
     },
 }
 
 fn main() -> anyhow::Result<()> {
-    match Cli::parse().command {
-        Command::Serve { addr, metrics_addr, data, fixtures, cache_mib, replicas, edge, dashboard, log } => {
+    let Cli { data, command } = Cli::parse();
+    match command {
+        Command::Serve { addr, metrics_addr, fixtures, cache_mib, replicas, edge, dashboard, log } => {
             tracing::subscriber::set_global_default(log_subscriber(log.format, log.level, std::io::stderr))
                 .context("setting up the log")?;
             let sharing = Sharing { accounts: data.accounts()?, limits: replicas.limits()? };
@@ -637,8 +611,8 @@ fn main() -> anyhow::Result<()> {
             let fixtures = fixtures.as_deref();
             serve(addrs, &data.path, &sharing, fixtures, cache_mib, edge.config(https)?, dashboard.options())
         }
-        Command::Import { dir, data } => import(&dir, &data.path),
-        Command::Publish { dir, activate, keep, data } => admin(async {
+        Command::Import { dir } => import(&dir, &data.path),
+        Command::Publish { dir, activate, keep } => admin(async {
             shared(&data)?;
             let admin = data.admin().await?;
             let generation = match (dir, activate) {
@@ -658,18 +632,18 @@ fn main() -> anyhow::Result<()> {
             );
             Ok(())
         }),
-        Command::Published { data } => admin(async {
+        Command::Published => admin(async {
             shared(&data)?;
             print!("{}", tapster_server::format_generations(&data.admin().await?.generations().await?));
             Ok(())
         }),
-        Command::Export { dest, data } => {
+        Command::Export { dest } => {
             for file in tapster_server::export(&data.path, &dest)? {
                 println!("wrote {}", file.display());
             }
             Ok(())
         }
-        Command::Backup { dest, data } => {
+        Command::Backup { dest } => {
             admin(async {
                 let written =
                     data.admin().await?.backup(&data.path, &dest).await.with_context(|| {
@@ -687,23 +661,23 @@ fn main() -> anyhow::Result<()> {
                 Ok(())
             })
         }
-        Command::Keys(command) => admin(keys(command)),
-        Command::Accounts(AccountsCommand::Suspend { email, reason, data }) => admin(async {
+        Command::Keys(command) => admin(keys(command, &data)),
+        Command::Accounts(AccountsCommand::Suspend { email, reason }) => admin(async {
             data.admin().await?.suspend_account(&email, true, reason.as_deref()).await?;
             println!("account {email} is suspended");
             Ok(())
         }),
-        Command::Accounts(AccountsCommand::Unsuspend { email, data }) => admin(async {
+        Command::Accounts(AccountsCommand::Unsuspend { email }) => admin(async {
             data.admin().await?.suspend_account(&email, false, None).await?;
             println!("account {email} is no longer suspended");
             Ok(())
         }),
-        Command::Addresses(AddressesCommand::Block { address, data }) => admin(async {
+        Command::Addresses(AddressesCommand::Block { address }) => admin(async {
             let (block, changed) = data.admin().await?.block(&address, true).await?;
             println!("{block} {}", if changed { "is blocked" } else { "was already blocked" });
             Ok(())
         }),
-        Command::Addresses(AddressesCommand::Unblock { address, data }) => admin(async {
+        Command::Addresses(AddressesCommand::Unblock { address }) => admin(async {
             let (block, changed) = data.admin().await?.block(&address, false).await?;
             println!("{block} {}", if changed { "is no longer blocked" } else { "was not blocked" });
             Ok(())
@@ -746,9 +720,9 @@ fn admin(command: impl Future<Output = anyhow::Result<()>>) -> anyhow::Result<()
         .block_on(command)
 }
 
-async fn keys(command: KeysCommand) -> anyhow::Result<()> {
-    let (key_or_id, data, action) = match command {
-        KeysCommand::Create { account, name, per_minute, burst, per_day, data } => {
+async fn keys(command: KeysCommand, data: &DataDir) -> anyhow::Result<()> {
+    let (key_or_id, action) = match command {
+        KeysCommand::Create { account, name, per_minute, burst, per_day } => {
             let limits =
                 Limits::new(per_minute, burst, per_day).map_err(|e| anyhow::anyhow!("limits {e}"))?;
             let created = data.admin().await?.create_key(&account, &name, limits).await?;
@@ -761,13 +735,13 @@ async fn keys(command: KeysCommand) -> anyhow::Result<()> {
             println!("{}", created.key.expose());
             return Ok(());
         }
-        KeysCommand::List { account, data } => {
+        KeysCommand::List { account } => {
             print!("{}", format_keys(&data.admin().await?.list_keys(account.as_deref()).await?));
             return Ok(());
         }
-        KeysCommand::Revoke { key_or_id, data } => (key_or_id, data, KeyAction::Revoke),
-        KeysCommand::Suspend { key_or_id, data } => (key_or_id, data, KeyAction::Suspend),
-        KeysCommand::Unsuspend { key_or_id, data } => (key_or_id, data, KeyAction::Unsuspend),
+        KeysCommand::Revoke { key_or_id } => (key_or_id, KeyAction::Revoke),
+        KeysCommand::Suspend { key_or_id } => (key_or_id, KeyAction::Suspend),
+        KeysCommand::Unsuspend { key_or_id } => (key_or_id, KeyAction::Unsuspend),
     };
     let key = data.admin().await?.change_key(&key_or_id, action).await?;
     print!("{}", format_keys(&[key]));
