@@ -15,7 +15,7 @@ use tapster_domain::{AddressBlock, Limits};
 use tapster_edge::{ClientIpHeader, ServeConfig, StrictTransport, TlsConfig, TlsError, TrustedProxies};
 use tapster_server::{
     Admin, DEFAULT_MAIL_FROM, DashboardOptions, LOCAL_ACCOUNT, Layout, LogFormat, LogLevel, RedisLimits,
-    RedisServers, RedisTls, Sharing, format_keys, log_subscriber, open_service,
+    RedisServers, RedisTls, Service, ServiceBuilder, Sharing, format_keys, log_subscriber,
 };
 
 /// jemalloc rather than the system allocator: when new game data replaces the old, glibc keeps the
@@ -48,6 +48,11 @@ enum Command {
         /// Address to listen on.
         #[arg(long, env = "TAPSTER_ADDR", default_value = "127.0.0.1:8080")]
         addr: SocketAddr,
+        /// The address clients and browsers reach this server at (links in mails, OAuth redirect
+        /// URIs, the origin forms must come from, the OpenAPI document's server, the changelog
+        /// feed's links); by default http:// (https:// with --tls-cert) and --addr.
+        #[arg(long, env = "TAPSTER_PUBLIC_URL", value_name = "URL", value_parser = public_url)]
+        public_url: Option<PublicUrl>,
         /// Serve `/metrics` on this address (plain HTTP, for the operators' scraper, with `/healthz` for
         /// a load balancer's health checks) instead of beside the API, which then answers it 404.
         #[arg(long, env = "TAPSTER_METRICS_ADDR", value_name = "ADDR")]
@@ -333,14 +338,10 @@ impl ReplicaArgs {
     }
 }
 
-/// The dashboard: where browsers reach it, how its mail leaves, and the sign-in providers (each
-/// enabled when both its client id and secret are set).
+/// The dashboard: how its mail leaves, and the sign-in providers (each enabled when both its client
+/// id and secret are set).
 #[derive(Debug, clap::Args)]
 struct DashboardArgs {
-    /// The address browsers reach this server at (links in mails, OAuth redirect URIs, the origin
-    /// forms must come from); by default http:// (https:// with --tls-cert) and --addr.
-    #[arg(long, env = "TAPSTER_PUBLIC_URL", value_name = "URL", value_parser = public_url)]
-    public_url: Option<PublicUrl>,
     /// Send mail through this SMTP server: smtps://user:pass@host (TLS), smtp://user:pass@host?tls=required
     /// (STARTTLS) or, to this machine only, smtp://localhost:port (plain). Without it, each mail is
     /// written to the data dir's `outbox/` and its link is logged.
@@ -405,7 +406,6 @@ impl DashboardArgs {
             Some(ProviderConfig { client_id: id?, client_secret: secret?, authorize_url, token_url, api_url })
         };
         DashboardOptions {
-            public_url: self.public_url,
             smtp_url: self.smtp_url,
             mail_from: Some(self.mail_from),
             github: provider(
@@ -602,14 +602,28 @@ enum AddressesCommand {
 fn main() -> anyhow::Result<()> {
     let Cli { data, command } = Cli::parse();
     match command {
-        Command::Serve { addr, metrics_addr, fixtures, cache_mib, replicas, edge, dashboard, log } => {
+        Command::Serve {
+            addr,
+            public_url,
+            metrics_addr,
+            fixtures,
+            cache_mib,
+            replicas,
+            edge,
+            dashboard,
+            log,
+        } => {
             tracing::subscriber::set_global_default(log_subscriber(log.format, log.level, std::io::stderr))
                 .context("setting up the log")?;
             let sharing = Sharing { accounts: data.accounts()?, limits: replicas.limits()? };
-            let addrs = Addresses { api: addr, metrics: metrics_addr };
-            let https = dashboard.public_url.as_ref().is_some_and(PublicUrl::https);
-            let fixtures = fixtures.as_deref();
-            serve(addrs, &data.path, &sharing, fixtures, cache_mib, edge.config(https)?, dashboard.options())
+            let config = edge.config(public_url.as_ref().is_some_and(PublicUrl::https))?;
+            let service = Service::builder(&data.path, &sharing)
+                .fixtures(fixtures.as_deref())
+                .cache_budget(cache_mib.saturating_mul(1024 * 1024))
+                .public_url(public_url)
+                .dashboard(dashboard.options())
+                .metrics_apart(metrics_addr);
+            serve(addr, service, config)
         }
         Command::Import { dir } => import(&dir, &data.path),
         Command::Publish { dir, activate, keep } => admin(async {
@@ -760,29 +774,15 @@ fn import(dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Where `serve` listens: the API (with the dashboard), and `/metrics` when it is served apart.
-struct Addresses {
-    api: SocketAddr,
-    metrics: Option<SocketAddr>,
-}
-
-fn serve(
-    addrs: Addresses,
-    data_dir: &Path,
-    sharing: &Sharing,
-    fixtures: Option<&Path>,
-    cache_mib: usize,
-    config: ServeConfig,
-    dashboard: DashboardOptions,
-) -> anyhow::Result<()> {
+/// Serves on `addr` what `service` opens until SIGINT or SIGTERM, on a runtime that suits its layout.
+fn serve(addr: SocketAddr, service: ServiceBuilder, config: ServeConfig) -> anyhow::Result<()> {
     // Background threads give freed memory back to the system a few seconds after it is freed, even
     // when the server is idle; without them jemalloc only purges while allocating.
     tikv_jemalloc_ctl::background_thread::write(true)
         .map_err(|e| anyhow::anyhow!("starting the allocator's background threads: {e}"))?;
-    let scheme = if config.tls.is_some() { "https" } else { "http" };
     // With one thread per core, each has a one-thread runtime: this one opens the service, then
     // serves as the first of them beside the upkeep.
-    let runtime = match Layout::for_sharing(sharing) {
+    let runtime = match service.layout() {
         Layout::PerCore(_) => tokio::runtime::Builder::new_current_thread(),
         Layout::Runtime => tokio::runtime::Builder::new_multi_thread(),
     }
@@ -790,24 +790,13 @@ fn serve(
     .build()
     .context("starting the runtime")?;
     runtime.block_on(async {
-        let mut service = open_service(data_dir, sharing, fixtures).await?;
-        service.cache_budget = cache_mib.saturating_mul(1024 * 1024);
-        let addr = addrs.api;
+        let service = service.open().await?;
         let listener =
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
         let bound = listener.local_addr().context("reading the bound address")?;
-        if let Some(metrics) = addrs.metrics {
-            let listener = tokio::net::TcpListener::bind(metrics)
-                .await
-                .with_context(|| format!("listening for metrics on {metrics}"))?;
-            let bound = listener.local_addr().context("reading the bound metrics address")?;
-            tracing::info!("metrics are served apart, at http://{bound}/metrics");
-            service.metrics_listener = Some(listener);
-        }
-        service.public_url = dashboard.public_url.as_ref().map(|url| url.origin().to_owned());
-        let public_url = dashboard.public_url(bound, config.tls.is_some())?;
         // The console, not the log: the one time a key is shown whole, it must not reach log storage.
-        if let Some(created) = &service.first_key {
+        if let Some(created) = service.first_key() {
+            let public_url = service.public_url(bound, config.tls.is_some())?;
             let (key, origin) = (created.key.expose(), public_url.origin());
             eprintln!(
                 "created the account {LOCAL_ACCOUNT} with this API key; it is shown only now:\n\n    {key}\n\n\
@@ -815,12 +804,6 @@ fn serve(
                  To make keys of your own, open {origin}/ in a browser and sign in.\n"
             );
         }
-        service.dashboard = DashboardOptions { public_url: Some(public_url), ..dashboard };
-        tracing::info!(
-            "tapster serves {} game versions (latest {}) on {scheme}://{bound}",
-            service.store.versions().len(),
-            service.store.latest().info.name,
-        );
         service.run(listener, config, shutdown_signal()).await
     })?;
     tracing::info!("tapster stopped");
