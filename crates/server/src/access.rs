@@ -18,7 +18,7 @@ use tapster_http::{
 };
 
 use crate::failures::failures;
-use crate::limiter::{Checked, Decision, Limiter, Remaining, Status};
+use crate::limits::{Checked, Decision, Limiter, Remaining, Status};
 
 /// How often the accounts database is checked for changes.
 pub(crate) const RELOAD_EVERY: Duration = Duration::from_millis(250);

@@ -1,4 +1,5 @@
-//! The tapster server: key checks and rate limits (`access`, `limiter`, and `failures`, the limit on
+//! The tapster server: key checks and rate limits (`access`; `limits`, the rules every limiter
+//! decides by, below `limiter` in memory and `shared` in Redis; and `failures`, the limit on
 //! failed authentications per address), where the logs go (`logging`), the administrative commands
 //! on accounts, keys and addresses (`admin`), the dashboard's settings, clock and randomness
 //! (`dashboard`), and the wiring of store, gate, dashboard and HTTP interface into a running service
@@ -16,6 +17,7 @@ mod dashboard;
 mod failures;
 mod game_data;
 mod limiter;
+mod limits;
 mod logging;
 mod published;
 mod reload;
@@ -26,8 +28,9 @@ pub use access::{Access, Clock};
 pub use admin::{Admin, LOCAL_ACCOUNT, NewKey, format_keys};
 pub use dashboard::{DEFAULT_MAIL_FROM, DashboardOptions};
 pub use game_data::{export, import_with_exports};
-pub use limiter::{Checked, Decision, InProcess, Limiter, Remaining, Status};
+pub use limiter::InProcess;
+pub use limits::{Checked, Decision, Limiter, Remaining, Status};
 pub use logging::{LogFormat, LogLevel, log_subscriber};
 pub use published::{format_generations, hex, megabytes, publish};
-pub use run::{Layout, Service, Sharing, open_service, open_service_with_clock};
+pub use run::{Layout, Service, ServiceBuilder, Sharing, open_service, open_service_with_clock};
 pub use shared::{DEFAULT_TIMEOUT as DEFAULT_REDIS_TIMEOUT, RedisLimits, RedisServers, RedisTls, Shared};

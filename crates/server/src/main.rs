@@ -15,7 +15,7 @@ use tapster_domain::{AddressBlock, Limits};
 use tapster_edge::{ClientIpHeader, ServeConfig, StrictTransport, TlsConfig, TlsError, TrustedProxies};
 use tapster_server::{
     Admin, DEFAULT_MAIL_FROM, DashboardOptions, LOCAL_ACCOUNT, Layout, LogFormat, LogLevel, RedisLimits,
-    RedisServers, RedisTls, Sharing, format_keys, log_subscriber, open_service,
+    RedisServers, RedisTls, Service, ServiceBuilder, Sharing, format_keys, log_subscriber,
 };
 
 /// jemalloc rather than the system allocator: when new game data replaces the old, glibc keeps the
@@ -29,6 +29,8 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 #[derive(Debug, Parser)]
 #[command(name = "tapster", version, about = "Serves a tavern game's data as a read-only HTTP/JSON API")]
 struct Cli {
+    #[command(flatten)]
+    data: DataDir,
     #[command(subcommand)]
     command: Command,
 }
@@ -46,12 +48,15 @@ enum Command {
         /// Address to listen on.
         #[arg(long, env = "TAPSTER_ADDR", default_value = "127.0.0.1:8080")]
         addr: SocketAddr,
+        /// The address clients and browsers reach this server at (links in mails, OAuth redirect
+        /// URIs, the origin forms must come from, the OpenAPI document's server, the changelog
+        /// feed's links); by default http:// (https:// with --tls-cert) and --addr.
+        #[arg(long, env = "TAPSTER_PUBLIC_URL", value_name = "URL", value_parser = public_url)]
+        public_url: Option<PublicUrl>,
         /// Serve `/metrics` on this address (plain HTTP, for the operators' scraper, with `/healthz` for
         /// a load balancer's health checks) instead of beside the API, which then answers it 404.
         #[arg(long, env = "TAPSTER_METRICS_ADDR", value_name = "ADDR")]
         metrics_addr: Option<SocketAddr>,
-        #[command(flatten)]
-        data: DataDir,
         /// Dataset imported when the data dir holds no game data yet (a version folder, or a folder
         /// of them) instead of the bundled one, which the binary carries.
         #[arg(long, env = "TAPSTER_FIXTURES", value_name = "DIR")]
@@ -73,8 +78,6 @@ enum Command {
     Import {
         /// The dataset to import.
         dir: PathBuf,
-        #[command(flatten)]
-        data: DataDir,
     },
     /// Publish game versions (a version folder, or a folder of them) once for every replica on
     /// --accounts-url: imported and checked as `import` does, stored as the next generation, and
@@ -91,30 +94,21 @@ enum Command {
         /// deleted (never the current one).
         #[arg(long, env = "TAPSTER_KEEP", value_name = "COUNT", default_value_t = KEPT_GENERATIONS, value_parser = at_least_one)]
         keep: usize,
-        #[command(flatten)]
-        data: DataDir,
     },
     /// List the generations of game data published for every replica on --accounts-url: number,
     /// whether current, when, by whom, size, SHA-256 and versions.
-    Published {
-        #[command(flatten)]
-        data: DataDir,
-    },
+    Published,
     /// Write the bulk exports (one gzip-compressed NDJSON file per game version and language, as
     /// `/v1/exports` serves them) and their SHA256SUMS into a directory, for mirroring.
     Export {
         /// The directory to write them into; files of the same names are replaced, others left alone.
         dest: PathBuf,
-        #[command(flatten)]
-        data: DataDir,
     },
     /// Copy the accounts and game databases into a new directory, consistently, even while `serve`
     /// runs; restore by copying them into an empty data dir.
     Backup {
         /// The directory to write `accounts.sqlite` and `game.sqlite` into; existing files are never overwritten.
         dest: PathBuf,
-        #[command(flatten)]
-        data: DataDir,
     },
     /// Create, list, revoke and suspend API keys.
     #[command(subcommand)]
@@ -344,14 +338,10 @@ impl ReplicaArgs {
     }
 }
 
-/// The dashboard: where browsers reach it, how its mail leaves, and the sign-in providers (each
-/// enabled when both its client id and secret are set).
+/// The dashboard: how its mail leaves, and the sign-in providers (each enabled when both its client
+/// id and secret are set).
 #[derive(Debug, clap::Args)]
 struct DashboardArgs {
-    /// The address browsers reach this server at (links in mails, OAuth redirect URIs, the origin
-    /// forms must come from); by default http:// (https:// with --tls-cert) and --addr.
-    #[arg(long, env = "TAPSTER_PUBLIC_URL", value_name = "URL", value_parser = public_url)]
-    public_url: Option<PublicUrl>,
     /// Send mail through this SMTP server: smtps://user:pass@host (TLS), smtp://user:pass@host?tls=required
     /// (STARTTLS) or, to this machine only, smtp://localhost:port (plain). Without it, each mail is
     /// written to the data dir's `outbox/` and its link is logged.
@@ -416,7 +406,6 @@ impl DashboardArgs {
             Some(ProviderConfig { client_id: id?, client_secret: secret?, authorize_url, token_url, api_url })
         };
         DashboardOptions {
-            public_url: self.public_url,
             smtp_url: self.smtp_url,
             mail_from: Some(self.mail_from),
             github: provider(
@@ -509,6 +498,8 @@ fn address_block(value: &str) -> Result<AddressBlock, String> {
     AddressBlock::parse(value).map_err(|e| format!("`{value}` is not an address or CIDR block: {e}"))
 }
 
+/// Where the databases are: defined once, on the whole command line, and global, so that every
+/// subcommand takes (and documents) them after its name as well as before it.
 #[derive(Debug, clap::Args)]
 struct DataDir {
     /// Where Tapster keeps its databases.
@@ -564,32 +555,22 @@ enum KeysCommand {
         burst: u32,
         #[arg(long, env = "TAPSTER_PER_DAY", default_value_t = Limits::DEFAULT.per_day)]
         per_day: u32,
-        #[command(flatten)]
-        data: DataDir,
     },
     /// List keys by their public prefix; never shows a whole key.
     List {
         #[arg(long, env = "TAPSTER_ACCOUNT")]
         account: Option<String>,
-        #[command(flatten)]
-        data: DataDir,
     },
     /// Revoke a key for good (named by id, public prefix or the whole key).
     Revoke {
         key_or_id: String,
-        #[command(flatten)]
-        data: DataDir,
     },
     /// Suspend a key: answered with 403 until unsuspended.
     Suspend {
         key_or_id: String,
-        #[command(flatten)]
-        data: DataDir,
     },
     Unsuspend {
         key_or_id: String,
-        #[command(flatten)]
-        data: DataDir,
     },
 }
 
@@ -601,13 +582,9 @@ enum AccountsCommand {
         /// Why, in words the account holder reads on their dashboard.
         #[arg(long)]
         reason: Option<String>,
-        #[command(flatten)]
-        data: DataDir,
     },
     Unsuspend {
         email: String,
-        #[command(flatten)]
-        data: DataDir,
     },
 }
 
@@ -616,29 +593,40 @@ enum AddressesCommand {
     /// Block an IP address or CIDR range.
     Block {
         address: String,
-        #[command(flatten)]
-        data: DataDir,
     },
     Unblock {
         address: String,
-        #[command(flatten)]
-        data: DataDir,
     },
 }
 
 fn main() -> anyhow::Result<()> {
-    match Cli::parse().command {
-        Command::Serve { addr, metrics_addr, data, fixtures, cache_mib, replicas, edge, dashboard, log } => {
+    let Cli { data, command } = Cli::parse();
+    match command {
+        Command::Serve {
+            addr,
+            public_url,
+            metrics_addr,
+            fixtures,
+            cache_mib,
+            replicas,
+            edge,
+            dashboard,
+            log,
+        } => {
             tracing::subscriber::set_global_default(log_subscriber(log.format, log.level, std::io::stderr))
                 .context("setting up the log")?;
             let sharing = Sharing { accounts: data.accounts()?, limits: replicas.limits()? };
-            let addrs = Addresses { api: addr, metrics: metrics_addr };
-            let https = dashboard.public_url.as_ref().is_some_and(PublicUrl::https);
-            let fixtures = fixtures.as_deref();
-            serve(addrs, &data.path, &sharing, fixtures, cache_mib, edge.config(https)?, dashboard.options())
+            let config = edge.config(public_url.as_ref().is_some_and(PublicUrl::https))?;
+            let service = Service::builder(&data.path, &sharing)
+                .fixtures(fixtures.as_deref())
+                .cache_budget(cache_mib.saturating_mul(1024 * 1024))
+                .public_url(public_url)
+                .dashboard(dashboard.options())
+                .metrics_apart(metrics_addr);
+            serve(addr, service, config)
         }
-        Command::Import { dir, data } => import(&dir, &data.path),
-        Command::Publish { dir, activate, keep, data } => admin(async {
+        Command::Import { dir } => import(&dir, &data.path),
+        Command::Publish { dir, activate, keep } => admin(async {
             shared(&data)?;
             let admin = data.admin().await?;
             let generation = match (dir, activate) {
@@ -658,18 +646,18 @@ fn main() -> anyhow::Result<()> {
             );
             Ok(())
         }),
-        Command::Published { data } => admin(async {
+        Command::Published => admin(async {
             shared(&data)?;
             print!("{}", tapster_server::format_generations(&data.admin().await?.generations().await?));
             Ok(())
         }),
-        Command::Export { dest, data } => {
+        Command::Export { dest } => {
             for file in tapster_server::export(&data.path, &dest)? {
                 println!("wrote {}", file.display());
             }
             Ok(())
         }
-        Command::Backup { dest, data } => {
+        Command::Backup { dest } => {
             admin(async {
                 let written =
                     data.admin().await?.backup(&data.path, &dest).await.with_context(|| {
@@ -687,23 +675,23 @@ fn main() -> anyhow::Result<()> {
                 Ok(())
             })
         }
-        Command::Keys(command) => admin(keys(command)),
-        Command::Accounts(AccountsCommand::Suspend { email, reason, data }) => admin(async {
+        Command::Keys(command) => admin(keys(command, &data)),
+        Command::Accounts(AccountsCommand::Suspend { email, reason }) => admin(async {
             data.admin().await?.suspend_account(&email, true, reason.as_deref()).await?;
             println!("account {email} is suspended");
             Ok(())
         }),
-        Command::Accounts(AccountsCommand::Unsuspend { email, data }) => admin(async {
+        Command::Accounts(AccountsCommand::Unsuspend { email }) => admin(async {
             data.admin().await?.suspend_account(&email, false, None).await?;
             println!("account {email} is no longer suspended");
             Ok(())
         }),
-        Command::Addresses(AddressesCommand::Block { address, data }) => admin(async {
+        Command::Addresses(AddressesCommand::Block { address }) => admin(async {
             let (block, changed) = data.admin().await?.block(&address, true).await?;
             println!("{block} {}", if changed { "is blocked" } else { "was already blocked" });
             Ok(())
         }),
-        Command::Addresses(AddressesCommand::Unblock { address, data }) => admin(async {
+        Command::Addresses(AddressesCommand::Unblock { address }) => admin(async {
             let (block, changed) = data.admin().await?.block(&address, false).await?;
             println!("{block} {}", if changed { "is no longer blocked" } else { "was not blocked" });
             Ok(())
@@ -746,9 +734,9 @@ fn admin(command: impl Future<Output = anyhow::Result<()>>) -> anyhow::Result<()
         .block_on(command)
 }
 
-async fn keys(command: KeysCommand) -> anyhow::Result<()> {
-    let (key_or_id, data, action) = match command {
-        KeysCommand::Create { account, name, per_minute, burst, per_day, data } => {
+async fn keys(command: KeysCommand, data: &DataDir) -> anyhow::Result<()> {
+    let (key_or_id, action) = match command {
+        KeysCommand::Create { account, name, per_minute, burst, per_day } => {
             let limits =
                 Limits::new(per_minute, burst, per_day).map_err(|e| anyhow::anyhow!("limits {e}"))?;
             let created = data.admin().await?.create_key(&account, &name, limits).await?;
@@ -761,13 +749,13 @@ async fn keys(command: KeysCommand) -> anyhow::Result<()> {
             println!("{}", created.key.expose());
             return Ok(());
         }
-        KeysCommand::List { account, data } => {
+        KeysCommand::List { account } => {
             print!("{}", format_keys(&data.admin().await?.list_keys(account.as_deref()).await?));
             return Ok(());
         }
-        KeysCommand::Revoke { key_or_id, data } => (key_or_id, data, KeyAction::Revoke),
-        KeysCommand::Suspend { key_or_id, data } => (key_or_id, data, KeyAction::Suspend),
-        KeysCommand::Unsuspend { key_or_id, data } => (key_or_id, data, KeyAction::Unsuspend),
+        KeysCommand::Revoke { key_or_id } => (key_or_id, KeyAction::Revoke),
+        KeysCommand::Suspend { key_or_id } => (key_or_id, KeyAction::Suspend),
+        KeysCommand::Unsuspend { key_or_id } => (key_or_id, KeyAction::Unsuspend),
     };
     let key = data.admin().await?.change_key(&key_or_id, action).await?;
     print!("{}", format_keys(&[key]));
@@ -786,29 +774,15 @@ fn import(dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Where `serve` listens: the API (with the dashboard), and `/metrics` when it is served apart.
-struct Addresses {
-    api: SocketAddr,
-    metrics: Option<SocketAddr>,
-}
-
-fn serve(
-    addrs: Addresses,
-    data_dir: &Path,
-    sharing: &Sharing,
-    fixtures: Option<&Path>,
-    cache_mib: usize,
-    config: ServeConfig,
-    dashboard: DashboardOptions,
-) -> anyhow::Result<()> {
+/// Serves on `addr` what `service` opens until SIGINT or SIGTERM, on a runtime that suits its layout.
+fn serve(addr: SocketAddr, service: ServiceBuilder, config: ServeConfig) -> anyhow::Result<()> {
     // Background threads give freed memory back to the system a few seconds after it is freed, even
     // when the server is idle; without them jemalloc only purges while allocating.
     tikv_jemalloc_ctl::background_thread::write(true)
         .map_err(|e| anyhow::anyhow!("starting the allocator's background threads: {e}"))?;
-    let scheme = if config.tls.is_some() { "https" } else { "http" };
     // With one thread per core, each has a one-thread runtime: this one opens the service, then
     // serves as the first of them beside the upkeep.
-    let runtime = match Layout::for_sharing(sharing) {
+    let runtime = match service.layout() {
         Layout::PerCore(_) => tokio::runtime::Builder::new_current_thread(),
         Layout::Runtime => tokio::runtime::Builder::new_multi_thread(),
     }
@@ -816,24 +790,13 @@ fn serve(
     .build()
     .context("starting the runtime")?;
     runtime.block_on(async {
-        let mut service = open_service(data_dir, sharing, fixtures).await?;
-        service.cache_budget = cache_mib.saturating_mul(1024 * 1024);
-        let addr = addrs.api;
+        let service = service.open().await?;
         let listener =
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
         let bound = listener.local_addr().context("reading the bound address")?;
-        if let Some(metrics) = addrs.metrics {
-            let listener = tokio::net::TcpListener::bind(metrics)
-                .await
-                .with_context(|| format!("listening for metrics on {metrics}"))?;
-            let bound = listener.local_addr().context("reading the bound metrics address")?;
-            tracing::info!("metrics are served apart, at http://{bound}/metrics");
-            service.metrics_listener = Some(listener);
-        }
-        service.public_url = dashboard.public_url.as_ref().map(|url| url.origin().to_owned());
-        let public_url = dashboard.public_url(bound, config.tls.is_some())?;
         // The console, not the log: the one time a key is shown whole, it must not reach log storage.
-        if let Some(created) = &service.first_key {
+        if let Some(created) = service.first_key() {
+            let public_url = service.public_url(bound, config.tls.is_some())?;
             let (key, origin) = (created.key.expose(), public_url.origin());
             eprintln!(
                 "created the account {LOCAL_ACCOUNT} with this API key; it is shown only now:\n\n    {key}\n\n\
@@ -841,12 +804,6 @@ fn serve(
                  To make keys of your own, open {origin}/ in a browser and sign in.\n"
             );
         }
-        service.dashboard = DashboardOptions { public_url: Some(public_url), ..dashboard };
-        tracing::info!(
-            "tapster serves {} game versions (latest {}) on {scheme}://{bound}",
-            service.store.versions().len(),
-            service.store.latest().info.name,
-        );
         service.run(listener, config, shutdown_signal()).await
     })?;
     tracing::info!("tapster stopped");

@@ -5,6 +5,7 @@
 //! also reloads access changes, writes usage back and installs newly published generations, and a
 //! thread publishes newly imported or installed game data to the app.
 
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -14,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use tapster_accounts::{Accounts, Generation, Location};
-use tapster_dashboard::Dashboard;
+use tapster_dashboard::{Dashboard, PublicUrl};
 use tapster_store::Store;
 use tokio::net::TcpListener;
 
@@ -34,32 +35,46 @@ const PURGE_EVERY: Duration = Duration::from_secs(3600);
 /// counts as out of reach and the upkeep goes on (a hung connection must not hold up the next reload).
 const UPKEEP_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Everything a running server needs, opened and checked.
+/// Everything a running server needs, opened and checked, and how it is to serve: built whole by
+/// [`ServiceBuilder::open`], and served by [`Service::run`].
 #[derive(Debug)]
 pub struct Service {
     data_dir: PathBuf,
     /// With the accounts in PostgreSQL: what is served of the game data published for every replica.
     follower: Option<Arc<Follower>>,
-    pub store: Store,
+    store: Store,
     access: Arc<Access>,
     accounts: Accounts,
     sharing: Sharing,
     /// The key created for a data dir that had none, to be shown once.
-    pub first_key: Option<NewKey>,
+    first_key: Option<NewKey>,
     /// Memory budget of the response cache, in bytes; 0 renders every answer afresh.
-    pub cache_budget: usize,
+    cache_budget: usize,
     /// How connections are spread over threads.
-    pub layout: Layout,
+    layout: Layout,
+    /// The address clients reach the server at, when the operator named it (`--public-url`); see
+    /// [`Service::public_url`] for what is used without it.
+    public_url: Option<PublicUrl>,
     /// The dashboard served beside the API.
-    pub dashboard: DashboardOptions,
-    /// The address clients reach the API at, when the operator named it (`--public-url`): the
-    /// OpenAPI document's server and the base of the changelog feed's links. The dashboard's
-    /// default address (the listening one, loopback for a wildcard) would send a client on
-    /// another machine to itself, so without it those stay relative.
-    pub public_url: Option<String>,
+    dashboard: DashboardOptions,
     /// Where operators scrape `/metrics` (`--metrics-addr`), over plain HTTP, instead of beside the
     /// API, which then answers it `404`.
-    pub metrics_listener: Option<TcpListener>,
+    metrics_listener: Option<TcpListener>,
+}
+
+/// How a [`Service`] is opened and serves. Only the data dir and where the shared stores are must
+/// be given; everything else has a default that works on one machine.
+#[derive(Debug)]
+#[must_use]
+pub struct ServiceBuilder {
+    data_dir: PathBuf,
+    sharing: Sharing,
+    fixtures: Option<PathBuf>,
+    clock: Clock,
+    cache_budget: usize,
+    public_url: Option<PublicUrl>,
+    dashboard: DashboardOptions,
+    metrics_addr: Option<SocketAddr>,
 }
 
 /// Where a server keeps what it shares with other replicas: the accounts, and the rate limits.
@@ -101,15 +116,13 @@ impl Layout {
     }
 }
 
-/// Opens the data dir, and the accounts and limits as `sharing` says, for serving. On a data dir
-/// without game data, imports `fixtures` first, or without it the bundled dataset the binary
-/// carries; on an accounts store without any key, creates the local account's key.
+/// [`Service::builder`] with every default but the dataset imported into an empty data dir.
 pub async fn open_service(
     data_dir: &Path,
     sharing: &Sharing,
     fixtures: Option<&Path>,
 ) -> anyhow::Result<Service> {
-    open_service_with_clock(data_dir, sharing, fixtures, Clock::system()).await
+    Service::builder(data_dir, sharing).fixtures(fixtures).open().await
 }
 
 /// [`open_service`], with keys, limits and usage judged by the time `clock` tells.
@@ -119,67 +132,167 @@ pub async fn open_service_with_clock(
     fixtures: Option<&Path>,
     clock: Clock,
 ) -> anyhow::Result<Service> {
-    // The shared stores first: one that cannot be reached (or a certificate refused) is said at once,
-    // not after a first import of the game data.
-    let admin = Admin::connect(&sharing.accounts).await?;
-    let shared = match &sharing.limits {
-        None => None,
-        Some(redis) => Some(Shared::connect(redis).await?),
-    };
-    // With the accounts in PostgreSQL, the replica serves the game data published for every replica
-    // (when some is): taken before it answers.
-    let follower = match &sharing.accounts {
-        Location::Postgres(_) => Some(Arc::new(Follower::new(data_dir, admin.accounts().clone()))),
-        Location::DataDir(_) => None,
-    };
-    if let Some(follower) = &follower {
-        match follower.catch_up().await {
-            Ok(Some(generation)) => installed(&generation),
-            Ok(None) => {}
-            Err(error) if tapster_store::served_sha256(data_dir).ok().flatten().is_some() => tracing::warn!(
-                error = format!("{error:#}"),
-                "the published game data could not be installed: serving the data already in the data dir"
-            ),
-            Err(error) => {
-                return Err(error.context("installing the published game data into an empty data dir"));
+    Service::builder(data_dir, sharing).fixtures(fixtures).clock(clock).open().await
+}
+
+impl ServiceBuilder {
+    /// On a data dir without game data, import this dataset (a version folder, or a folder of them)
+    /// instead of the bundled one the binary carries.
+    pub fn fixtures(mut self, dir: Option<&Path>) -> Self {
+        self.fixtures = dir.map(Path::to_owned);
+        self
+    }
+
+    /// Judge keys, limits and usage by the time `clock` tells, instead of the wall clock.
+    pub fn clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The memory budget of the response cache, in bytes; 0 renders every answer afresh.
+    pub fn cache_budget(mut self, bytes: usize) -> Self {
+        self.cache_budget = bytes;
+        self
+    }
+
+    /// The address clients reach the server at (`--public-url`), when it is not the one it listens on.
+    pub fn public_url(mut self, url: Option<PublicUrl>) -> Self {
+        self.public_url = url;
+        self
+    }
+
+    /// The dashboard's settings.
+    pub fn dashboard(mut self, options: DashboardOptions) -> Self {
+        self.dashboard = options;
+        self
+    }
+
+    /// Serve `/metrics` (and `/healthz`) on this address, over plain HTTP, instead of beside the API.
+    pub fn metrics_apart(mut self, addr: Option<SocketAddr>) -> Self {
+        self.metrics_addr = addr;
+        self
+    }
+
+    /// How the service will spread connections over threads: the runtime it is opened and run on
+    /// should suit it (one thread for [`Layout::PerCore`]).
+    pub fn layout(&self) -> Layout {
+        Layout::for_sharing(&self.sharing)
+    }
+
+    /// Opens the accounts and limits as the sharing says, then the data dir, for serving. On a data
+    /// dir without game data, imports the fixtures first, or without them the bundled dataset the
+    /// binary carries; on an accounts store without any key, creates the local account's key. Last,
+    /// binds the metrics address, so that one that is taken is said before anything is served (the
+    /// API's listener is the caller's, who needs its address first).
+    pub async fn open(self) -> anyhow::Result<Service> {
+        let Self { data_dir, sharing, fixtures, clock, cache_budget, public_url, dashboard, metrics_addr } =
+            self;
+        // The shared stores first: one that cannot be reached (or a certificate refused) is said at
+        // once, not after a first import of the game data.
+        let admin = Admin::connect(&sharing.accounts).await?;
+        let shared = match &sharing.limits {
+            None => None,
+            Some(redis) => Some(Shared::connect(redis).await?),
+        };
+        // With the accounts in PostgreSQL, the replica serves the game data published for every
+        // replica (when some is): taken before it answers.
+        let follower = match &sharing.accounts {
+            Location::Postgres(_) => Some(Arc::new(Follower::new(&data_dir, admin.accounts().clone()))),
+            Location::DataDir(_) => None,
+        };
+        if let Some(follower) = &follower {
+            match follower.catch_up().await {
+                Ok(Some(generation)) => installed(&generation),
+                Ok(None) => {}
+                Err(error) if tapster_store::served_sha256(&data_dir).ok().flatten().is_some() => {
+                    tracing::warn!(
+                        error = format!("{error:#}"),
+                        "the published game data could not be installed: serving the data already in the data dir"
+                    )
+                }
+                Err(error) => {
+                    return Err(error.context("installing the published game data into an empty data dir"));
+                }
             }
         }
-    }
-    let store = match Store::open(data_dir) {
-        Err(tapster_store::Error::NoData(_)) => {
-            crate::bundled::import_first(data_dir, fixtures)?;
-            Store::open(data_dir)
+        let store = match Store::open(&data_dir) {
+            Err(tapster_store::Error::NoData(_)) => {
+                crate::bundled::import_first(&data_dir, fixtures.as_deref())?;
+                Store::open(&data_dir)
+            }
+            opened => opened,
         }
-        opened => opened,
+        .with_context(|| format!("opening the game data in {}", data_dir.display()))?;
+        if let Some(follower) = &follower {
+            follower.serving(store.stamp());
+        }
+        let first_key = admin.first_key().await?;
+        let accounts = admin.into_accounts();
+        let access = match shared {
+            None => Access::load(accounts.clone(), InProcess::default(), clock).await,
+            Some(limiter) => Access::load(accounts.clone(), limiter, clock).await,
+        }
+        .context("loading keys and usage")?;
+        let metrics_listener = match metrics_addr {
+            None => None,
+            Some(addr) => {
+                let listener = TcpListener::bind(addr)
+                    .await
+                    .with_context(|| format!("listening for metrics on {addr}"))?;
+                let bound = listener.local_addr().context("reading the bound metrics address")?;
+                tracing::info!("metrics are served apart, at http://{bound}/metrics");
+                Some(listener)
+            }
+        };
+        Ok(Service {
+            data_dir,
+            follower,
+            store,
+            access: Arc::new(access),
+            accounts,
+            layout: Layout::for_sharing(&sharing),
+            sharing,
+            first_key,
+            cache_budget,
+            public_url,
+            dashboard,
+            metrics_listener,
+        })
     }
-    .with_context(|| format!("opening the game data in {}", data_dir.display()))?;
-    if let Some(follower) = &follower {
-        follower.serving(store.stamp());
-    }
-    let first_key = admin.first_key().await?;
-    let accounts = admin.into_accounts();
-    let access = match shared {
-        None => Access::load(accounts.clone(), InProcess::default(), clock).await,
-        Some(limiter) => Access::load(accounts.clone(), limiter, clock).await,
-    }
-    .context("loading keys and usage")?;
-    Ok(Service {
-        data_dir: data_dir.to_owned(),
-        follower,
-        store,
-        access: Arc::new(access),
-        accounts,
-        sharing: sharing.clone(),
-        first_key,
-        cache_budget: tapster_http::DEFAULT_CACHE_BUDGET,
-        layout: Layout::for_sharing(sharing),
-        dashboard: DashboardOptions::default(),
-        public_url: None,
-        metrics_listener: None,
-    })
 }
 
 impl Service {
+    /// A service on `data_dir`, with the accounts and limits where `sharing` says, to be set up and
+    /// then opened by [`ServiceBuilder::open`].
+    pub fn builder(data_dir: &Path, sharing: &Sharing) -> ServiceBuilder {
+        ServiceBuilder {
+            data_dir: data_dir.to_owned(),
+            sharing: sharing.clone(),
+            fixtures: None,
+            clock: Clock::system(),
+            cache_budget: tapster_http::DEFAULT_CACHE_BUDGET,
+            public_url: None,
+            dashboard: DashboardOptions::default(),
+            metrics_addr: None,
+        }
+    }
+
+    /// The key created for a data dir that had none, to be shown once.
+    pub fn first_key(&self) -> Option<&NewKey> {
+        self.first_key.as_ref()
+    }
+
+    /// Where clients reach this server once it listens on `addr` (with TLS when `tls`): the URL the
+    /// operator named, or else `http://` (`https://`) and that address, the loopback one for a
+    /// wildcard (`0.0.0.0`, `::`), which a browser on the same machine can open. The dashboard's
+    /// links and the origin its forms must come from derive from it.
+    pub fn public_url(&self, addr: SocketAddr, tls: bool) -> anyhow::Result<PublicUrl> {
+        match &self.public_url {
+            Some(url) => Ok(url.clone()),
+            None => default_public_url(addr, tls),
+        }
+    }
+
     /// Serves on `listener` as `config` says until `shutdown` completes, then writes the last usage
     /// counts.
     pub async fn run(
@@ -190,7 +303,14 @@ impl Service {
     ) -> anyhow::Result<()> {
         let mut reloader = Reloader::new(&self.data_dir, &self.store);
         let addr = listener.local_addr().context("reading the bound address")?;
-        let dashboard = self.dashboard.config(addr, config.tls.is_some(), &self.data_dir)?;
+        let tls = config.tls.is_some();
+        tracing::info!(
+            "tapster serves {} game versions (latest {}) on {}://{addr}",
+            self.store.versions().len(),
+            self.store.latest().info.name,
+            if tls { "https" } else { "http" },
+        );
+        let dashboard = self.dashboard.config(self.public_url(addr, tls)?, &self.data_dir);
         let dashboard = Dashboard::new(dashboard, self.accounts.clone(), Arc::new(System))
             .context("starting the dashboard")?;
         let console = Arc::new(ApiConsole::new(Arc::clone(&self.access)));
@@ -198,8 +318,12 @@ impl Service {
         tracing::info!(url = dashboard.url(), "the dashboard is served beside the API");
         let mut app =
             tapster_http::App::new(self.store, Arc::clone(&self.access)).with_cache_budget(self.cache_budget);
-        if let Some(origin) = &self.public_url {
-            app = app.with_public_url(origin);
+        // Only a public URL the operator named goes into the API's own documents (the OpenAPI
+        // document's server, the base of the changelog feed's links): the one the dashboard falls
+        // back on (the listening address, loopback for a wildcard) would send a client on another
+        // machine to itself, so without a named one they stay relative.
+        if let Some(url) = &self.public_url {
+            app = app.with_public_url(url.origin());
         }
         if self.metrics_listener.is_some() {
             app = app.with_metrics_apart();
@@ -390,4 +514,34 @@ fn announce(store: &Store) {
         latest = %store.latest().info.name,
         "serving new game data"
     );
+}
+
+/// `http://` or `https://` and the address the server listens on; an unspecified address (`0.0.0.0`,
+/// `::`) becomes the loopback one, which a browser on the same machine can open.
+fn default_public_url(addr: SocketAddr, tls: bool) -> anyhow::Result<PublicUrl> {
+    let ip = match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    let scheme = if tls { "https" } else { "http" };
+    Ok(PublicUrl::parse(&format!("{scheme}://{}", SocketAddr::new(ip, addr.port())))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_public_url_is_one_a_browser_here_can_open() {
+        let cases = [
+            ("127.0.0.1:8080", false, "http://127.0.0.1:8080"),
+            ("0.0.0.0:8080", false, "http://127.0.0.1:8080"),
+            ("[::]:443", true, "https://[::1]"),
+            ("192.0.2.7:9000", true, "https://192.0.2.7:9000"),
+        ];
+        for (addr, tls, url) in cases {
+            assert_eq!(default_public_url(addr.parse().unwrap(), tls).unwrap().origin(), url, "{addr}");
+        }
+    }
 }

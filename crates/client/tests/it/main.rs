@@ -49,13 +49,8 @@ fn server() -> &'static Server {
                 let service = open_service(dir.path(), &sharing, Some(&tapster_test_support::fixtures()))
                     .await
                     .unwrap();
-                let key = service
-                    .first_key
-                    .as_ref()
-                    .expect("a first key for an empty data dir")
-                    .key
-                    .expose()
-                    .to_owned();
+                let key =
+                    service.first_key().expect("a first key for an empty data dir").key.expose().to_owned();
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
                 let base = format!("http://{}", listener.local_addr().unwrap());
                 started.send(Server { base, key, data_dir: dir.path().to_owned() }).unwrap();

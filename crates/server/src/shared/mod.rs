@@ -42,7 +42,8 @@ use tokio::task::JoinSet;
 use self::breakers::{Breakers, SLOTS, Turn};
 use self::connection::{Connection, Lua};
 pub use self::connection::{RedisServers, RedisTls};
-use crate::limiter::{Checked, DAY, Decision, InProcess, Limiter, gcra, status, wait};
+use crate::limiter::InProcess;
+use crate::limits::{Checked, DAY, Decision, Limiter, gcra, status, wait};
 
 /// How long a request waits for Redis, unless told otherwise, before its key is limited locally.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(25);

@@ -401,3 +401,100 @@ fn help_never_prints_a_secret_from_the_environment() {
         assert!(help.contains("TAPSTER_ACCOUNTS_URL"), "{command:?}:\n{help}");
     }
 }
+
+/// The data dir is one flag of the whole command line (`--data-dir`, or `TAPSTER_DATA_DIR`), and
+/// every subcommand takes it both ways, after its name, as the contract's commands write it: run
+/// one after another on one data dir, each finds what the one before left there, and none touches
+/// the default `./data`. Every subcommand's `--help` documents it.
+#[test]
+fn every_subcommand_takes_the_data_dir_from_its_flag_and_from_the_environment() {
+    let mini = crate::mini();
+    let mini = mini.to_str().unwrap();
+    for by_flag in [true, false] {
+        // The commands run here, where a `./data` would appear if one of them missed the data dir.
+        let here = tempfile::TempDir::new().unwrap();
+        let data_dir = tempfile::TempDir::new().unwrap();
+        let command = |args: &[&str]| {
+            let mut command = Command::new(TAPSTER);
+            command.args(args).current_dir(here.path()).env_remove("TAPSTER_ACCOUNTS_URL");
+            match by_flag {
+                true => command.arg("--data-dir").arg(data_dir.path()).env_remove("TAPSTER_DATA_DIR"),
+                false => command.env("TAPSTER_DATA_DIR", data_dir.path()),
+            };
+            command
+        };
+        let run = |args: &[&str]| {
+            let output = command(args).output().unwrap();
+            let (stdout, stderr) =
+                (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+            assert!(output.status.success(), "{args:?} (by flag: {by_flag}) failed:\n{stderr}");
+            stdout.into_owned()
+        };
+        run(&["import", mini]);
+        let created = run(&["keys", "create", "--account", "marta@example.org", "--name", "bot"]);
+        let key = created.lines().last().unwrap().to_owned();
+        assert!(run(&["keys", "list"]).contains(&key[..12]), "by flag: {by_flag}");
+        assert!(run(&["keys", "suspend", &key]).contains("suspended"));
+        assert!(run(&["keys", "unsuspend", &key]).contains("active"));
+        run(&["accounts", "suspend", "marta@example.org"]);
+        run(&["accounts", "unsuspend", "marta@example.org"]);
+        run(&["addresses", "block", "192.0.2.1"]);
+        assert!(run(&["addresses", "unblock", "192.0.2.1"]).contains("is no longer blocked"));
+        let copies = tempfile::TempDir::new().unwrap();
+        assert!(run(&["export", copies.path().join("exports").to_str().unwrap()]).contains("SHA256SUMS"));
+        assert!(run(&["backup", copies.path().join("backup").to_str().unwrap()]).contains("game.sqlite"));
+        // Publishing needs the accounts in PostgreSQL: refused as such, not as a usage error.
+        for args in [&["publish", mini][..], &["published"]] {
+            let output = command(args).output().unwrap();
+            assert_eq!(
+                output.status.code(),
+                Some(1),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        let mut serve = command(&["serve", "--addr", "127.0.0.1:0"]);
+        serve.env_remove("TAPSTER_FIXTURES");
+        let server = crate::serve_command(serve);
+        assert_eq!(server.key, None, "serve found no key in the data dir (by flag: {by_flag})");
+        assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200);
+        assert!(run(&["keys", "revoke", &key]).contains("revoked"));
+        drop(server);
+        assert!(!here.path().join("data").exists(), "a command used ./data (by flag: {by_flag})");
+    }
+    let subcommands: &[&[&str]] = &[
+        &["serve"],
+        &["import"],
+        &["publish"],
+        &["published"],
+        &["export"],
+        &["backup"],
+        &["keys", "create"],
+        &["keys", "list"],
+        &["keys", "revoke"],
+        &["keys", "suspend"],
+        &["keys", "unsuspend"],
+        &["accounts", "suspend"],
+        &["accounts", "unsuspend"],
+        &["addresses", "block"],
+        &["addresses", "unblock"],
+    ];
+    for subcommand in subcommands {
+        let output = Command::new(TAPSTER)
+            .args(*subcommand)
+            .arg("--help")
+            .env_remove("TAPSTER_DATA_DIR")
+            .output()
+            .unwrap();
+        let help = String::from_utf8_lossy(&output.stdout);
+        for documented in [
+            "--data-dir",
+            "Where Tapster keeps its databases",
+            "TAPSTER_DATA_DIR",
+            "./data",
+            "--accounts-url",
+        ] {
+            assert!(help.contains(documented), "{subcommand:?} --help does not say {documented}:\n{help}");
+        }
+    }
+}
