@@ -22,13 +22,13 @@ pub use access::{AddressBlock, Email, Limits, Timestamp, url_without_password};
 pub use address_limit::{AddressLimit, MAX_ADDRESSES};
 pub use api_key::ApiKey;
 pub use error::{Error, Result};
-pub use game::{FORMAT, GameData, Manifest, RecordType, SOURCE_LANGUAGE, TextTable};
+pub use game::{FORMAT, GameData, Manifest, SOURCE_LANGUAGE, TextTable};
 pub use key::{AssetPath, Ident, ItemId, MAX_KEY_LEN, ProgressionKey, RecordId, RecordKey, Slug, TextKey};
 pub use records::{
     AgingDays, Bait, CatalogueEntry, ChangeKind, CraftingStation, Crop, Fish, FoodType, GameDay,
     GatherMethod, Gathering, Harvest, Ingredient, IngredientGroup, Input, Item, ItemAmount, ItemKind, Letter,
-    LetterTrigger, Mission, Perk, ProgressionRecord, Quest, Rarity, Recipe, ReputationMilestone, Rewards,
-    Season, Shop, Shopkeeper, Spell, Talent, Unlock, Water,
+    LetterTrigger, Mission, Perk, ProgressionRecord, Quest, Rarity, Recipe, RecordType, ReputationMilestone,
+    Rewards, Season, Shop, Shopkeeper, Spell, Talent, Unlock, Water,
 };
 pub use validate::{Problem, validate};
 pub use version::{BuildId, GameVersion, ReleaseDate, VersionSelector};

@@ -1,6 +1,6 @@
 //! The records of one game version, exactly as a game update delivers them (`docs/data-format.md`
-//! documents every field). Records point at each other by id or key and carry localisation keys
-//! instead of text.
+//! documents every field), and the kinds they come in (`RecordType`). Records point at each other by
+//! id or key and carry localisation keys instead of text.
 
 use serde::{Deserialize, Serialize};
 
@@ -603,9 +603,120 @@ pub struct Letter {
     pub attachments: Vec<ItemAmount>,
 }
 
+/// The kinds of record a game version holds, in the order the data format lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RecordType {
+    Item,
+    Recipe,
+    IngredientGroup,
+    CraftingStation,
+    Crop,
+    Shop,
+    Shopkeeper,
+    Fish,
+    Quest,
+    Perk,
+    Spell,
+    Talent,
+    Reputation,
+    Mission,
+    Letter,
+}
+
+impl RecordType {
+    pub const ALL: [Self; 15] = [
+        Self::Item,
+        Self::Recipe,
+        Self::IngredientGroup,
+        Self::CraftingStation,
+        Self::Crop,
+        Self::Shop,
+        Self::Shopkeeper,
+        Self::Fish,
+        Self::Quest,
+        Self::Perk,
+        Self::Spell,
+        Self::Talent,
+        Self::Reputation,
+        Self::Mission,
+        Self::Letter,
+    ];
+
+    /// The plural names of [`Self::ALL`], in the same order.
+    pub const PLURALS: [&'static str; 15] = [
+        "items",
+        "recipes",
+        "ingredient_groups",
+        "crafting_stations",
+        "crops",
+        "shops",
+        "shopkeepers",
+        "fish",
+        "quests",
+        "perks",
+        "spells",
+        "talents",
+        "reputation",
+        "missions",
+        "letters",
+    ];
+
+    /// The plural, snake-case name used for the record file (`items` -> `items.json`) and for the
+    /// `type` of version changes.
+    pub fn plural(self) -> &'static str {
+        // `ALL` lists the variants in declaration order, so a variant's discriminant is its index.
+        Self::PLURALS[self as usize]
+    }
+
+    /// The singular, snake-case name of one record of this type (`quest`, `ingredient_group`).
+    pub fn singular(self) -> &'static str {
+        match self {
+            Self::Item => "item",
+            Self::Recipe => "recipe",
+            Self::IngredientGroup => "ingredient_group",
+            Self::CraftingStation => "crafting_station",
+            Self::Crop => "crop",
+            Self::Shop => "shop",
+            Self::Shopkeeper => "shopkeeper",
+            Self::Fish => "fish",
+            Self::Quest => "quest",
+            Self::Perk => "perk",
+            Self::Spell => "spell",
+            Self::Talent => "talent",
+            Self::Reputation => "reputation",
+            Self::Mission => "mission",
+            Self::Letter => "letter",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.plural() == value)
+    }
+
+    /// Whether records of this type are named by a progression key rather than an id and slug.
+    pub fn is_progression(self) -> bool {
+        matches!(
+            self,
+            Self::Quest
+                | Self::Perk
+                | Self::Spell
+                | Self::Talent
+                | Self::Reputation
+                | Self::Mission
+                | Self::Letter
+        )
+    }
+}
+
+impl std::fmt::Display for RecordType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.plural())
+    }
+}
+
 /// What every progression record has: the key it is named by and its two texts.
 pub trait ProgressionRecord {
-    const TYPE: crate::RecordType;
+    const TYPE: RecordType;
     fn key(&self) -> &ProgressionKey;
     fn name_key(&self) -> &TextKey;
     fn description_key(&self) -> &TextKey;
@@ -614,7 +725,7 @@ pub trait ProgressionRecord {
 macro_rules! progression_record {
     ($($record:ty => $kind:ident),+ $(,)?) => {$(
         impl ProgressionRecord for $record {
-            const TYPE: crate::RecordType = crate::RecordType::$kind;
+            const TYPE: RecordType = RecordType::$kind;
             fn key(&self) -> &ProgressionKey {
                 &self.key
             }
@@ -636,4 +747,21 @@ progression_record! {
     ReputationMilestone => Reputation,
     Mission => Mission,
     Letter => Letter,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_record_type_has_its_own_plural_and_parses_back() {
+        for (index, kind) in RecordType::ALL.into_iter().enumerate() {
+            assert_eq!(kind as usize, index);
+            assert_eq!(RecordType::parse(kind.plural()), Some(kind));
+        }
+        let mut plurals = RecordType::PLURALS.to_vec();
+        plurals.sort_unstable();
+        plurals.dedup();
+        assert_eq!(plurals.len(), RecordType::ALL.len());
+    }
 }

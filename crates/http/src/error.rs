@@ -1,7 +1,7 @@
-//! Every way a request can fail, and the one place where each becomes an HTTP answer: its status,
+//! Every way a request can fail, and the one place where each one's answer is decided: its status,
 //! the headers it needs (`Allow`, `WWW-Authenticate`, `Retry-After`) and its problem+json body
-//! (RFC 9457). Each variant carries what its answer says; a new variant does not compile until its
-//! answer is decided here.
+//! (RFC 9457), which `Reply::problem` (`crate::response`) puts together. Each variant carries what
+//! its answer says; a new variant does not compile until its answer is decided here.
 
 use hyper::StatusCode;
 use hyper::header::{

@@ -32,5 +32,5 @@ pub use limiter::InProcess;
 pub use limits::{Checked, Decision, Limiter, Remaining, Status};
 pub use logging::{LogFormat, LogLevel, log_subscriber};
 pub use published::{format_generations, hex, megabytes, publish};
-pub use run::{Layout, Service, ServiceBuilder, Sharing, open_service, open_service_with_clock};
+pub use run::{Layout, Service, ServiceBuilder, Sharing};
 pub use shared::{DEFAULT_TIMEOUT as DEFAULT_REDIS_TIMEOUT, RedisLimits, RedisServers, RedisTls, Shared};

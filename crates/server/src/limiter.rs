@@ -84,18 +84,6 @@ impl InProcess {
 mod tests {
     use super::*;
 
-    /// The limiters' modules import one way: the rules name neither limiter, and the in-process one
-    /// does not name the shared one, which stands on both (the names are split so that this test's
-    /// own text does not hold them).
-    #[test]
-    fn the_rules_and_the_limiters_import_one_way() {
-        let (rules, in_process) = (include_str!("limits.rs"), include_str!("limiter.rs"));
-        for upward in [concat!("crate::", "limiter"), concat!("crate::", "shared")] {
-            assert!(!rules.contains(upward), "limits.rs uses {upward}");
-        }
-        assert!(!in_process.contains(concat!("crate::", "shared")), "limiter.rs uses the shared limiter");
-    }
-
     const KEY: i64 = 1;
     /// A moment well inside a minute and a day, so that windows do not roll over mid-test.
     const START: Duration = Duration::from_secs(1_795_296_810);

@@ -116,25 +116,6 @@ impl Layout {
     }
 }
 
-/// [`Service::builder`] with every default but the dataset imported into an empty data dir.
-pub async fn open_service(
-    data_dir: &Path,
-    sharing: &Sharing,
-    fixtures: Option<&Path>,
-) -> anyhow::Result<Service> {
-    Service::builder(data_dir, sharing).fixtures(fixtures).open().await
-}
-
-/// [`open_service`], with keys, limits and usage judged by the time `clock` tells.
-pub async fn open_service_with_clock(
-    data_dir: &Path,
-    sharing: &Sharing,
-    fixtures: Option<&Path>,
-    clock: Clock,
-) -> anyhow::Result<Service> {
-    Service::builder(data_dir, sharing).fixtures(fixtures).clock(clock).open().await
-}
-
 impl ServiceBuilder {
     /// On a data dir without game data, import this dataset (a version folder, or a folder of them)
     /// instead of the bundled one the binary carries.

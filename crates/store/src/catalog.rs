@@ -2,16 +2,68 @@
 //! its texts in every language, and what was derived across versions (when each record first
 //! appeared, what changed). Built once when the store opens; requests only read it.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
 use tapster_domain::{
-    ChangeKind, CraftingStation, Crop, GameData, GameVersion, IngredientGroup, Item, Recipe, RecordId,
-    RecordKey, RecordType, Shop, Shopkeeper, TextKey,
+    BuildId, ChangeKind, CraftingStation, Crop, GameData, GameVersion, IngredientGroup, Item, Recipe,
+    RecordId, RecordKey, RecordType, ReleaseDate, Shop, Shopkeeper, TextKey,
 };
 use tapster_i18n::{Language, Translated, translate};
 
-use crate::VersionInfo;
+use crate::names::NameIndex;
+
+/// A published game version and what it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionInfo {
+    pub name: GameVersion,
+    pub build_id: BuildId,
+    pub released: ReleaseDate,
+    /// Whether it is the version `latest` names.
+    pub latest: bool,
+    /// The version released before it, if any.
+    pub previous: Option<GameVersion>,
+    /// What changed since `previous`.
+    pub changes: Option<ChangeSummary>,
+    /// Number of records of each type.
+    pub counts: BTreeMap<RecordType, u64>,
+    /// The languages it has texts in, in the game's order.
+    pub languages: Vec<Language>,
+}
+
+/// How many records a version added, removed and modified relative to the one before it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ChangeSummary {
+    pub added: u64,
+    pub removed: u64,
+    pub modified: u64,
+}
+
+/// The values the game data defines for itself, as found in one version.
+#[derive(Debug, Default)]
+pub struct Vocabulary {
+    pub categories: BTreeSet<String>,
+    pub tags: BTreeSet<String>,
+    pub ingredient_types: BTreeSet<String>,
+    pub recipe_groups: BTreeSet<String>,
+    pub page_names: BTreeSet<String>,
+}
+
+impl Vocabulary {
+    pub(crate) fn new(data: &GameData) -> Self {
+        let mut vocabulary = Self::default();
+        for item in &data.items {
+            vocabulary.categories.insert(item.category.to_string());
+            vocabulary.tags.extend(item.tags.iter().map(ToString::to_string));
+            vocabulary.ingredient_types.extend(item.ingredient_type.iter().map(ToString::to_string));
+        }
+        for recipe in &data.recipes {
+            vocabulary.recipe_groups.insert(recipe.group.to_string());
+            vocabulary.page_names.insert(recipe.page_name.to_string());
+        }
+        vocabulary
+    }
+}
 
 /// Of the texts records use, how many each language translates, and how many there are.
 pub(crate) type Coverage = BTreeMap<Language, (u64, u64)>;
@@ -71,13 +123,13 @@ pub struct Catalog {
     shops: Index,
     shopkeepers: Index,
     /// The values the data defines for itself (categories, tags, ...).
-    pub vocabulary: crate::Vocabulary,
+    pub vocabulary: Vocabulary,
     /// The value of every item under each ingredient choice, computed at load.
     pub prices: tapster_pricing::PriceBook,
     /// The names of items and recipes in every language, indexed for search: at load for the latest
     /// version, at its first search for an older one (most are never searched; each index costs
     /// megabytes and tens of milliseconds).
-    search: OnceLock<crate::query::NameIndex>,
+    search: OnceLock<NameIndex>,
     /// Per language, the place of every text (by text row) in name order, case and accents not
     /// counting, English where the language lacks it; equal names share a place. Made the first time
     /// a list is sorted by name in that language, so that sorting compares numbers, not strings.
@@ -176,7 +228,7 @@ impl Catalog {
             crops: Index::new(data.crops.iter().map(|r| (r.id, r.slug.as_str()))),
             shops: Index::new(data.shops.iter().map(|r| (r.id, r.slug.as_str()))),
             shopkeepers: Index::new(data.shopkeepers.iter().map(|r| (r.id, r.slug.as_str()))),
-            vocabulary: crate::Vocabulary::new(&data),
+            vocabulary: Vocabulary::new(&data),
             name_ranks: Language::ALL.iter().map(|_| OnceLock::new()).collect(),
             prices: tapster_pricing::PriceBook::new(&data),
             search: OnceLock::new(),
@@ -190,10 +242,8 @@ impl Catalog {
     }
 
     /// The name index of this version, built the first time it is needed.
-    pub(crate) fn name_index(&self) -> &crate::query::NameIndex {
-        self.search.get_or_init(|| {
-            crate::query::NameIndex::new(&self.data, |key, language| self.texts.get(key, language))
-        })
+    pub(crate) fn name_index(&self) -> &NameIndex {
+        self.search.get_or_init(|| NameIndex::new(&self.data, |key, language| self.texts.get(key, language)))
     }
 
     /// Where the text `key` comes in name order in `lang`, as a person expects it: case and accents

@@ -1,7 +1,8 @@
 //! The bulk exports kept beside the game data: one file per published version and language, built
 //! at import by the importer's caller from the data as it will be served (what is in a file is the
-//! wire format's business, not the store's: it keeps bytes), written into the same database as the
-//! data so that they are replaced together, in one rename, and read back one file per request.
+//! wire format's business, not the store's: it keeps bytes, and names a file and its hash as a
+//! download shows them), written into the same database as the data so that they are replaced
+//! together, in one rename, and read back one file per request.
 
 use std::ops::Range;
 use std::sync::Mutex;
@@ -11,25 +12,9 @@ use sha2::{Digest, Sha256};
 use tapster_domain::GameVersion;
 use tapster_i18n::Language;
 
-use crate::{Error, Result, Store};
+use crate::{Error, Result};
 
-/// Builds the exports of the data an import is about to publish, given that data opened as a
-/// [`Store`]: what [`import_with_exports`](crate::import_with_exports) keeps beside it.
-#[derive(Clone, Copy)]
-pub struct Exporter<'a> {
-    /// What the files are made by: it changes whenever the same data would give other files (the
-    /// answers' shapes changed), so that an import of unchanged data rebuilds exports of another edition.
-    pub edition: &'a str,
-    pub build: &'a dyn Fn(&Store) -> Vec<ExportFile>,
-}
-
-impl std::fmt::Debug for Exporter<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Exporter").field("edition", &self.edition).finish_non_exhaustive()
-    }
-}
-
-/// One file an [`Exporter`] built.
+/// One file an [`Exporter`](crate::Exporter) built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExportFile {
     pub version: GameVersion,

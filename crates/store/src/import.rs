@@ -12,9 +12,25 @@ use sha2::{Digest, Sha256};
 use tapster_domain::{BuildId, GameData, GameVersion, RecordType, SOURCE_LANGUAGE, validate};
 
 use crate::catalog::LANGUAGE_NAME_PREFIX;
-use crate::exports::{self, Exporter};
+use crate::exports::{self, ExportFile};
 use crate::source::{SourceVersion, read_dataset};
 use crate::{Error, GAME_DB, Result, Store, diff, schema};
+
+/// Builds the exports of the data an import is about to publish, given that data opened as a
+/// [`Store`]: what [`import_with_exports`](crate::import_with_exports) keeps beside it.
+#[derive(Clone, Copy)]
+pub struct Exporter<'a> {
+    /// What the files are made by: it changes whenever the same data would give other files (the
+    /// answers' shapes changed), so that an import of unchanged data rebuilds exports of another edition.
+    pub edition: &'a str,
+    pub build: &'a dyn Fn(&Store) -> Vec<ExportFile>,
+}
+
+impl std::fmt::Debug for Exporter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Exporter").field("edition", &self.edition).finish_non_exhaustive()
+    }
+}
 
 /// Most problems listed when a version is refused; enough to fix a batch at once, few enough to read.
 const MAX_PROBLEMS: usize = 50;

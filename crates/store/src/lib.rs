@@ -9,25 +9,26 @@ mod diff;
 mod error;
 mod exports;
 mod import;
+mod names;
 mod query;
 mod read;
 mod schema;
 mod source;
 
 pub use backup::backup;
-pub use catalog::{Catalog, Change, LanguageInfo};
+pub use catalog::{Catalog, Change, ChangeSummary, LanguageInfo, VersionInfo, Vocabulary};
 pub use error::{Error, Result};
-pub use exports::{ExportFile, ExportInfo, Exporter};
+pub use exports::{ExportFile, ExportInfo};
 pub use import::{
-    ImportReport, ImportedVersion, Outcome, import, import_with_exports, install, served_sha256,
+    Exporter, ImportReport, ImportedVersion, Outcome, import, import_with_exports, install, served_sha256,
 };
 pub use query::{
     ChangeFilter, ChangesPage, CropFilter, CropOrder, FishFilter, Found, ItemFilter, ItemOrder, ItemSources,
     ItemUse, ItemUsePage, MatchTier, Page, ProgressionSet, Ranking, RankingQuery, RecipeFilter, RecipeOrder,
     RecordLabel, SearchHit, ServingPrices, Sort, TREE_MAX_DEPTH, TREE_MAX_NODES, TreeEntry, TreeGroup,
-    TreeItem, UseVia, Vocabulary, Window,
+    TreeItem, UseVia, Window,
 };
-pub use read::{ChangeSummary, FileStamp, Store, VersionInfo};
+pub use read::{FileStamp, Store};
 pub use source::{SourceVersion, read_dataset};
 
 /// File name of the game-data database inside the data dir.

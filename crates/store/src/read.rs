@@ -12,12 +12,10 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use rusqlite::{Connection, OpenFlags, params};
-use tapster_domain::{
-    BuildId, ChangeKind, GameData, GameVersion, Manifest, RecordType, ReleaseDate, VersionSelector,
-};
+use tapster_domain::{ChangeKind, GameData, GameVersion, Manifest, RecordType, ReleaseDate, VersionSelector};
 use tapster_i18n::Language;
 
-use crate::catalog::{Catalog, Change, Coverage, TextPool, Texts};
+use crate::catalog::{Catalog, Change, ChangeSummary, Coverage, TextPool, Texts, VersionInfo};
 use crate::exports::{ExportInfo, Exports};
 use crate::{Error, GAME_DB, Result, schema};
 
@@ -57,32 +55,6 @@ impl FileStamp {
         let file = None;
         Ok(Self { len: metadata.len(), modified: metadata.modified().ok(), file })
     }
-}
-
-/// A published game version and what it holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VersionInfo {
-    pub name: GameVersion,
-    pub build_id: BuildId,
-    pub released: ReleaseDate,
-    /// Whether it is the version `latest` names.
-    pub latest: bool,
-    /// The version released before it, if any.
-    pub previous: Option<GameVersion>,
-    /// What changed since `previous`.
-    pub changes: Option<ChangeSummary>,
-    /// Number of records of each type.
-    pub counts: BTreeMap<RecordType, u64>,
-    /// The languages it has texts in, in the game's order.
-    pub languages: Vec<Language>,
-}
-
-/// How many records a version added, removed and modified relative to the one before it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ChangeSummary {
-    pub added: u64,
-    pub removed: u64,
-    pub modified: u64,
 }
 
 /// SQLite's check of the whole file's structure, then [`schema_in_range`].

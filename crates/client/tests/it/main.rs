@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use tapster_client::Client;
 use tapster_domain::Limits;
-use tapster_server::{Admin, Sharing, open_service};
+use tapster_server::{Admin, Service, Sharing};
 use tempfile::TempDir;
 
 /// The server every test of this binary calls, with the key its first start created. It runs on a
@@ -46,9 +46,9 @@ fn server() -> &'static Server {
                 tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
             runtime.block_on(async {
                 let sharing = Sharing::none(dir.path());
-                let service = open_service(dir.path(), &sharing, Some(&tapster_test_support::fixtures()))
-                    .await
-                    .unwrap();
+                let fixtures = tapster_test_support::fixtures();
+                let service =
+                    Service::builder(dir.path(), &sharing).fixtures(Some(&fixtures)).open().await.unwrap();
                 let key =
                     service.first_key().expect("a first key for an empty data dir").key.expose().to_owned();
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

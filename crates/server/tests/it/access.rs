@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use tapster_accounts::KeyAction;
 use tapster_domain::Limits;
-use tapster_server::{Admin, Clock, Sharing, open_service_with_clock};
+use tapster_server::{Admin, Clock, Service, Sharing};
 use tempfile::TempDir;
 use tokio::sync::oneshot;
 
@@ -33,7 +33,12 @@ impl Running {
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let service = runtime
-            .block_on(open_service_with_clock(data_dir, &Sharing::none(data_dir), Some(&mini()), clock))
+            .block_on(
+                Service::builder(data_dir, &Sharing::none(data_dir))
+                    .fixtures(Some(&mini()))
+                    .clock(clock)
+                    .open(),
+            )
             .unwrap();
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let addr = listener.local_addr().unwrap();

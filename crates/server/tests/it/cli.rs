@@ -403,7 +403,7 @@ fn help_never_prints_a_secret_from_the_environment() {
 }
 
 /// The data dir is one flag of the whole command line (`--data-dir`, or `TAPSTER_DATA_DIR`), and
-/// every subcommand takes it both ways, after its name, as the contract's commands write it: run
+/// every subcommand takes it both ways, after its name, as docs/operations.md writes the commands: run
 /// one after another on one data dir, each finds what the one before left there, and none touches
 /// the default `./data`. Every subcommand's `--help` documents it.
 #[test]

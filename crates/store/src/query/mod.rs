@@ -19,7 +19,6 @@ pub use recipes::{RecipeFilter, RecipeOrder};
 pub use relations::{
     ItemSources, ItemUse, ItemUsePage, TREE_MAX_DEPTH, TREE_MAX_NODES, TreeEntry, TreeGroup, TreeItem, UseVia,
 };
-pub(crate) use search::NameIndex;
 pub use search::{Found, MatchTier, SearchHit};
 pub use world::{CropFilter, CropOrder, FishFilter};
 
@@ -45,32 +44,6 @@ pub struct Window {
 pub struct Sort<K> {
     pub key: K,
     pub descending: bool,
-}
-
-/// The values the game data defines for itself, as found in one version.
-#[derive(Debug, Default)]
-pub struct Vocabulary {
-    pub categories: BTreeSet<String>,
-    pub tags: BTreeSet<String>,
-    pub ingredient_types: BTreeSet<String>,
-    pub recipe_groups: BTreeSet<String>,
-    pub page_names: BTreeSet<String>,
-}
-
-impl Vocabulary {
-    pub(crate) fn new(data: &tapster_domain::GameData) -> Self {
-        let mut vocabulary = Self::default();
-        for item in &data.items {
-            vocabulary.categories.insert(item.category.to_string());
-            vocabulary.tags.extend(item.tags.iter().map(ToString::to_string));
-            vocabulary.ingredient_types.extend(item.ingredient_type.iter().map(ToString::to_string));
-        }
-        for recipe in &data.recipes {
-            vocabulary.recipe_groups.insert(recipe.group.to_string());
-            vocabulary.page_names.insert(recipe.page_name.to_string());
-        }
-        vocabulary
-    }
 }
 
 /// The records a list starts from, before it is sorted: those `ids` names, each once and in the
