@@ -16,7 +16,7 @@ use super::{
     PendingLink, Profile, REVOKED_SHOWN_SECS, SESSION_IDLE_SECS, SESSION_MAX_SECS, SESSION_TOUCH_SECS,
     Suspension, TOKEN_LIFETIME_SECS,
 };
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 // ---- accounts
 

@@ -5,9 +5,9 @@ use tapster_domain::{AddressBlock, Email, Timestamp};
 use tokio_postgres::{Client, GenericClient};
 
 use super::{email_column, write_transaction};
+use crate::error::{Error, Result};
 use crate::model::rules::{self, Standing};
 use crate::model::{Account, AccountId, Identity, Provider, Suspension};
-use crate::{Error, Result};
 
 /// What the rules need to know of `account`: `None` when it is gone (deleted, or never made).
 pub(super) async fn standing(client: &impl GenericClient, account: AccountId) -> Result<Option<Standing>> {

@@ -8,10 +8,10 @@ use tokio_postgres::Client;
 
 use super::account::standing;
 use super::write_transaction;
+use crate::error::{Error, Result};
 use crate::model::rules::{self, LiveSessions, kept_user_agent, session_use};
 use crate::model::{AccountId, SessionInfo, SessionRecord};
 use crate::token::TokenHash;
-use crate::{Error, Result};
 
 pub(crate) async fn create_session(
     client: &mut Client,

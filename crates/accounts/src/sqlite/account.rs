@@ -5,9 +5,9 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tapster_domain::{AddressBlock, Email, Timestamp};
 
 use super::email_column;
+use crate::error::{Error, Result};
 use crate::model::rules::{self, Standing};
 use crate::model::{Account, AccountId, Identity, Provider, Suspension};
-use crate::{Error, Result};
 
 /// What the rules need to know of `account`: `None` when it is gone (deleted, or never made).
 pub(super) fn standing(conn: &Connection, account: AccountId) -> Result<Option<Standing>> {

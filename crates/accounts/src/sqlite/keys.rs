@@ -8,13 +8,13 @@ use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
 
 use super::account::standing;
 use super::email_column;
+use crate::error::{Error, Result};
 use crate::model::rules::{self, KeyWrite};
 use crate::model::{
-    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyHash, KeyName, KeyRecord, Usage,
+    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyName, KeyRecord, KeySelector, Usage,
 };
 use crate::sql::{KEY_COLUMNS, SNAPSHOT_KEYS};
-use crate::token::hash_key;
-use crate::{Error, KeySelector, Result};
+use crate::token::{KeyHash, hash_key};
 
 /// A key made by an administrator for the account of `email`, which is created (confirmed: the
 /// administrator vouches for the address) when there is none. No cap on the number of keys.

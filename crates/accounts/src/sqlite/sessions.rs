@@ -6,10 +6,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 use tapster_domain::Timestamp;
 
 use super::account::standing;
+use crate::error::{Error, Result};
 use crate::model::rules::{self, LiveSessions, kept_user_agent, session_use};
 use crate::model::{AccountId, SessionInfo, SessionRecord};
 use crate::token::TokenHash;
-use crate::{Error, Result};
 
 pub(crate) fn create_session(
     conn: &mut Connection,

@@ -6,10 +6,10 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tapster_domain::{Email, Timestamp};
 
 use super::account::standing;
+use crate::error::{Error, Result};
 use crate::model::rules::{self, LinkLanding, ProviderSignIn, StoredLink};
 use crate::model::{AccountId, Issued, PendingLink, Profile, SignIn};
 use crate::token::TokenHash;
-use crate::{Error, Result};
 
 /// Stores a link for `email`, unless [`rules::link_issue`] says otherwise. With `account`, spending
 /// the link confirms the address for that account rather than signing in to the address's own.
