@@ -1,20 +1,22 @@
 //! Every rule that decides who may do what with an account, written once for both backends: pure
 //! functions of what a backend read (an account's standing, a link as stored, the account that
-//! holds an address, the keys an account holds) and of `now`, each answering with a refusal or
-//! with the writes to make.
+//! holds an address, the keys an account holds, the owner of a row an owner names by its number)
+//! and of `now`, each answering with a refusal or with the writes to make.
 //!
 //! A backend (`sqlite`, `postgres`) reads what a rule asks for, calls it, and writes what its answer
 //! names, all in one transaction that no other writer interleaves with (SQLite's immediate
 //! transactions, PostgreSQL's advisory write lock); it decides nothing itself. Where a rule is a
-//! bound on time (how long sessions live, which links count towards the mail cap), it gives the
-//! bound and the backend's query filters by it.
+//! bound (how long sessions live, which links count towards the mail cap), it gives the bound and
+//! the backend's query filters by it. A deleted
+//! account is absent from what a backend reads of accounts (`deleted_at IS NULL`): that is what the
+//! database holds, and [`live`] decides what its absence means.
 
 use tapster_domain::{Email, Timestamp};
 
 use super::{
     AccountId, Issued, KeyAction, KeyRecord, MAIL_WINDOW_SECS, MAILS_PER_WINDOW, MAX_ACTIVE_KEYS,
     PendingLink, Profile, REVOKED_SHOWN_SECS, SESSION_IDLE_SECS, SESSION_MAX_SECS, SESSION_TOUCH_SECS,
-    Suspension, TOKEN_LIFETIME_SECS,
+    SessionInfo, Suspension, TOKEN_LIFETIME_SECS,
 };
 use crate::error::{Error, Result};
 
@@ -29,10 +31,46 @@ pub(crate) struct Standing {
     pub(crate) suspension: Option<Suspension>,
 }
 
-/// An account's standing, or [`Error::AccountGone`] for an account that is gone: nobody acts on,
-/// for or as a deleted account.
-pub(crate) fn live(standing: Option<Standing>) -> Result<Standing> {
-    standing.ok_or(Error::AccountGone)
+/// What was read of an account (its [`Standing`], or the [`Account`](super::Account) its owner
+/// sees), or [`Error::AccountGone`] for an account that is gone: nobody acts on, for or as a
+/// deleted account.
+pub(crate) fn live<T>(account: Option<T>) -> Result<T> {
+    account.ok_or(Error::AccountGone)
+}
+
+/// The account the operator names by an address: the live account whose confirmed address it is
+/// (`holder`), or [`Error::NoSuchAccount`].
+pub(crate) fn named_account(email: &Email, holder: Option<AccountId>) -> Result<AccountId> {
+    holder.ok_or_else(|| Error::NoSuchAccount(email.clone()))
+}
+
+// ---- what an owner names by its number
+
+/// A row an owner names by its number, read by that number with the account that owns it (`None`
+/// when there is no such row): theirs, or `missing`. Another account's row is refused exactly as
+/// one that does not exist, so that no answer tells that it exists.
+fn owned<T>(found: Option<(AccountId, T)>, asking: AccountId, missing: Error) -> Result<T> {
+    match found {
+        Some((owner, row)) if owner == asking => Ok(row),
+        _ => Err(missing),
+    }
+}
+
+/// One of `asking`'s keys, of the key read by its number: [`owned`], else [`Error::NoSuchKey`].
+pub(crate) fn owned_key(found: Option<KeyRecord>, asking: AccountId) -> Result<KeyRecord> {
+    owned(found.map(|key| (key.account, key)), asking, Error::NoSuchKey)
+}
+
+/// Whether the linked sign-in whose owner is `owner` (`None`: there is none) is one of `asking`'s:
+/// [`owned`], else [`Error::NoSuchIdentity`].
+pub(crate) fn owned_identity(owner: Option<AccountId>, asking: AccountId) -> Result<()> {
+    owned(owner.map(|owner| (owner, ())), asking, Error::NoSuchIdentity)
+}
+
+/// Whether the session whose owner is `owner` (`None`: there is none) is one of `asking`'s:
+/// [`owned`], else [`Error::NoSuchSession`].
+pub(crate) fn owned_session(owner: Option<AccountId>, asking: AccountId) -> Result<()> {
+    owned(owner.map(|owner| (owner, ())), asking, Error::NoSuchSession)
 }
 
 /// Whether one of an account's `identities` linked sign-ins may go: not the last way into it. An
@@ -80,6 +118,13 @@ pub(crate) fn key_allowance(standing: Option<Standing>, keys: &[KeyRecord], now:
 /// [`REVOKED_SHOWN_SECS`] ago.
 pub(crate) fn shown_to_owner(key: &KeyRecord, now: Timestamp) -> bool {
     key.revoked_at.is_none_or(|at| at.0 > now.0 - REVOKED_SHOWN_SECS)
+}
+
+/// Whether start-up makes the operator's first key, given whether the store holds any key: only
+/// into a store that holds none at all, not even a revoked one, so that a store once given keys is
+/// never given another this way.
+pub(crate) fn first_key_due(holds_a_key: bool) -> bool {
+    !holds_a_key
 }
 
 /// The one key an administrator's selector found, of the ids of every key it matched.
@@ -151,6 +196,12 @@ pub(crate) struct StoredLink {
 }
 
 impl StoredLink {
+    /// The link the store holds for a token, or [`Error::TokenUnknown`] when it holds none: a token
+    /// never issued (or forgotten) opens nothing.
+    pub(crate) fn known(found: Option<Self>) -> Result<Self> {
+        found.ok_or(Error::TokenUnknown)
+    }
+
     /// The address the link is for, while it can be spent: it is neither spent nor expired (and
     /// holds an address this build reads).
     fn live(&self, now: Timestamp) -> Result<Email> {
@@ -330,6 +381,34 @@ pub(crate) fn session_use(created_at: i64, last_seen: i64, now: Timestamp) -> Op
     LiveSessions::at(now).hold(created_at, last_seen).then_some(last_seen <= now.0 - SESSION_TOUCH_SECS)
 }
 
+/// A browser's session as stored, found by the hash of its id, with whether its account is deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StoredSession {
+    pub(crate) id: i64,
+    pub(crate) account: AccountId,
+    pub(crate) created_at: i64,
+    pub(crate) last_seen: i64,
+    pub(crate) account_deleted: bool,
+}
+
+impl StoredSession {
+    /// How the browser holding the session is signed in by a use at `now`: not at all when the
+    /// session is over ([`session_use`]) or its account is deleted (a deleted account has no
+    /// session); [`SessionInfo::renewed`] says whether the use is to be written.
+    pub(crate) fn used(&self, now: Timestamp) -> Option<SessionInfo> {
+        if self.account_deleted {
+            return None;
+        }
+        let renewed = session_use(self.created_at, self.last_seen, now)?;
+        Some(SessionInfo {
+            account: self.account,
+            id: self.id,
+            created_at: Timestamp(self.created_at),
+            renewed,
+        })
+    }
+}
+
 // ---- upkeep
 
 /// An expired link is forgotten this long after it expired.
@@ -394,7 +473,41 @@ mod tests {
     #[test]
     fn only_a_live_account_is_acted_on() {
         assert_eq!(live(confirmed()).unwrap(), confirmed().unwrap());
-        assert!(matches!(live(None), Err(Error::AccountGone)));
+        assert!(matches!(live::<Standing>(None), Err(Error::AccountGone)));
+    }
+
+    #[test]
+    fn the_operator_names_a_live_account_by_its_address() {
+        let marta = email("marta@example.com");
+        assert_eq!(named_account(&marta, Some(AccountId(4))).unwrap(), AccountId(4));
+        let Err(Error::NoSuchAccount(named)) = named_account(&marta, None) else {
+            panic!("no account holds the address")
+        };
+        assert_eq!(named, marta);
+    }
+
+    #[test]
+    fn an_owner_acts_only_on_their_own_and_another_s_is_as_missing() {
+        let (me, other) = (AccountId(1), AccountId(2));
+        let mine = KeyRecord { account: me, ..key(None, None, false) };
+        let theirs = KeyRecord { account: other, ..key(None, None, false) };
+        assert_eq!(owned_key(Some(mine.clone()), me).unwrap(), mine);
+        for found in [Some(theirs), None] {
+            assert_eq!(owned_key(found.clone(), me).map_err(|e| variant(&e)), Err("NoSuchKey"), "{found:?}");
+        }
+        let cases = [(Some(me), Ok(())), (Some(other), Err(())), (None, Err(()))];
+        for (owner, expected) in cases {
+            let identity = expected.map_err(|()| "NoSuchIdentity");
+            assert_eq!(owned_identity(owner, me).map_err(|e| variant(&e)), identity, "{owner:?}");
+            let session = expected.map_err(|()| "NoSuchSession");
+            assert_eq!(owned_session(owner, me).map_err(|e| variant(&e)), session, "{owner:?}");
+        }
+    }
+
+    #[test]
+    fn the_first_key_goes_only_into_a_store_without_any() {
+        assert!(first_key_due(false));
+        assert!(!first_key_due(true), "not even beside revoked keys");
     }
 
     #[test]
@@ -437,6 +550,9 @@ mod tests {
             Error::TokenForAnotherAccount => "TokenForAnotherAccount",
             Error::AddressTaken(_) => "AddressTaken",
             Error::IdentityTaken => "IdentityTaken",
+            Error::NoSuchIdentity => "NoSuchIdentity",
+            Error::NoSuchSession => "NoSuchSession",
+            Error::NoSuchAccount(_) => "NoSuchAccount",
             other => panic!("no rule answers {other}"),
         }
     }
@@ -639,8 +755,8 @@ mod tests {
                 None,
                 ProviderSignIn::Linked { account: me, address: None },
             ),
-            (&verified, Some((me, None)), None, ProviderSignIn::Linked { account: me, address: None }),
             // A new user joins the holder of the vouched address, or a new account.
+            (&verified, Some((me, None)), None, ProviderSignIn::Linked { account: me, address: None }),
             (&verified, None, Some(other), ProviderSignIn::Holder(other)),
             (&verified, None, None, ProviderSignIn::NewAccount { email: Some(&marta), pending: None }),
             // An address not vouched for is never matched: it waits on a new account.
@@ -705,6 +821,37 @@ mod tests {
                 "begun {begun}s, seen {seen}s ago"
             );
         }
+    }
+
+    #[test]
+    fn a_deleted_account_has_no_session() {
+        let stored = StoredSession {
+            id: 3,
+            account: AccountId(1),
+            created_at: NOW.0 - 86_400,
+            last_seen: NOW.0 - SESSION_TOUCH_SECS,
+            account_deleted: false,
+        };
+        let signed_in = SessionInfo {
+            account: AccountId(1),
+            id: 3,
+            created_at: Timestamp(NOW.0 - 86_400),
+            renewed: true,
+        };
+        assert_eq!(stored.used(NOW), Some(signed_in));
+        assert_eq!(
+            StoredSession { last_seen: NOW.0 - 1, ..stored }.used(NOW).map(|s| s.renewed),
+            Some(false)
+        );
+        assert_eq!(StoredSession { account_deleted: true, ..stored }.used(NOW), None);
+        assert_eq!(StoredSession { last_seen: NOW.0 - SESSION_IDLE_SECS, ..stored }.used(NOW), None);
+    }
+
+    #[test]
+    fn a_token_the_store_does_not_hold_opens_nothing() {
+        let stored = link(None, NOW.0 + 1, None);
+        assert_eq!(StoredLink::known(Some(stored.clone())).unwrap(), stored);
+        assert_eq!(StoredLink::known(None).map_err(|e| variant(&e)), Err("TokenUnknown"));
     }
 
     #[test]

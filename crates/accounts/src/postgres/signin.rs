@@ -5,9 +5,9 @@
 use tapster_domain::{Email, Timestamp};
 use tokio_postgres::{Client, GenericClient};
 
-use super::account::standing;
+use super::account::{account_with_email, standing};
 use super::write_transaction;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::rules::{self, LinkLanding, ProviderSignIn, StoredLink};
 use crate::model::{AccountId, Issued, PendingLink, Profile, SignIn};
 use crate::token::TokenHash;
@@ -55,7 +55,7 @@ pub(crate) async fn spend_email_token(
     now: Timestamp,
 ) -> Result<SignIn> {
     let tx = write_transaction(client).await?;
-    let Some(link) = stored_link(&tx, token).await? else { return Err(Error::TokenUnknown) };
+    let link = StoredLink::known(stored_link(&tx, token).await?)?;
     let email = link.spendable(signed_in, now)?;
     let asking = match link.account {
         Some(account) => Some((account, standing(&tx, account).await?)),
@@ -211,14 +211,6 @@ async fn vouched_holder(client: &impl GenericClient, profile: &Profile) -> Resul
         Some(email) => account_with_email(client, email).await,
         None => Ok(None),
     }
-}
-
-/// The live account whose confirmed address is `email`.
-async fn account_with_email(client: &impl GenericClient, email: &Email) -> Result<Option<AccountId>> {
-    let row = client
-        .query_opt("SELECT id FROM accounts WHERE email = $1 AND deleted_at IS NULL", &[&email.as_str()])
-        .await?;
-    Ok(row.map(|row| AccountId(row.get(0))))
 }
 
 async fn create_account(

@@ -5,8 +5,8 @@
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tapster_domain::{Email, Timestamp};
 
-use super::account::standing;
-use crate::error::{Error, Result};
+use super::account::{account_with_email, standing};
+use crate::error::Result;
 use crate::model::rules::{self, LinkLanding, ProviderSignIn, StoredLink};
 use crate::model::{AccountId, Issued, PendingLink, Profile, SignIn};
 use crate::token::TokenHash;
@@ -48,7 +48,7 @@ pub(crate) fn spend_email_token(
     now: Timestamp,
 ) -> Result<SignIn> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let Some(link) = stored_link(&tx, token)? else { return Err(Error::TokenUnknown) };
+    let link = StoredLink::known(stored_link(&tx, token)?)?;
     let email = link.spendable(signed_in, now)?;
     let asking = match link.account {
         Some(account) => Some((account, standing(&tx, account)?)),
@@ -195,18 +195,6 @@ fn confirm_address(conn: &Connection, account: AccountId, email: &Email) -> Resu
 /// The live account that holds the address the provider vouches for ([`rules::vouched`]).
 fn vouched_holder(conn: &Connection, profile: &Profile) -> Result<Option<AccountId>> {
     rules::vouched(profile).map_or(Ok(None), |email| account_with_email(conn, email))
-}
-
-/// The live account whose confirmed address is `email`.
-fn account_with_email(conn: &Connection, email: &Email) -> Result<Option<AccountId>> {
-    Ok(conn
-        .query_row(
-            "SELECT id FROM accounts WHERE email = ?1 AND deleted_at IS NULL",
-            [email.as_str()],
-            |row| row.get(0),
-        )
-        .optional()?
-        .map(AccountId))
 }
 
 fn create_account(
