@@ -170,15 +170,24 @@ pub(crate) fn link_expires_at(now: Timestamp) -> i64 {
     now.0 + TOKEN_LIFETIME_SECS
 }
 
-/// Whether to store a link for an address that had `recent` links mailed within the window: not
-/// when it had its share (whatever else holds: nothing is stored, nothing is sent). `asking` is the
-/// standing of the account that asked for the link to confirm the address, if one did; a link for
-/// an account that is gone is refused.
-pub(crate) fn link_issue(recent: usize, asking: Option<Option<Standing>>) -> Result<Issued> {
+/// What a link is asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LinkPurpose {
+    /// To sign in (or up) with the address: nobody signed in asked.
+    SignIn,
+    /// To confirm the address for an account that asked, with that account's standing (`None`: it
+    /// is gone).
+    Confirm(Option<Standing>),
+}
+
+/// Whether to store a link for an address that had `recent` links mailed within the window, asked
+/// for `purpose`: not when it had its share (whatever else holds: nothing is stored, nothing is
+/// sent); a link to confirm the address for an account that is gone is refused.
+pub(crate) fn link_issue(recent: usize, purpose: LinkPurpose) -> Result<Issued> {
     if recent >= MAILS_PER_WINDOW {
         return Ok(Issued::Throttled);
     }
-    if let Some(standing) = asking {
+    if let LinkPurpose::Confirm(standing) = purpose {
         live(standing)?;
     }
     Ok(Issued::Issued)
@@ -296,25 +305,25 @@ pub(crate) enum ProviderSignIn<'a> {
 /// Where a sign-in with `profile` lands, given the account its user is linked to with that
 /// account's standing (if it is linked) and the live account that holds the vouched address:
 /// - a known user signs in to their account, which takes the vouched address if it has none and
-///   nobody holds it;
+///   nobody holds it; a user linked to an account that is gone is refused ([`live`]: deleting an
+///   account unlinks its users, so the store holds no such link, and were one left it would open
+///   nothing);
 /// - a new user with a vouched address joins the account that holds it, or a new one;
 /// - a new user without one gets a new account whose address waits to be confirmed.
 pub(crate) fn provider_sign_in<'a>(
     profile: &'a Profile,
     linked: Option<(AccountId, Option<Standing>)>,
     holder: Option<AccountId>,
-) -> ProviderSignIn<'a> {
-    match (linked, holder, vouched(profile)) {
+) -> Result<ProviderSignIn<'a>> {
+    Ok(match (linked, holder, vouched(profile)) {
         (Some((account, standing)), ..) => {
-            // Deleting an account unlinks its users, so the account is there; were it not, it would
-            // take nothing.
-            let confirmed = standing.is_none_or(|standing| standing.confirmed);
+            let confirmed = live(standing)?.confirmed;
             ProviderSignIn::Linked { account, address: taken_address(profile, confirmed, holder) }
         }
         (None, Some(holder), Some(_)) => ProviderSignIn::Holder(holder),
         (None, _, Some(email)) => ProviderSignIn::NewAccount { email: Some(email), pending: None },
         (None, _, None) => ProviderSignIn::NewAccount { email: None, pending: profile.email.as_ref() },
-    }
+    })
 }
 
 /// What linking a provider's user to an account writes.
@@ -630,16 +639,16 @@ mod tests {
         assert_eq!(mail_window_start(NOW), NOW.0 - 15 * 60);
         assert_eq!(link_expires_at(NOW), NOW.0 + 15 * 60);
         let cases = [
-            (0, None, Ok(Issued::Issued)),
-            (2, None, Ok(Issued::Issued)),
-            (2, Some(unconfirmed()), Ok(Issued::Issued)),
-            (3, None, Ok(Issued::Throttled)),
-            (3, Some(None), Ok(Issued::Throttled)),
-            (0, Some(None), Err("AccountGone")),
+            (0, LinkPurpose::SignIn, Ok(Issued::Issued)),
+            (2, LinkPurpose::SignIn, Ok(Issued::Issued)),
+            (2, LinkPurpose::Confirm(unconfirmed()), Ok(Issued::Issued)),
+            (3, LinkPurpose::SignIn, Ok(Issued::Throttled)),
+            (3, LinkPurpose::Confirm(None), Ok(Issued::Throttled)),
+            (0, LinkPurpose::Confirm(None), Err("AccountGone")),
         ];
-        for (recent, asking, expected) in cases {
-            let got = link_issue(recent, asking.clone()).map_err(|e| variant(&e));
-            assert_eq!(got, expected, "{recent} recent, asking {asking:?}");
+        for (recent, purpose, expected) in cases {
+            let got = link_issue(recent, purpose.clone()).map_err(|e| variant(&e));
+            assert_eq!(got, expected, "{recent} recent, for {purpose:?}");
         }
     }
 
@@ -756,7 +765,6 @@ mod tests {
                 ProviderSignIn::Linked { account: me, address: None },
             ),
             // A new user joins the holder of the vouched address, or a new account.
-            (&verified, Some((me, None)), None, ProviderSignIn::Linked { account: me, address: None }),
             (&verified, None, Some(other), ProviderSignIn::Holder(other)),
             (&verified, None, None, ProviderSignIn::NewAccount { email: Some(&marta), pending: None }),
             // An address not vouched for is never matched: it waits on a new account.
@@ -769,7 +777,21 @@ mod tests {
             (&none, None, None, ProviderSignIn::NewAccount { email: None, pending: None }),
         ];
         for (profile, linked, holder, expected) in cases {
-            assert_eq!(provider_sign_in(profile, linked.clone(), holder), expected, "{linked:?}, {holder:?}");
+            assert_eq!(
+                provider_sign_in(profile, linked.clone(), holder).unwrap(),
+                expected,
+                "{linked:?}, {holder:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_user_linked_to_an_account_gone_signs_in_nowhere() {
+        let verified = profile(Some("marta@example.com"), true);
+        for holder in [None, Some(AccountId(2))] {
+            let got =
+                provider_sign_in(&verified, Some((AccountId(1), None)), holder).map_err(|e| variant(&e));
+            assert_eq!(got, Err("AccountGone"), "held by {holder:?}");
         }
     }
 

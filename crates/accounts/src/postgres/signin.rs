@@ -8,7 +8,7 @@ use tokio_postgres::{Client, GenericClient};
 use super::account::{account_with_email, standing};
 use super::write_transaction;
 use crate::error::Result;
-use crate::model::rules::{self, LinkLanding, ProviderSignIn, StoredLink};
+use crate::model::rules::{self, LinkLanding, LinkPurpose, ProviderSignIn, StoredLink};
 use crate::model::{AccountId, Issued, PendingLink, Profile, SignIn};
 use crate::token::TokenHash;
 
@@ -29,11 +29,11 @@ pub(crate) async fn issue_email_token(
         )
         .await?
         .get(0);
-    let asking = match account {
-        Some(account) => Some(standing(&tx, account).await?),
-        None => None,
+    let purpose = match account {
+        Some(account) => LinkPurpose::Confirm(standing(&tx, account).await?),
+        None => LinkPurpose::SignIn,
     };
-    if rules::link_issue(usize::try_from(recent).unwrap_or(usize::MAX), asking)? == Issued::Throttled {
+    if rules::link_issue(usize::try_from(recent).unwrap_or(usize::MAX), purpose)? == Issued::Throttled {
         return Ok(Issued::Throttled);
     }
     tx.execute(
@@ -112,7 +112,7 @@ pub(crate) async fn sign_in_with(client: &mut Client, profile: &Profile, now: Ti
         Some(account) => Some((account, standing(&tx, account).await?)),
         None => None,
     };
-    let signed_in = match rules::provider_sign_in(profile, linked, vouched_holder(&tx, profile).await?) {
+    let signed_in = match rules::provider_sign_in(profile, linked, vouched_holder(&tx, profile).await?)? {
         ProviderSignIn::Linked { account, address } => {
             refresh_login(&tx, profile).await?;
             if let Some(email) = address {

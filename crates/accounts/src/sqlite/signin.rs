@@ -7,7 +7,7 @@ use tapster_domain::{Email, Timestamp};
 
 use super::account::{account_with_email, standing};
 use crate::error::Result;
-use crate::model::rules::{self, LinkLanding, ProviderSignIn, StoredLink};
+use crate::model::rules::{self, LinkLanding, LinkPurpose, ProviderSignIn, StoredLink};
 use crate::model::{AccountId, Issued, PendingLink, Profile, SignIn};
 use crate::token::TokenHash;
 
@@ -26,8 +26,11 @@ pub(crate) fn issue_email_token(
         params![email.as_str(), rules::mail_window_start(now)],
         |row| row.get(0),
     )?;
-    let asking = account.map(|account| standing(&tx, account)).transpose()?;
-    if rules::link_issue(usize::try_from(recent).unwrap_or(usize::MAX), asking)? == Issued::Throttled {
+    let purpose = match account {
+        Some(account) => LinkPurpose::Confirm(standing(&tx, account)?),
+        None => LinkPurpose::SignIn,
+    };
+    if rules::link_issue(usize::try_from(recent).unwrap_or(usize::MAX), purpose)? == Issued::Throttled {
         return Ok(Issued::Throttled);
     }
     tx.execute(
@@ -109,7 +112,7 @@ pub(crate) fn sign_in_with(conn: &mut Connection, profile: &Profile, now: Timest
         Some(account) => Some((account, standing(&tx, account)?)),
         None => None,
     };
-    let signed_in = match rules::provider_sign_in(profile, linked, vouched_holder(&tx, profile)?) {
+    let signed_in = match rules::provider_sign_in(profile, linked, vouched_holder(&tx, profile)?)? {
         ProviderSignIn::Linked { account, address } => {
             refresh_login(&tx, profile)?;
             if let Some(email) = address {
