@@ -6,8 +6,8 @@
 //! A backend (`sqlite`, `postgres`) reads what a rule asks for, calls it, and writes what its answer
 //! names, all in one transaction that no other writer interleaves with (SQLite's immediate
 //! transactions, PostgreSQL's advisory write lock); it decides nothing itself. Where a rule is a
-//! bound (how long sessions live, which links count towards the mail cap), it gives the bound and
-//! the backend's query filters by it. A deleted
+//! bound (how long sessions live, which links count towards the mail cap, which of an account's
+//! keys a rule looks at), it gives the bound and the backend's query filters by it. A deleted
 //! account is absent from what a backend reads of accounts (`deleted_at IS NULL`): that is what the
 //! database holds, and [`live`] decides what its absence means.
 
@@ -97,7 +97,15 @@ fn takes_a_slot(key: &KeyRecord, now: Timestamp) -> bool {
     key.revoked_at.is_none() && !key.expired(now)
 }
 
-/// Whether an account may make a key now, given its standing and every key it holds: it is there,
+/// The bound on the keys of an account that the rules on them look at: those not revoked, or revoked
+/// after this moment. A key revoked at or before it takes no slot ([`key_allowance`]) and is no
+/// longer shown ([`shown_to_owner`]), so a backend reads no older one.
+pub(crate) fn keys_revoked_after(now: Timestamp) -> i64 {
+    now.0 - REVOKED_SHOWN_SECS
+}
+
+/// Whether an account may make a key now, given its standing and the keys it holds (those
+/// [`keys_revoked_after`] bounds, or more): it is there,
 /// not suspended, confirmed, and holds fewer than [`MAX_ACTIVE_KEYS`] keys that take a slot. The
 /// refusals are checked in that order.
 pub(crate) fn key_allowance(standing: Option<Standing>, keys: &[KeyRecord], now: Timestamp) -> Result<()> {
@@ -117,7 +125,7 @@ pub(crate) fn key_allowance(standing: Option<Standing>, keys: &[KeyRecord], now:
 /// Whether its owner still sees a key in their list: all but those revoked more than
 /// [`REVOKED_SHOWN_SECS`] ago.
 pub(crate) fn shown_to_owner(key: &KeyRecord, now: Timestamp) -> bool {
-    key.revoked_at.is_none_or(|at| at.0 > now.0 - REVOKED_SHOWN_SECS)
+    key.revoked_at.is_none_or(|at| at.0 > keys_revoked_after(now))
 }
 
 /// Whether start-up makes the operator's first key, given whether the store holds any key: only
@@ -597,6 +605,25 @@ mod tests {
             panic!("a suspended account makes no key")
         };
         assert_eq!(reason.as_deref(), Some("spam"));
+    }
+
+    #[test]
+    fn the_keys_read_are_every_key_a_rule_looks_at() {
+        let bound = keys_revoked_after(NOW);
+        assert_eq!(bound, NOW.0 - REVOKED_SHOWN_SECS);
+        for revoked_at in [None, Some(NOW.0), Some(bound + 1), Some(bound), Some(bound - 1), Some(0)] {
+            for expires_at in [None, Some(NOW.0 - 1), Some(NOW.0 + 1)] {
+                let key = key(revoked_at, expires_at, false);
+                let read = revoked_at.is_none_or(|at| at > bound);
+                if !read {
+                    assert!(!shown_to_owner(&key, NOW), "{key:?} is not read, yet shown");
+                    assert!(!takes_a_slot(&key, NOW), "{key:?} is not read, yet takes a slot");
+                }
+            }
+        }
+        // A key revoked within the bound is read and shown; it takes no slot.
+        let lately = key(Some(bound + 1), None, false);
+        assert!(shown_to_owner(&lately, NOW) && !takes_a_slot(&lately, NOW));
     }
 
     #[test]

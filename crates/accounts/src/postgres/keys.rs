@@ -93,7 +93,7 @@ pub(crate) async fn may_create_key(client: &mut Client, account: AccountId, now:
 }
 
 async fn allowance(client: &impl GenericClient, account: AccountId, now: Timestamp) -> Result<()> {
-    rules::key_allowance(standing(client, account).await?, &account_keys(client, account).await?, now)
+    rules::key_allowance(standing(client, account).await?, &account_keys(client, account, now).await?, now)
 }
 
 async fn insert_key(
@@ -142,15 +142,25 @@ pub(crate) async fn owner_keys(
     account: AccountId,
     now: Timestamp,
 ) -> Result<Vec<KeyRecord>> {
-    let mut keys = account_keys(&*client, account).await?;
+    let mut keys = account_keys(&*client, account, now).await?;
     keys.retain(|key| rules::shown_to_owner(key, now));
     Ok(keys)
 }
 
-/// Every key of `account`, newest first.
-async fn account_keys(client: &impl GenericClient, account: AccountId) -> Result<Vec<KeyRecord>> {
+/// The keys of `account` that the rules look at ([`rules::keys_revoked_after`]), newest first.
+async fn account_keys(
+    client: &impl GenericClient,
+    account: AccountId,
+    now: Timestamp,
+) -> Result<Vec<KeyRecord>> {
     let rows = client
-        .query(&format!("{KEY_COLUMNS} WHERE k.account_id = $1 ORDER BY k.id DESC"), &[&account.0])
+        .query(
+            &format!(
+                "{KEY_COLUMNS} WHERE k.account_id = $1 AND (k.revoked_at IS NULL OR k.revoked_at > $2)
+                 ORDER BY k.id DESC"
+            ),
+            &[&account.0, &rules::keys_revoked_after(now)],
+        )
         .await?;
     rows.iter().map(key_record).collect()
 }

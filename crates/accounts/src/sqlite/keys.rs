@@ -87,7 +87,7 @@ pub(crate) fn owner_create_key(
 
 /// Whether `account` may make a key now, by [`rules::key_allowance`].
 pub(crate) fn may_create_key(conn: &Connection, account: AccountId, now: Timestamp) -> Result<()> {
-    rules::key_allowance(standing(conn, account)?, &account_keys(conn, account)?, now)
+    rules::key_allowance(standing(conn, account)?, &account_keys(conn, account, now)?, now)
 }
 
 fn insert_key(
@@ -130,15 +130,19 @@ pub(crate) fn owner_keys(
     account: AccountId,
     now: Timestamp,
 ) -> Result<Vec<KeyRecord>> {
-    let mut keys = account_keys(conn, account)?;
+    let mut keys = account_keys(conn, account, now)?;
     keys.retain(|key| rules::shown_to_owner(key, now));
     Ok(keys)
 }
 
-/// Every key of `account`, newest first.
-fn account_keys(conn: &Connection, account: AccountId) -> Result<Vec<KeyRecord>> {
-    let mut stmt = conn.prepare(&format!("{KEY_COLUMNS} WHERE k.account_id = ?1 ORDER BY k.id DESC"))?;
-    let keys = stmt.query_map([account.0], key_record)?.collect::<Result<_, _>>()?;
+/// The keys of `account` that the rules look at ([`rules::keys_revoked_after`]), newest first.
+fn account_keys(conn: &Connection, account: AccountId, now: Timestamp) -> Result<Vec<KeyRecord>> {
+    let mut stmt = conn.prepare(&format!(
+        "{KEY_COLUMNS} WHERE k.account_id = ?1 AND (k.revoked_at IS NULL OR k.revoked_at > ?2)
+         ORDER BY k.id DESC"
+    ))?;
+    let keys =
+        stmt.query_map([account.0, rules::keys_revoked_after(now)], key_record)?.collect::<Result<_, _>>()?;
     Ok(keys)
 }
 
