@@ -16,14 +16,14 @@ use std::time::Duration;
 use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
 use tokio::sync::Notify;
 
+use crate::error::{Error, Result};
 use crate::model::{
-    AccessSnapshot, Account, AccountId, DailyUsage, Generation, Issued, KeyAction, KeyHash, KeyName,
-    KeyRecord, NewGeneration, PendingLink, Profile, SessionInfo, SessionRecord, SignIn, Usage,
+    AccessSnapshot, Account, AccountId, DailyUsage, Generation, Issued, KeyAction, KeyName, KeyRecord,
+    KeySelector, NewGeneration, PendingLink, Profile, SessionInfo, SessionRecord, SignIn, Usage,
 };
 use crate::postgres::{self, Postgres, PostgresWatcher};
 use crate::sqlite::{self, Sqlite, SqliteWatcher};
-use crate::token::{TokenHash, hash_key};
-use crate::{Error, Result};
+use crate::token::TokenHash;
 
 /// Where the accounts are kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +57,7 @@ impl Location {
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::DataDir(dir) => write!(f, "{}", dir.join(crate::ACCOUNTS_DB).display()),
+            Self::DataDir(dir) => write!(f, "{}", dir.join(sqlite::ACCOUNTS_DB).display()),
             Self::Postgres(url) => f.write_str(&postgres::shown(url)),
         }
     }
@@ -413,32 +413,5 @@ impl Watcher {
     pub async fn next_change(&mut self, poll: Duration) -> Result<bool> {
         let _ = tokio::time::timeout(poll, self.written.notified()).await;
         self.changed().await
-    }
-}
-
-/// How an administrator names a key: its id, its public prefix, or the whole key.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeySelector {
-    Id(i64),
-    Prefix(String),
-    Key(KeyHash),
-}
-
-impl KeySelector {
-    pub fn parse(value: &str) -> Result<Self> {
-        let value = value.trim();
-        if let Ok(id) = value.parse() {
-            return Ok(Self::Id(id));
-        }
-        if let Ok(key) = ApiKey::parse(value) {
-            return Ok(Self::Key(hash_key(&key)));
-        }
-        if value.len() == ApiKey::DISPLAY_LEN
-            && value.starts_with(ApiKey::PREFIX)
-            && value[ApiKey::PREFIX.len()..].bytes().all(|b| b.is_ascii_alphanumeric())
-        {
-            return Ok(Self::Prefix(value.to_owned()));
-        }
-        Err(Error::BadKeySelector(value.to_owned()))
     }
 }

@@ -16,14 +16,14 @@ mod sql;
 mod sqlite;
 mod token;
 
-pub use accounts::{Accounts, KeySelector, Location, Watcher};
+pub use accounts::{Accounts, Location, Watcher};
 pub use error::{Error, Result};
 pub use model::{
     AccessSnapshot, Account, AccountId, DailyUsage, Generation, Identity, Issued, KEPT_GENERATIONS,
-    KeyAccess, KeyAction, KeyHash, KeyName, KeyRecord, KeyStatus, MAIL_WINDOW_SECS, MAILS_PER_WINDOW,
+    KeyAccess, KeyAction, KeyName, KeyRecord, KeySelector, KeyStatus, MAIL_WINDOW_SECS, MAILS_PER_WINDOW,
     MAX_ACTIVE_KEYS, NewGeneration, PendingLink, Profile, Provider, REVOKED_SHOWN_SECS, SESSION_IDLE_SECS,
     SESSION_MAX_SECS, SESSION_TOUCH_SECS, SessionInfo, SessionRecord, SignIn, Suspension,
     TOKEN_LIFETIME_SECS, Usage,
 };
 pub use sqlite::ACCOUNTS_DB;
-pub use token::{Token, TokenHash, hash_key};
+pub use token::{KeyHash, Token, TokenHash, hash_key};

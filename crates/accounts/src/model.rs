@@ -5,9 +5,10 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use tapster_domain::{AddressBlock, Email, Limits, Timestamp};
+use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
+use crate::token::{KeyHash, hash_key};
 
 pub(crate) mod rules;
 
@@ -294,9 +295,6 @@ pub struct Usage {
     pub last_used: Timestamp,
 }
 
-/// The SHA-256 of a key: what is stored and looked up instead of the key.
-pub type KeyHash = [u8; 32];
-
 /// What the server needs to decide on a key, without a query per request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyAccess {
@@ -326,6 +324,33 @@ pub enum KeyAction {
     Revoke,
     Suspend,
     Unsuspend,
+}
+
+/// How an administrator names a key: its id, its public prefix, or the whole key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySelector {
+    Id(i64),
+    Prefix(String),
+    Key(KeyHash),
+}
+
+impl KeySelector {
+    pub fn parse(value: &str) -> Result<Self> {
+        let value = value.trim();
+        if let Ok(id) = value.parse() {
+            return Ok(Self::Id(id));
+        }
+        if let Ok(key) = ApiKey::parse(value) {
+            return Ok(Self::Key(hash_key(&key)));
+        }
+        if value.len() == ApiKey::DISPLAY_LEN
+            && value.starts_with(ApiKey::PREFIX)
+            && value[ApiKey::PREFIX.len()..].bytes().all(|b| b.is_ascii_alphanumeric())
+        {
+            return Ok(Self::Prefix(value.to_owned()));
+        }
+        Err(Error::BadKeySelector(value.to_owned()))
+    }
 }
 
 #[cfg(test)]

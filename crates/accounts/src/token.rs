@@ -7,8 +7,6 @@ use std::fmt;
 use sha2::{Digest, Sha256};
 use tapster_domain::ApiKey;
 
-use crate::model::KeyHash;
-
 /// A random secret: only its SHA-256 is ever stored, so a copy of the database opens nothing.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Token(String);
@@ -80,6 +78,9 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// The SHA-256 of an API key: what is stored and looked up instead of the key.
+pub type KeyHash = [u8; 32];
+
+/// The [`KeyHash`] of `key`.
 pub fn hash_key(key: &ApiKey) -> KeyHash {
     Sha256::digest(key.expose().as_bytes()).into()
 }

@@ -1,22 +1,24 @@
 //! Every rule that decides who may do what with an account, written once for both backends: pure
 //! functions of what a backend read (an account's standing, a link as stored, the account that
-//! holds an address, the keys an account holds) and of `now`, each answering with a refusal or
-//! with the writes to make.
+//! holds an address, the keys an account holds, the owner of a row an owner names by its number)
+//! and of `now`, each answering with a refusal or with the writes to make.
 //!
 //! A backend (`sqlite`, `postgres`) reads what a rule asks for, calls it, and writes what its answer
 //! names, all in one transaction that no other writer interleaves with (SQLite's immediate
 //! transactions, PostgreSQL's advisory write lock); it decides nothing itself. Where a rule is a
-//! bound on time (how long sessions live, which links count towards the mail cap), it gives the
-//! bound and the backend's query filters by it.
+//! bound (how long sessions live, which links count towards the mail cap, which of an account's
+//! keys a rule looks at), it gives the bound and the backend's query filters by it. A deleted
+//! account is absent from what a backend reads of accounts (`deleted_at IS NULL`): that is what the
+//! database holds, and [`live`] decides what its absence means.
 
 use tapster_domain::{Email, Timestamp};
 
 use super::{
     AccountId, Issued, KeyAction, KeyRecord, MAIL_WINDOW_SECS, MAILS_PER_WINDOW, MAX_ACTIVE_KEYS,
     PendingLink, Profile, REVOKED_SHOWN_SECS, SESSION_IDLE_SECS, SESSION_MAX_SECS, SESSION_TOUCH_SECS,
-    Suspension, TOKEN_LIFETIME_SECS,
+    SessionInfo, Suspension, TOKEN_LIFETIME_SECS,
 };
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 // ---- accounts
 
@@ -29,10 +31,46 @@ pub(crate) struct Standing {
     pub(crate) suspension: Option<Suspension>,
 }
 
-/// An account's standing, or [`Error::AccountGone`] for an account that is gone: nobody acts on,
-/// for or as a deleted account.
-pub(crate) fn live(standing: Option<Standing>) -> Result<Standing> {
-    standing.ok_or(Error::AccountGone)
+/// What was read of an account (its [`Standing`], or the [`Account`](super::Account) its owner
+/// sees), or [`Error::AccountGone`] for an account that is gone: nobody acts on, for or as a
+/// deleted account.
+pub(crate) fn live<T>(account: Option<T>) -> Result<T> {
+    account.ok_or(Error::AccountGone)
+}
+
+/// The account the operator names by an address: the live account whose confirmed address it is
+/// (`holder`), or [`Error::NoSuchAccount`].
+pub(crate) fn named_account(email: &Email, holder: Option<AccountId>) -> Result<AccountId> {
+    holder.ok_or_else(|| Error::NoSuchAccount(email.clone()))
+}
+
+// ---- what an owner names by its number
+
+/// A row an owner names by its number, read by that number with the account that owns it (`None`
+/// when there is no such row): theirs, or `missing`. Another account's row is refused exactly as
+/// one that does not exist, so that no answer tells that it exists.
+fn owned<T>(found: Option<(AccountId, T)>, asking: AccountId, missing: Error) -> Result<T> {
+    match found {
+        Some((owner, row)) if owner == asking => Ok(row),
+        _ => Err(missing),
+    }
+}
+
+/// One of `asking`'s keys, of the key read by its number: [`owned`], else [`Error::NoSuchKey`].
+pub(crate) fn owned_key(found: Option<KeyRecord>, asking: AccountId) -> Result<KeyRecord> {
+    owned(found.map(|key| (key.account, key)), asking, Error::NoSuchKey)
+}
+
+/// Whether the linked sign-in whose owner is `owner` (`None`: there is none) is one of `asking`'s:
+/// [`owned`], else [`Error::NoSuchIdentity`].
+pub(crate) fn owned_identity(owner: Option<AccountId>, asking: AccountId) -> Result<()> {
+    owned(owner.map(|owner| (owner, ())), asking, Error::NoSuchIdentity)
+}
+
+/// Whether the session whose owner is `owner` (`None`: there is none) is one of `asking`'s:
+/// [`owned`], else [`Error::NoSuchSession`].
+pub(crate) fn owned_session(owner: Option<AccountId>, asking: AccountId) -> Result<()> {
+    owned(owner.map(|owner| (owner, ())), asking, Error::NoSuchSession)
 }
 
 /// Whether one of an account's `identities` linked sign-ins may go: not the last way into it. An
@@ -59,7 +97,15 @@ fn takes_a_slot(key: &KeyRecord, now: Timestamp) -> bool {
     key.revoked_at.is_none() && !key.expired(now)
 }
 
-/// Whether an account may make a key now, given its standing and every key it holds: it is there,
+/// The bound on the keys of an account that the rules on them look at: those not revoked, or revoked
+/// after this moment. A key revoked at or before it takes no slot ([`key_allowance`]) and is no
+/// longer shown ([`shown_to_owner`]), so a backend reads no older one.
+pub(crate) fn keys_revoked_after(now: Timestamp) -> i64 {
+    now.0 - REVOKED_SHOWN_SECS
+}
+
+/// Whether an account may make a key now, given its standing and the keys it holds (those
+/// [`keys_revoked_after`] bounds, or more): it is there,
 /// not suspended, confirmed, and holds fewer than [`MAX_ACTIVE_KEYS`] keys that take a slot. The
 /// refusals are checked in that order.
 pub(crate) fn key_allowance(standing: Option<Standing>, keys: &[KeyRecord], now: Timestamp) -> Result<()> {
@@ -79,7 +125,14 @@ pub(crate) fn key_allowance(standing: Option<Standing>, keys: &[KeyRecord], now:
 /// Whether its owner still sees a key in their list: all but those revoked more than
 /// [`REVOKED_SHOWN_SECS`] ago.
 pub(crate) fn shown_to_owner(key: &KeyRecord, now: Timestamp) -> bool {
-    key.revoked_at.is_none_or(|at| at.0 > now.0 - REVOKED_SHOWN_SECS)
+    key.revoked_at.is_none_or(|at| at.0 > keys_revoked_after(now))
+}
+
+/// Whether start-up makes the operator's first key, given whether the store holds any key: only
+/// into a store that holds none at all, not even a revoked one, so that a store once given keys is
+/// never given another this way.
+pub(crate) fn first_key_due(holds_a_key: bool) -> bool {
+    !holds_a_key
 }
 
 /// The one key an administrator's selector found, of the ids of every key it matched.
@@ -125,15 +178,24 @@ pub(crate) fn link_expires_at(now: Timestamp) -> i64 {
     now.0 + TOKEN_LIFETIME_SECS
 }
 
-/// Whether to store a link for an address that had `recent` links mailed within the window: not
-/// when it had its share (whatever else holds: nothing is stored, nothing is sent). `asking` is the
-/// standing of the account that asked for the link to confirm the address, if one did; a link for
-/// an account that is gone is refused.
-pub(crate) fn link_issue(recent: usize, asking: Option<Option<Standing>>) -> Result<Issued> {
+/// What a link is asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LinkPurpose {
+    /// To sign in (or up) with the address: nobody signed in asked.
+    SignIn,
+    /// To confirm the address for an account that asked, with that account's standing (`None`: it
+    /// is gone).
+    Confirm(Option<Standing>),
+}
+
+/// Whether to store a link for an address that had `recent` links mailed within the window, asked
+/// for `purpose`: not when it had its share (whatever else holds: nothing is stored, nothing is
+/// sent); a link to confirm the address for an account that is gone is refused.
+pub(crate) fn link_issue(recent: usize, purpose: LinkPurpose) -> Result<Issued> {
     if recent >= MAILS_PER_WINDOW {
         return Ok(Issued::Throttled);
     }
-    if let Some(standing) = asking {
+    if let LinkPurpose::Confirm(standing) = purpose {
         live(standing)?;
     }
     Ok(Issued::Issued)
@@ -151,6 +213,12 @@ pub(crate) struct StoredLink {
 }
 
 impl StoredLink {
+    /// The link the store holds for a token, or [`Error::TokenUnknown`] when it holds none: a token
+    /// never issued (or forgotten) opens nothing.
+    pub(crate) fn known(found: Option<Self>) -> Result<Self> {
+        found.ok_or(Error::TokenUnknown)
+    }
+
     /// The address the link is for, while it can be spent: it is neither spent nor expired (and
     /// holds an address this build reads).
     fn live(&self, now: Timestamp) -> Result<Email> {
@@ -245,25 +313,25 @@ pub(crate) enum ProviderSignIn<'a> {
 /// Where a sign-in with `profile` lands, given the account its user is linked to with that
 /// account's standing (if it is linked) and the live account that holds the vouched address:
 /// - a known user signs in to their account, which takes the vouched address if it has none and
-///   nobody holds it;
+///   nobody holds it; a user linked to an account that is gone is refused ([`live`]: deleting an
+///   account unlinks its users, so the store holds no such link, and were one left it would open
+///   nothing);
 /// - a new user with a vouched address joins the account that holds it, or a new one;
 /// - a new user without one gets a new account whose address waits to be confirmed.
 pub(crate) fn provider_sign_in<'a>(
     profile: &'a Profile,
     linked: Option<(AccountId, Option<Standing>)>,
     holder: Option<AccountId>,
-) -> ProviderSignIn<'a> {
-    match (linked, holder, vouched(profile)) {
+) -> Result<ProviderSignIn<'a>> {
+    Ok(match (linked, holder, vouched(profile)) {
         (Some((account, standing)), ..) => {
-            // Deleting an account unlinks its users, so the account is there; were it not, it would
-            // take nothing.
-            let confirmed = standing.is_none_or(|standing| standing.confirmed);
+            let confirmed = live(standing)?.confirmed;
             ProviderSignIn::Linked { account, address: taken_address(profile, confirmed, holder) }
         }
         (None, Some(holder), Some(_)) => ProviderSignIn::Holder(holder),
         (None, _, Some(email)) => ProviderSignIn::NewAccount { email: Some(email), pending: None },
         (None, _, None) => ProviderSignIn::NewAccount { email: None, pending: profile.email.as_ref() },
-    }
+    })
 }
 
 /// What linking a provider's user to an account writes.
@@ -330,6 +398,34 @@ pub(crate) fn session_use(created_at: i64, last_seen: i64, now: Timestamp) -> Op
     LiveSessions::at(now).hold(created_at, last_seen).then_some(last_seen <= now.0 - SESSION_TOUCH_SECS)
 }
 
+/// A browser's session as stored, found by the hash of its id, with whether its account is deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StoredSession {
+    pub(crate) id: i64,
+    pub(crate) account: AccountId,
+    pub(crate) created_at: i64,
+    pub(crate) last_seen: i64,
+    pub(crate) account_deleted: bool,
+}
+
+impl StoredSession {
+    /// How the browser holding the session is signed in by a use at `now`: not at all when the
+    /// session is over ([`session_use`]) or its account is deleted (a deleted account has no
+    /// session); [`SessionInfo::renewed`] says whether the use is to be written.
+    pub(crate) fn used(&self, now: Timestamp) -> Option<SessionInfo> {
+        if self.account_deleted {
+            return None;
+        }
+        let renewed = session_use(self.created_at, self.last_seen, now)?;
+        Some(SessionInfo {
+            account: self.account,
+            id: self.id,
+            created_at: Timestamp(self.created_at),
+            renewed,
+        })
+    }
+}
+
 // ---- upkeep
 
 /// An expired link is forgotten this long after it expired.
@@ -394,7 +490,41 @@ mod tests {
     #[test]
     fn only_a_live_account_is_acted_on() {
         assert_eq!(live(confirmed()).unwrap(), confirmed().unwrap());
-        assert!(matches!(live(None), Err(Error::AccountGone)));
+        assert!(matches!(live::<Standing>(None), Err(Error::AccountGone)));
+    }
+
+    #[test]
+    fn the_operator_names_a_live_account_by_its_address() {
+        let marta = email("marta@example.com");
+        assert_eq!(named_account(&marta, Some(AccountId(4))).unwrap(), AccountId(4));
+        let Err(Error::NoSuchAccount(named)) = named_account(&marta, None) else {
+            panic!("no account holds the address")
+        };
+        assert_eq!(named, marta);
+    }
+
+    #[test]
+    fn an_owner_acts_only_on_their_own_and_another_s_is_as_missing() {
+        let (me, other) = (AccountId(1), AccountId(2));
+        let mine = KeyRecord { account: me, ..key(None, None, false) };
+        let theirs = KeyRecord { account: other, ..key(None, None, false) };
+        assert_eq!(owned_key(Some(mine.clone()), me).unwrap(), mine);
+        for found in [Some(theirs), None] {
+            assert_eq!(owned_key(found.clone(), me).map_err(|e| variant(&e)), Err("NoSuchKey"), "{found:?}");
+        }
+        let cases = [(Some(me), Ok(())), (Some(other), Err(())), (None, Err(()))];
+        for (owner, expected) in cases {
+            let identity = expected.map_err(|()| "NoSuchIdentity");
+            assert_eq!(owned_identity(owner, me).map_err(|e| variant(&e)), identity, "{owner:?}");
+            let session = expected.map_err(|()| "NoSuchSession");
+            assert_eq!(owned_session(owner, me).map_err(|e| variant(&e)), session, "{owner:?}");
+        }
+    }
+
+    #[test]
+    fn the_first_key_goes_only_into_a_store_without_any() {
+        assert!(first_key_due(false));
+        assert!(!first_key_due(true), "not even beside revoked keys");
     }
 
     #[test]
@@ -437,6 +567,9 @@ mod tests {
             Error::TokenForAnotherAccount => "TokenForAnotherAccount",
             Error::AddressTaken(_) => "AddressTaken",
             Error::IdentityTaken => "IdentityTaken",
+            Error::NoSuchIdentity => "NoSuchIdentity",
+            Error::NoSuchSession => "NoSuchSession",
+            Error::NoSuchAccount(_) => "NoSuchAccount",
             other => panic!("no rule answers {other}"),
         }
     }
@@ -472,6 +605,25 @@ mod tests {
             panic!("a suspended account makes no key")
         };
         assert_eq!(reason.as_deref(), Some("spam"));
+    }
+
+    #[test]
+    fn the_keys_read_are_every_key_a_rule_looks_at() {
+        let bound = keys_revoked_after(NOW);
+        assert_eq!(bound, NOW.0 - REVOKED_SHOWN_SECS);
+        for revoked_at in [None, Some(NOW.0), Some(bound + 1), Some(bound), Some(bound - 1), Some(0)] {
+            for expires_at in [None, Some(NOW.0 - 1), Some(NOW.0 + 1)] {
+                let key = key(revoked_at, expires_at, false);
+                let read = revoked_at.is_none_or(|at| at > bound);
+                if !read {
+                    assert!(!shown_to_owner(&key, NOW), "{key:?} is not read, yet shown");
+                    assert!(!takes_a_slot(&key, NOW), "{key:?} is not read, yet takes a slot");
+                }
+            }
+        }
+        // A key revoked within the bound is read and shown; it takes no slot.
+        let lately = key(Some(bound + 1), None, false);
+        assert!(shown_to_owner(&lately, NOW) && !takes_a_slot(&lately, NOW));
     }
 
     #[test]
@@ -514,16 +666,16 @@ mod tests {
         assert_eq!(mail_window_start(NOW), NOW.0 - 15 * 60);
         assert_eq!(link_expires_at(NOW), NOW.0 + 15 * 60);
         let cases = [
-            (0, None, Ok(Issued::Issued)),
-            (2, None, Ok(Issued::Issued)),
-            (2, Some(unconfirmed()), Ok(Issued::Issued)),
-            (3, None, Ok(Issued::Throttled)),
-            (3, Some(None), Ok(Issued::Throttled)),
-            (0, Some(None), Err("AccountGone")),
+            (0, LinkPurpose::SignIn, Ok(Issued::Issued)),
+            (2, LinkPurpose::SignIn, Ok(Issued::Issued)),
+            (2, LinkPurpose::Confirm(unconfirmed()), Ok(Issued::Issued)),
+            (3, LinkPurpose::SignIn, Ok(Issued::Throttled)),
+            (3, LinkPurpose::Confirm(None), Ok(Issued::Throttled)),
+            (0, LinkPurpose::Confirm(None), Err("AccountGone")),
         ];
-        for (recent, asking, expected) in cases {
-            let got = link_issue(recent, asking.clone()).map_err(|e| variant(&e));
-            assert_eq!(got, expected, "{recent} recent, asking {asking:?}");
+        for (recent, purpose, expected) in cases {
+            let got = link_issue(recent, purpose.clone()).map_err(|e| variant(&e));
+            assert_eq!(got, expected, "{recent} recent, for {purpose:?}");
         }
     }
 
@@ -639,7 +791,6 @@ mod tests {
                 None,
                 ProviderSignIn::Linked { account: me, address: None },
             ),
-            (&verified, Some((me, None)), None, ProviderSignIn::Linked { account: me, address: None }),
             // A new user joins the holder of the vouched address, or a new account.
             (&verified, None, Some(other), ProviderSignIn::Holder(other)),
             (&verified, None, None, ProviderSignIn::NewAccount { email: Some(&marta), pending: None }),
@@ -653,7 +804,21 @@ mod tests {
             (&none, None, None, ProviderSignIn::NewAccount { email: None, pending: None }),
         ];
         for (profile, linked, holder, expected) in cases {
-            assert_eq!(provider_sign_in(profile, linked.clone(), holder), expected, "{linked:?}, {holder:?}");
+            assert_eq!(
+                provider_sign_in(profile, linked.clone(), holder).unwrap(),
+                expected,
+                "{linked:?}, {holder:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_user_linked_to_an_account_gone_signs_in_nowhere() {
+        let verified = profile(Some("marta@example.com"), true);
+        for holder in [None, Some(AccountId(2))] {
+            let got =
+                provider_sign_in(&verified, Some((AccountId(1), None)), holder).map_err(|e| variant(&e));
+            assert_eq!(got, Err("AccountGone"), "held by {holder:?}");
         }
     }
 
@@ -705,6 +870,37 @@ mod tests {
                 "begun {begun}s, seen {seen}s ago"
             );
         }
+    }
+
+    #[test]
+    fn a_deleted_account_has_no_session() {
+        let stored = StoredSession {
+            id: 3,
+            account: AccountId(1),
+            created_at: NOW.0 - 86_400,
+            last_seen: NOW.0 - SESSION_TOUCH_SECS,
+            account_deleted: false,
+        };
+        let signed_in = SessionInfo {
+            account: AccountId(1),
+            id: 3,
+            created_at: Timestamp(NOW.0 - 86_400),
+            renewed: true,
+        };
+        assert_eq!(stored.used(NOW), Some(signed_in));
+        assert_eq!(
+            StoredSession { last_seen: NOW.0 - 1, ..stored }.used(NOW).map(|s| s.renewed),
+            Some(false)
+        );
+        assert_eq!(StoredSession { account_deleted: true, ..stored }.used(NOW), None);
+        assert_eq!(StoredSession { last_seen: NOW.0 - SESSION_IDLE_SECS, ..stored }.used(NOW), None);
+    }
+
+    #[test]
+    fn a_token_the_store_does_not_hold_opens_nothing() {
+        let stored = link(None, NOW.0 + 1, None);
+        assert_eq!(StoredLink::known(Some(stored.clone())).unwrap(), stored);
+        assert_eq!(StoredLink::known(None).map_err(|e| variant(&e)), Err("TokenUnknown"));
     }
 
     #[test]

@@ -5,9 +5,9 @@ use tapster_domain::{AddressBlock, Email, Timestamp};
 use tokio_postgres::{Client, GenericClient};
 
 use super::{email_column, write_transaction};
+use crate::error::Result;
 use crate::model::rules::{self, Standing};
 use crate::model::{Account, AccountId, Identity, Provider, Suspension};
-use crate::{Error, Result};
 
 /// What the rules need to know of `account`: `None` when it is gone (deleted, or never made).
 pub(super) async fn standing(client: &impl GenericClient, account: AccountId) -> Result<Option<Standing>> {
@@ -33,7 +33,7 @@ pub(crate) async fn account(client: &mut Client, id: AccountId) -> Result<Accoun
             &[&id.0],
         )
         .await?;
-    let Some(row) = found else { return Err(Error::AccountGone) };
+    let row = rules::live(found)?;
     let mut account = Account {
         id,
         email: email_column(&row, 0)?,
@@ -62,19 +62,17 @@ pub(crate) async fn account(client: &mut Client, id: AccountId) -> Result<Accoun
     Ok(account)
 }
 
-/// Removes a linked sign-in, when [`rules::may_unlink`] allows it.
+/// Removes a linked sign-in, when [`rules::may_unlink`] allows it and it is the owner's
+/// ([`rules::owned_identity`]).
 pub(crate) async fn unlink_identity(client: &mut Client, account: AccountId, identity: i64) -> Result<()> {
     let tx = write_transaction(client).await?;
     let identities: i64 =
         tx.query_one("SELECT count(*) FROM identities WHERE account_id = $1", &[&account.0]).await?.get(0);
     rules::may_unlink(standing(&tx, account).await?, usize::try_from(identities).unwrap_or(usize::MAX))?;
-    match tx
-        .execute("DELETE FROM identities WHERE id = $1 AND account_id = $2", &[&identity, &account.0])
-        .await?
-    {
-        0 => Err(Error::NoSuchIdentity),
-        _ => Ok(tx.commit().await?),
-    }
+    let owner = tx.query_opt("SELECT account_id FROM identities WHERE id = $1", &[&identity]).await?;
+    rules::owned_identity(owner.map(|row| AccountId(row.get(0))), account)?;
+    tx.execute("DELETE FROM identities WHERE id = $1", &[&identity]).await?;
+    Ok(tx.commit().await?)
 }
 
 /// Deletes an account: every key is revoked (their usage stays, anonymous), the addresses, linked
@@ -103,7 +101,7 @@ pub(crate) async fn delete_account(client: &mut Client, account: AccountId, now:
 }
 
 /// Suspends (with the reason its owner will read, [`rules::kept_reason`]) or reinstates the account
-/// of `email`, and so every key it owns.
+/// of `email` ([`rules::named_account`]), and so every key it owns.
 pub(crate) async fn set_account_suspended(
     client: &mut Client,
     email: &Email,
@@ -111,16 +109,24 @@ pub(crate) async fn set_account_suspended(
     reason: Option<&str>,
 ) -> Result<()> {
     let tx = write_transaction(client).await?;
-    let changed = tx
-        .execute(
-            "UPDATE accounts SET suspended = $2, suspended_reason = $3 WHERE email = $1 AND deleted_at IS NULL",
-            &[&email.as_str(), &suspended, &rules::kept_reason(suspended, reason)],
-        )
-        .await?;
-    if changed == 0 {
-        return Err(Error::NoSuchAccount(email.clone()));
-    }
+    let account = rules::named_account(email, account_with_email(&tx, email).await?)?;
+    tx.execute(
+        "UPDATE accounts SET suspended = $2, suspended_reason = $3 WHERE id = $1",
+        &[&account.0, &suspended, &rules::kept_reason(suspended, reason)],
+    )
+    .await?;
     Ok(tx.commit().await?)
+}
+
+/// The live account whose confirmed address is `email`.
+pub(super) async fn account_with_email(
+    client: &impl GenericClient,
+    email: &Email,
+) -> Result<Option<AccountId>> {
+    let row = client
+        .query_opt("SELECT id FROM accounts WHERE email = $1 AND deleted_at IS NULL", &[&email.as_str()])
+        .await?;
+    Ok(row.map(|row| AccountId(row.get(0))))
 }
 
 /// Blocks a calling address or range; returns false when it was already blocked.

@@ -8,13 +8,13 @@ use tokio_postgres::{Client, GenericClient, Row};
 
 use super::account::standing;
 use super::{count, email_column, write_transaction};
+use crate::error::Result;
 use crate::model::rules::{self, KeyWrite};
 use crate::model::{
-    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyHash, KeyName, KeyRecord, Usage,
+    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyName, KeyRecord, KeySelector, Usage,
 };
 use crate::sql::{KEY_COLUMNS, SNAPSHOT_KEYS};
-use crate::token::hash_key;
-use crate::{Error, KeySelector, Result};
+use crate::token::{KeyHash, hash_key};
 
 /// A key made by an administrator for the account of `email`, which is created (confirmed: the
 /// administrator vouches for the address) when there is none. No cap on the number of keys.
@@ -32,7 +32,7 @@ pub(crate) async fn admin_create_key(
     Ok(record)
 }
 
-/// [`admin_create_key`] when there is no key at all, checked under the write lock.
+/// [`admin_create_key`] when [`rules::first_key_due`] says so, checked under the write lock.
 pub(crate) async fn admin_create_first_key(
     client: &mut Client,
     email: &Email,
@@ -42,7 +42,7 @@ pub(crate) async fn admin_create_first_key(
     now: Timestamp,
 ) -> Result<Option<KeyRecord>> {
     let tx = write_transaction(client).await?;
-    if tx.query_one("SELECT EXISTS (SELECT 1 FROM keys)", &[]).await?.get(0) {
+    if !rules::first_key_due(tx.query_one("SELECT EXISTS (SELECT 1 FROM keys)", &[]).await?.get(0)) {
         return Ok(None);
     }
     let record = insert_admin_key(&tx, email, name, limits, key, now).await?;
@@ -93,7 +93,7 @@ pub(crate) async fn may_create_key(client: &mut Client, account: AccountId, now:
 }
 
 async fn allowance(client: &impl GenericClient, account: AccountId, now: Timestamp) -> Result<()> {
-    rules::key_allowance(standing(client, account).await?, &account_keys(client, account).await?, now)
+    rules::key_allowance(standing(client, account).await?, &account_keys(client, account, now).await?, now)
 }
 
 async fn insert_key(
@@ -142,32 +142,36 @@ pub(crate) async fn owner_keys(
     account: AccountId,
     now: Timestamp,
 ) -> Result<Vec<KeyRecord>> {
-    let mut keys = account_keys(&*client, account).await?;
+    let mut keys = account_keys(&*client, account, now).await?;
     keys.retain(|key| rules::shown_to_owner(key, now));
     Ok(keys)
 }
 
-/// Every key of `account`, newest first.
-async fn account_keys(client: &impl GenericClient, account: AccountId) -> Result<Vec<KeyRecord>> {
+/// The keys of `account` that the rules look at ([`rules::keys_revoked_after`]), newest first.
+async fn account_keys(
+    client: &impl GenericClient,
+    account: AccountId,
+    now: Timestamp,
+) -> Result<Vec<KeyRecord>> {
     let rows = client
-        .query(&format!("{KEY_COLUMNS} WHERE k.account_id = $1 ORDER BY k.id DESC"), &[&account.0])
+        .query(
+            &format!(
+                "{KEY_COLUMNS} WHERE k.account_id = $1 AND (k.revoked_at IS NULL OR k.revoked_at > $2)
+                 ORDER BY k.id DESC"
+            ),
+            &[&account.0, &rules::keys_revoked_after(now)],
+        )
         .await?;
     rows.iter().map(key_record).collect()
 }
 
-/// One of an owner's keys; another account's key is no key at all to them.
+/// One of an owner's keys ([`rules::owned_key`]).
 pub(crate) async fn owner_key(client: &mut Client, account: AccountId, id: i64) -> Result<KeyRecord> {
-    one_owned_key(&*client, account, id).await
+    rules::owned_key(key_with_id(&*client, id).await?, account)
 }
 
-async fn one_owned_key(client: &impl GenericClient, account: AccountId, id: i64) -> Result<KeyRecord> {
-    let row = client
-        .query_opt(&format!("{KEY_COLUMNS} WHERE k.id = $1 AND k.account_id = $2"), &[&id, &account.0])
-        .await?;
-    row.as_ref().map(key_record).transpose()?.ok_or(Error::NoSuchKey)
-}
-
-/// Revokes one of an owner's keys (again, harmlessly, when it already is).
+/// Revokes one of an owner's keys ([`rules::owned_key`], then [`rules::key_change`]: again,
+/// harmlessly, when it already is).
 pub(crate) async fn owner_revoke_key(
     client: &mut Client,
     account: AccountId,
@@ -175,16 +179,9 @@ pub(crate) async fn owner_revoke_key(
     now: Timestamp,
 ) -> Result<KeyRecord> {
     let tx = write_transaction(client).await?;
-    let changed = tx
-        .execute(
-            "UPDATE keys SET revoked_at = coalesce(revoked_at, $3) WHERE id = $1 AND account_id = $2",
-            &[&id, &account.0, &now.0],
-        )
-        .await?;
-    if changed == 0 {
-        return Err(Error::NoSuchKey);
-    }
-    let record = one_owned_key(&tx, account, id).await?;
+    let key = rules::owned_key(key_with_id(&tx, id).await?, account)?;
+    write_key(&tx, id, rules::key_change(&key, KeyAction::Revoke)?, now).await?;
+    let record = key_by_id(&tx, id).await?;
     tx.commit().await?;
     Ok(record)
 }
@@ -198,18 +195,28 @@ pub(crate) async fn change_key(
 ) -> Result<KeyRecord> {
     let tx = write_transaction(client).await?;
     let id = find_key(&tx, selector).await?;
-    match rules::key_change(&key_by_id(&tx, id).await?, action)? {
-        KeyWrite::Revoke => {
-            tx.execute("UPDATE keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1", &[&id, &now.0])
-                .await?
-        }
-        KeyWrite::Suspended(suspended) => {
-            tx.execute("UPDATE keys SET suspended = $2 WHERE id = $1", &[&id, &suspended]).await?
-        }
-    };
+    write_key(&tx, id, rules::key_change(&key_by_id(&tx, id).await?, action)?, now).await?;
     let record = key_by_id(&tx, id).await?;
     tx.commit().await?;
     Ok(record)
+}
+
+/// Writes what [`rules::key_change`] answered to the key `id`.
+async fn write_key(client: &impl GenericClient, id: i64, write: KeyWrite, now: Timestamp) -> Result<()> {
+    match write {
+        KeyWrite::Revoke => {
+            client
+                .execute(
+                    "UPDATE keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1",
+                    &[&id, &now.0],
+                )
+                .await?
+        }
+        KeyWrite::Suspended(suspended) => {
+            client.execute("UPDATE keys SET suspended = $2 WHERE id = $1", &[&id, &suspended]).await?
+        }
+    };
+    Ok(())
 }
 
 /// The key an administrator's selector names ([`rules::selected_key`]).
@@ -228,6 +235,16 @@ async fn find_key(client: &impl GenericClient, selector: &KeySelector) -> Result
 
 async fn key_by_id(client: &impl GenericClient, id: i64) -> Result<KeyRecord> {
     key_record(&client.query_one(&format!("{KEY_COLUMNS} WHERE k.id = $1"), &[&id]).await?)
+}
+
+/// The key numbered `id`, whoever owns it, if there is one.
+async fn key_with_id(client: &impl GenericClient, id: i64) -> Result<Option<KeyRecord>> {
+    client
+        .query_opt(&format!("{KEY_COLUMNS} WHERE k.id = $1"), &[&id])
+        .await?
+        .as_ref()
+        .map(key_record)
+        .transpose()
 }
 
 /// Every key and block as they are now, read in one snapshot of the database.

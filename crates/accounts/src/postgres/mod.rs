@@ -24,8 +24,8 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod
 use tapster_domain::{Email, Timestamp};
 use tokio_postgres::{Client, Transaction};
 
+use crate::error::{Error, Result};
 use crate::model::rules::Purge;
-use crate::{Error, Result};
 
 pub(crate) use account::*;
 pub(crate) use keys::*;

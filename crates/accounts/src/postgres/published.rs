@@ -7,8 +7,8 @@
 use tapster_domain::Timestamp;
 use tokio_postgres::{Client, GenericClient, IsolationLevel, Row};
 
+use crate::error::{Error, Result};
 use crate::model::{Generation, NewGeneration};
-use crate::{Error, Result};
 
 /// Bytes per stored chunk: far below PostgreSQL's limits on a value and a message, few rows a file.
 const CHUNK: usize = 1 << 20;

@@ -6,7 +6,7 @@
 
 use tokio_postgres::Client;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Each step takes the database from generation `n` to `n + 1` (the first from an empty schema).
 const STEPS: &[&str] = &[V1, V2];

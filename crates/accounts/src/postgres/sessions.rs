@@ -8,10 +8,10 @@ use tokio_postgres::Client;
 
 use super::account::standing;
 use super::write_transaction;
-use crate::model::rules::{self, LiveSessions, kept_user_agent, session_use};
+use crate::error::Result;
+use crate::model::rules::{self, LiveSessions, StoredSession, kept_user_agent};
 use crate::model::{AccountId, SessionInfo, SessionRecord};
 use crate::token::TokenHash;
-use crate::{Error, Result};
 
 pub(crate) async fn create_session(
     client: &mut Client,
@@ -35,7 +35,8 @@ pub(crate) async fn create_session(
     Ok(SessionInfo { account, id, created_at: now, renewed: false })
 }
 
-/// The session a browser holds, if it is still alive; notes that it was used.
+/// The session a browser holds, if it is still alive ([`StoredSession::used`]); notes that it was
+/// used when that says so.
 pub(crate) async fn session(
     client: &mut Client,
     session: TokenHash,
@@ -43,20 +44,26 @@ pub(crate) async fn session(
 ) -> Result<Option<SessionInfo>> {
     let found = client
         .query_opt(
-            "SELECT s.id, s.account_id, s.created_at, s.last_seen_at
+            "SELECT s.id, s.account_id, s.created_at, s.last_seen_at, a.deleted_at IS NOT NULL
              FROM sessions s JOIN accounts a ON a.id = s.account_id
-             WHERE s.sha256 = $1 AND a.deleted_at IS NULL",
+             WHERE s.sha256 = $1",
             &[&session.0.as_slice()],
         )
         .await?;
-    let Some(row) = found else { return Ok(None) };
-    let (id, account, created_at, last_seen): (i64, i64, i64, i64) =
-        (row.get(0), row.get(1), row.get(2), row.get(3));
-    let Some(renewed) = session_use(created_at, last_seen, now) else { return Ok(None) };
-    if renewed {
-        client.execute("UPDATE sessions SET last_seen_at = $2 WHERE id = $1", &[&id, &now.0]).await?;
+    let stored = found.map(|row| StoredSession {
+        id: row.get(0),
+        account: AccountId(row.get(1)),
+        created_at: row.get(2),
+        last_seen: row.get(3),
+        account_deleted: row.get(4),
+    });
+    let Some(signed_in) = stored.and_then(|stored| stored.used(now)) else { return Ok(None) };
+    if signed_in.renewed {
+        client
+            .execute("UPDATE sessions SET last_seen_at = $2 WHERE id = $1", &[&signed_in.id, &now.0])
+            .await?;
     }
-    Ok(Some(SessionInfo { account: AccountId(account), id, created_at: Timestamp(created_at), renewed }))
+    Ok(Some(signed_in))
 }
 
 pub(crate) async fn end_session(client: &mut Client, session: TokenHash) -> Result<()> {
@@ -72,13 +79,13 @@ pub(crate) async fn end_other_sessions(client: &mut Client, account: AccountId, 
     Ok(usize::try_from(ended).unwrap_or(usize::MAX))
 }
 
-/// Ends one session of `account`, named by its number.
+/// Ends one session of `account`, named by its number ([`rules::owned_session`]).
 pub(crate) async fn end_session_by_id(client: &mut Client, account: AccountId, id: i64) -> Result<()> {
-    match client.execute("DELETE FROM sessions WHERE account_id = $1 AND id = $2", &[&account.0, &id]).await?
-    {
-        0 => Err(Error::NoSuchSession),
-        _ => Ok(()),
-    }
+    let tx = write_transaction(client).await?;
+    let owner = tx.query_opt("SELECT account_id FROM sessions WHERE id = $1", &[&id]).await?;
+    rules::owned_session(owner.map(|row| AccountId(row.get(0))), account)?;
+    tx.execute("DELETE FROM sessions WHERE id = $1", &[&id]).await?;
+    Ok(tx.commit().await?)
 }
 
 /// The live sessions of `account`, most recently used first.

@@ -5,12 +5,12 @@
 use tapster_domain::{Email, Timestamp};
 use tokio_postgres::{Client, GenericClient};
 
-use super::account::standing;
+use super::account::{account_with_email, standing};
 use super::write_transaction;
-use crate::model::rules::{self, LinkLanding, ProviderSignIn, StoredLink};
+use crate::error::Result;
+use crate::model::rules::{self, LinkLanding, LinkPurpose, ProviderSignIn, StoredLink};
 use crate::model::{AccountId, Issued, PendingLink, Profile, SignIn};
 use crate::token::TokenHash;
-use crate::{Error, Result};
 
 /// Stores a link for `email`, unless [`rules::link_issue`] says otherwise. With `account`, spending
 /// the link confirms the address for that account rather than signing in to the address's own.
@@ -29,11 +29,11 @@ pub(crate) async fn issue_email_token(
         )
         .await?
         .get(0);
-    let asking = match account {
-        Some(account) => Some(standing(&tx, account).await?),
-        None => None,
+    let purpose = match account {
+        Some(account) => LinkPurpose::Confirm(standing(&tx, account).await?),
+        None => LinkPurpose::SignIn,
     };
-    if rules::link_issue(usize::try_from(recent).unwrap_or(usize::MAX), asking)? == Issued::Throttled {
+    if rules::link_issue(usize::try_from(recent).unwrap_or(usize::MAX), purpose)? == Issued::Throttled {
         return Ok(Issued::Throttled);
     }
     tx.execute(
@@ -55,7 +55,7 @@ pub(crate) async fn spend_email_token(
     now: Timestamp,
 ) -> Result<SignIn> {
     let tx = write_transaction(client).await?;
-    let Some(link) = stored_link(&tx, token).await? else { return Err(Error::TokenUnknown) };
+    let link = StoredLink::known(stored_link(&tx, token).await?)?;
     let email = link.spendable(signed_in, now)?;
     let asking = match link.account {
         Some(account) => Some((account, standing(&tx, account).await?)),
@@ -112,7 +112,7 @@ pub(crate) async fn sign_in_with(client: &mut Client, profile: &Profile, now: Ti
         Some(account) => Some((account, standing(&tx, account).await?)),
         None => None,
     };
-    let signed_in = match rules::provider_sign_in(profile, linked, vouched_holder(&tx, profile).await?) {
+    let signed_in = match rules::provider_sign_in(profile, linked, vouched_holder(&tx, profile).await?)? {
         ProviderSignIn::Linked { account, address } => {
             refresh_login(&tx, profile).await?;
             if let Some(email) = address {
@@ -211,14 +211,6 @@ async fn vouched_holder(client: &impl GenericClient, profile: &Profile) -> Resul
         Some(email) => account_with_email(client, email).await,
         None => Ok(None),
     }
-}
-
-/// The live account whose confirmed address is `email`.
-async fn account_with_email(client: &impl GenericClient, email: &Email) -> Result<Option<AccountId>> {
-    let row = client
-        .query_opt("SELECT id FROM accounts WHERE email = $1 AND deleted_at IS NULL", &[&email.as_str()])
-        .await?;
-    Ok(row.map(|row| AccountId(row.get(0))))
 }
 
 async fn create_account(

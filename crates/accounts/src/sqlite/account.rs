@@ -5,9 +5,9 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tapster_domain::{AddressBlock, Email, Timestamp};
 
 use super::email_column;
+use crate::error::Result;
 use crate::model::rules::{self, Standing};
 use crate::model::{Account, AccountId, Identity, Provider, Suspension};
-use crate::{Error, Result};
 
 /// What the rules need to know of `account`: `None` when it is gone (deleted, or never made).
 pub(super) fn standing(conn: &Connection, account: AccountId) -> Result<Option<Standing>> {
@@ -51,7 +51,7 @@ pub(crate) fn account(conn: &mut Connection, id: AccountId) -> Result<Account> {
             },
         )
         .optional()?;
-    let Some(mut account) = found else { return Err(Error::AccountGone) };
+    let mut account = rules::live(found)?;
     let mut stmt = tx.prepare(
         "SELECT id, provider, login, created_at FROM identities WHERE account_id = ?1 ORDER BY id",
     )?;
@@ -69,16 +69,19 @@ pub(crate) fn account(conn: &mut Connection, id: AccountId) -> Result<Account> {
     Ok(account)
 }
 
-/// Removes a linked sign-in, when [`rules::may_unlink`] allows it.
+/// Removes a linked sign-in, when [`rules::may_unlink`] allows it and it is the owner's
+/// ([`rules::owned_identity`]).
 pub(crate) fn unlink_identity(conn: &mut Connection, account: AccountId, identity: i64) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let identities: i64 =
         tx.query_row("SELECT count(*) FROM identities WHERE account_id = ?1", [account.0], |row| row.get(0))?;
     rules::may_unlink(standing(&tx, account)?, usize::try_from(identities).unwrap_or(usize::MAX))?;
-    match tx.execute("DELETE FROM identities WHERE id = ?1 AND account_id = ?2", [identity, account.0])? {
-        0 => Err(Error::NoSuchIdentity),
-        _ => Ok(tx.commit()?),
-    }
+    let owner = tx
+        .query_row("SELECT account_id FROM identities WHERE id = ?1", [identity], |row| row.get(0))
+        .optional()?;
+    rules::owned_identity(owner.map(AccountId), account)?;
+    tx.execute("DELETE FROM identities WHERE id = ?1", [identity])?;
+    Ok(tx.commit()?)
 }
 
 /// Deletes an account: every key is revoked (their usage stays, anonymous), the addresses, linked
@@ -105,21 +108,32 @@ pub(crate) fn delete_account(conn: &mut Connection, account: AccountId, now: Tim
 }
 
 /// Suspends (with the reason its owner will read, [`rules::kept_reason`]) or reinstates the account
-/// of `email`, and so every key it owns.
+/// of `email` ([`rules::named_account`]), and so every key it owns.
 pub(crate) fn set_account_suspended(
     conn: &mut Connection,
     email: &Email,
     suspended: bool,
     reason: Option<&str>,
 ) -> Result<()> {
-    let changed = conn.execute(
-        "UPDATE accounts SET suspended = ?2, suspended_reason = ?3 WHERE email = ?1 AND deleted_at IS NULL",
-        params![email.as_str(), suspended, rules::kept_reason(suspended, reason)],
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let account = rules::named_account(email, account_with_email(&tx, email)?)?;
+    tx.execute(
+        "UPDATE accounts SET suspended = ?2, suspended_reason = ?3 WHERE id = ?1",
+        params![account.0, suspended, rules::kept_reason(suspended, reason)],
     )?;
-    if changed == 0 {
-        return Err(Error::NoSuchAccount(email.clone()));
-    }
-    Ok(())
+    Ok(tx.commit()?)
+}
+
+/// The live account whose confirmed address is `email`.
+pub(super) fn account_with_email(conn: &Connection, email: &Email) -> Result<Option<AccountId>> {
+    Ok(conn
+        .query_row(
+            "SELECT id FROM accounts WHERE email = ?1 AND deleted_at IS NULL",
+            [email.as_str()],
+            |row| row.get(0),
+        )
+        .optional()?
+        .map(AccountId))
 }
 
 /// Blocks a calling address or range; returns false when it was already blocked.

@@ -8,13 +8,13 @@ use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
 
 use super::account::standing;
 use super::email_column;
+use crate::error::Result;
 use crate::model::rules::{self, KeyWrite};
 use crate::model::{
-    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyHash, KeyName, KeyRecord, Usage,
+    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyName, KeyRecord, KeySelector, Usage,
 };
 use crate::sql::{KEY_COLUMNS, SNAPSHOT_KEYS};
-use crate::token::hash_key;
-use crate::{Error, KeySelector, Result};
+use crate::token::{KeyHash, hash_key};
 
 /// A key made by an administrator for the account of `email`, which is created (confirmed: the
 /// administrator vouches for the address) when there is none. No cap on the number of keys.
@@ -32,7 +32,7 @@ pub(crate) fn admin_create_key(
     Ok(record)
 }
 
-/// [`admin_create_key`] when there is no key at all, checked in the same transaction.
+/// [`admin_create_key`] when [`rules::first_key_due`] says so, checked in the same transaction.
 pub(crate) fn admin_create_first_key(
     conn: &mut Connection,
     email: &Email,
@@ -42,7 +42,7 @@ pub(crate) fn admin_create_first_key(
     now: Timestamp,
 ) -> Result<Option<KeyRecord>> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    if tx.query_row("SELECT EXISTS (SELECT 1 FROM keys)", [], |row| row.get(0))? {
+    if !rules::first_key_due(tx.query_row("SELECT EXISTS (SELECT 1 FROM keys)", [], |row| row.get(0))?) {
         return Ok(None);
     }
     let record = insert_admin_key(&tx, email, name, limits, key, now)?;
@@ -87,7 +87,7 @@ pub(crate) fn owner_create_key(
 
 /// Whether `account` may make a key now, by [`rules::key_allowance`].
 pub(crate) fn may_create_key(conn: &Connection, account: AccountId, now: Timestamp) -> Result<()> {
-    rules::key_allowance(standing(conn, account)?, &account_keys(conn, account)?, now)
+    rules::key_allowance(standing(conn, account)?, &account_keys(conn, account, now)?, now)
 }
 
 fn insert_key(
@@ -130,44 +130,41 @@ pub(crate) fn owner_keys(
     account: AccountId,
     now: Timestamp,
 ) -> Result<Vec<KeyRecord>> {
-    let mut keys = account_keys(conn, account)?;
+    let mut keys = account_keys(conn, account, now)?;
     keys.retain(|key| rules::shown_to_owner(key, now));
     Ok(keys)
 }
 
-/// Every key of `account`, newest first.
-fn account_keys(conn: &Connection, account: AccountId) -> Result<Vec<KeyRecord>> {
-    let mut stmt = conn.prepare(&format!("{KEY_COLUMNS} WHERE k.account_id = ?1 ORDER BY k.id DESC"))?;
-    let keys = stmt.query_map([account.0], key_record)?.collect::<Result<_, _>>()?;
+/// The keys of `account` that the rules look at ([`rules::keys_revoked_after`]), newest first.
+fn account_keys(conn: &Connection, account: AccountId, now: Timestamp) -> Result<Vec<KeyRecord>> {
+    let mut stmt = conn.prepare(&format!(
+        "{KEY_COLUMNS} WHERE k.account_id = ?1 AND (k.revoked_at IS NULL OR k.revoked_at > ?2)
+         ORDER BY k.id DESC"
+    ))?;
+    let keys =
+        stmt.query_map([account.0, rules::keys_revoked_after(now)], key_record)?.collect::<Result<_, _>>()?;
     Ok(keys)
 }
 
-/// One of an owner's keys; another account's key is no key at all to them.
+/// One of an owner's keys ([`rules::owned_key`]).
 pub(crate) fn owner_key(conn: &mut Connection, account: AccountId, id: i64) -> Result<KeyRecord> {
-    conn.query_row(
-        &format!("{KEY_COLUMNS} WHERE k.id = ?1 AND k.account_id = ?2"),
-        [id, account.0],
-        key_record,
-    )
-    .optional()?
-    .ok_or(Error::NoSuchKey)
+    rules::owned_key(key_with_id(conn, id)?, account)
 }
 
-/// Revokes one of an owner's keys (again, harmlessly, when it already is).
+/// Revokes one of an owner's keys ([`rules::owned_key`], then [`rules::key_change`]: again,
+/// harmlessly, when it already is).
 pub(crate) fn owner_revoke_key(
     conn: &mut Connection,
     account: AccountId,
     id: i64,
     now: Timestamp,
 ) -> Result<KeyRecord> {
-    let changed = conn.execute(
-        "UPDATE keys SET revoked_at = coalesce(revoked_at, ?3) WHERE id = ?1 AND account_id = ?2",
-        params![id, account.0, now.0],
-    )?;
-    if changed == 0 {
-        return Err(Error::NoSuchKey);
-    }
-    owner_key(conn, account, id)
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let key = rules::owned_key(key_with_id(&tx, id)?, account)?;
+    write_key(&tx, id, rules::key_change(&key, KeyAction::Revoke)?, now)?;
+    let record = key_by_id(&tx, id)?;
+    tx.commit()?;
+    Ok(record)
 }
 
 /// Revokes, suspends or unsuspends one key ([`rules::key_change`]), and returns it as it now is.
@@ -179,7 +176,15 @@ pub(crate) fn change_key(
 ) -> Result<KeyRecord> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let id = find_key(&tx, selector)?;
-    match rules::key_change(&key_by_id(&tx, id)?, action)? {
+    write_key(&tx, id, rules::key_change(&key_by_id(&tx, id)?, action)?, now)?;
+    let record = key_by_id(&tx, id)?;
+    tx.commit()?;
+    Ok(record)
+}
+
+/// Writes what [`rules::key_change`] answered to the key `id`.
+fn write_key(tx: &Transaction<'_>, id: i64, write: KeyWrite, now: Timestamp) -> Result<()> {
+    match write {
         KeyWrite::Revoke => tx.execute(
             "UPDATE keys SET revoked_at = coalesce(revoked_at, ?2) WHERE id = ?1",
             params![id, now.0],
@@ -188,9 +193,7 @@ pub(crate) fn change_key(
             tx.execute("UPDATE keys SET suspended = ?2 WHERE id = ?1", params![id, suspended])?
         }
     };
-    let record = key_by_id(&tx, id)?;
-    tx.commit()?;
-    Ok(record)
+    Ok(())
 }
 
 /// The key an administrator's selector names ([`rules::selected_key`]).
@@ -216,6 +219,11 @@ fn find_key(conn: &Connection, selector: &KeySelector) -> Result<i64> {
 
 fn key_by_id(conn: &Connection, id: i64) -> Result<KeyRecord> {
     Ok(conn.query_row(&format!("{KEY_COLUMNS} WHERE k.id = ?1"), [id], key_record)?)
+}
+
+/// The key numbered `id`, whoever owns it, if there is one.
+fn key_with_id(conn: &Connection, id: i64) -> Result<Option<KeyRecord>> {
+    Ok(conn.query_row(&format!("{KEY_COLUMNS} WHERE k.id = ?1"), [id], key_record).optional()?)
 }
 
 /// Every key and block as they are now.

@@ -22,8 +22,8 @@ use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags};
 use tapster_domain::Timestamp;
 
+use crate::error::{Error, Result};
 use crate::model::rules::Purge;
-use crate::{Error, Result};
 
 pub(crate) use account::*;
 pub(crate) use keys::*;

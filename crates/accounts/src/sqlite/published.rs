@@ -4,8 +4,8 @@
 use rusqlite::Connection;
 use tapster_domain::Timestamp;
 
+use crate::error::{Error, Result};
 use crate::model::{Generation, NewGeneration};
-use crate::{Error, Result};
 
 pub(crate) fn publish_generation(
     _: &mut Connection,

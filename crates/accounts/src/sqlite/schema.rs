@@ -4,7 +4,7 @@
 
 use rusqlite::Connection;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Each step takes the database from generation `n` to `n + 1` (the first from an empty file).
 const STEPS: &[&str] = &[V1, V2];

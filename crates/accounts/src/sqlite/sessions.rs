@@ -6,10 +6,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 use tapster_domain::Timestamp;
 
 use super::account::standing;
-use crate::model::rules::{self, LiveSessions, kept_user_agent, session_use};
+use crate::error::Result;
+use crate::model::rules::{self, LiveSessions, StoredSession, kept_user_agent};
 use crate::model::{AccountId, SessionInfo, SessionRecord};
 use crate::token::TokenHash;
-use crate::{Error, Result};
 
 pub(crate) fn create_session(
     conn: &mut Connection,
@@ -30,7 +30,8 @@ pub(crate) fn create_session(
     Ok(SessionInfo { account, id, created_at: now, renewed: false })
 }
 
-/// The session a browser holds, if it is still alive; notes that it was used.
+/// The session a browser holds, if it is still alive ([`StoredSession::used`]); notes that it was
+/// used when that says so.
 pub(crate) fn session(
     conn: &mut Connection,
     session: TokenHash,
@@ -38,26 +39,26 @@ pub(crate) fn session(
 ) -> Result<Option<SessionInfo>> {
     let found = conn
         .query_row(
-            "SELECT s.id, s.account_id, s.created_at, s.last_seen_at
+            "SELECT s.id, s.account_id, s.created_at, s.last_seen_at, a.deleted_at IS NOT NULL
              FROM sessions s JOIN accounts a ON a.id = s.account_id
-             WHERE s.sha256 = ?1 AND a.deleted_at IS NULL",
+             WHERE s.sha256 = ?1",
             [session.0.as_slice()],
             |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, i64>(1)?,
-                    row.get::<_, i64>(2)?,
-                    row.get::<_, i64>(3)?,
-                ))
+                Ok(StoredSession {
+                    id: row.get(0)?,
+                    account: AccountId(row.get(1)?),
+                    created_at: row.get(2)?,
+                    last_seen: row.get(3)?,
+                    account_deleted: row.get(4)?,
+                })
             },
         )
         .optional()?;
-    let Some((id, account, created_at, last_seen)) = found else { return Ok(None) };
-    let Some(renewed) = session_use(created_at, last_seen, now) else { return Ok(None) };
-    if renewed {
-        conn.execute("UPDATE sessions SET last_seen_at = ?2 WHERE id = ?1", params![id, now.0])?;
+    let Some(signed_in) = found.and_then(|stored| stored.used(now)) else { return Ok(None) };
+    if signed_in.renewed {
+        conn.execute("UPDATE sessions SET last_seen_at = ?2 WHERE id = ?1", params![signed_in.id, now.0])?;
     }
-    Ok(Some(SessionInfo { account: AccountId(account), id, created_at: Timestamp(created_at), renewed }))
+    Ok(Some(signed_in))
 }
 
 pub(crate) fn end_session(conn: &mut Connection, session: TokenHash) -> Result<()> {
@@ -70,12 +71,14 @@ pub(crate) fn end_other_sessions(conn: &mut Connection, account: AccountId, keep
     Ok(conn.execute("DELETE FROM sessions WHERE account_id = ?1 AND id != ?2", params![account.0, keep])?)
 }
 
-/// Ends one session of `account`, named by its number.
+/// Ends one session of `account`, named by its number ([`rules::owned_session`]).
 pub(crate) fn end_session_by_id(conn: &mut Connection, account: AccountId, id: i64) -> Result<()> {
-    match conn.execute("DELETE FROM sessions WHERE account_id = ?1 AND id = ?2", params![account.0, id])? {
-        0 => Err(Error::NoSuchSession),
-        _ => Ok(()),
-    }
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let owner =
+        tx.query_row("SELECT account_id FROM sessions WHERE id = ?1", [id], |row| row.get(0)).optional()?;
+    rules::owned_session(owner.map(AccountId), account)?;
+    tx.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
+    Ok(tx.commit()?)
 }
 
 /// The live sessions of `account`, most recently used first.

@@ -5,11 +5,11 @@
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tapster_domain::{Email, Timestamp};
 
-use super::account::standing;
-use crate::model::rules::{self, LinkLanding, ProviderSignIn, StoredLink};
+use super::account::{account_with_email, standing};
+use crate::error::Result;
+use crate::model::rules::{self, LinkLanding, LinkPurpose, ProviderSignIn, StoredLink};
 use crate::model::{AccountId, Issued, PendingLink, Profile, SignIn};
 use crate::token::TokenHash;
-use crate::{Error, Result};
 
 /// Stores a link for `email`, unless [`rules::link_issue`] says otherwise. With `account`, spending
 /// the link confirms the address for that account rather than signing in to the address's own.
@@ -26,8 +26,11 @@ pub(crate) fn issue_email_token(
         params![email.as_str(), rules::mail_window_start(now)],
         |row| row.get(0),
     )?;
-    let asking = account.map(|account| standing(&tx, account)).transpose()?;
-    if rules::link_issue(usize::try_from(recent).unwrap_or(usize::MAX), asking)? == Issued::Throttled {
+    let purpose = match account {
+        Some(account) => LinkPurpose::Confirm(standing(&tx, account)?),
+        None => LinkPurpose::SignIn,
+    };
+    if rules::link_issue(usize::try_from(recent).unwrap_or(usize::MAX), purpose)? == Issued::Throttled {
         return Ok(Issued::Throttled);
     }
     tx.execute(
@@ -48,7 +51,7 @@ pub(crate) fn spend_email_token(
     now: Timestamp,
 ) -> Result<SignIn> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let Some(link) = stored_link(&tx, token)? else { return Err(Error::TokenUnknown) };
+    let link = StoredLink::known(stored_link(&tx, token)?)?;
     let email = link.spendable(signed_in, now)?;
     let asking = match link.account {
         Some(account) => Some((account, standing(&tx, account)?)),
@@ -109,7 +112,7 @@ pub(crate) fn sign_in_with(conn: &mut Connection, profile: &Profile, now: Timest
         Some(account) => Some((account, standing(&tx, account)?)),
         None => None,
     };
-    let signed_in = match rules::provider_sign_in(profile, linked, vouched_holder(&tx, profile)?) {
+    let signed_in = match rules::provider_sign_in(profile, linked, vouched_holder(&tx, profile)?)? {
         ProviderSignIn::Linked { account, address } => {
             refresh_login(&tx, profile)?;
             if let Some(email) = address {
@@ -195,18 +198,6 @@ fn confirm_address(conn: &Connection, account: AccountId, email: &Email) -> Resu
 /// The live account that holds the address the provider vouches for ([`rules::vouched`]).
 fn vouched_holder(conn: &Connection, profile: &Profile) -> Result<Option<AccountId>> {
     rules::vouched(profile).map_or(Ok(None), |email| account_with_email(conn, email))
-}
-
-/// The live account whose confirmed address is `email`.
-fn account_with_email(conn: &Connection, email: &Email) -> Result<Option<AccountId>> {
-    Ok(conn
-        .query_row(
-            "SELECT id FROM accounts WHERE email = ?1 AND deleted_at IS NULL",
-            [email.as_str()],
-            |row| row.get(0),
-        )
-        .optional()?
-        .map(AccountId))
 }
 
 fn create_account(

@@ -32,6 +32,23 @@ impl Store {
     fn postgres_url(&self) -> Option<&str> {
         self.schema.as_ref().map(TestSchema::url)
     }
+
+    /// Runs `sql` on the store's database behind its back, for a test of what the store makes of rows
+    /// it never writes itself.
+    async fn execute_behind(&self, sql: &str) {
+        match self.postgres_url() {
+            Some(url) => {
+                let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.unwrap();
+                tokio::spawn(connection);
+                client.batch_execute(sql).await.unwrap();
+            }
+            None => {
+                let conn =
+                    rusqlite::Connection::open(self.dir.path().join(tapster_accounts::ACCOUNTS_DB)).unwrap();
+                conn.execute_batch(sql).unwrap();
+            }
+        }
+    }
 }
 
 /// A fresh SQLite store.

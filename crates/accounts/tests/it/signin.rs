@@ -233,3 +233,25 @@ async fn a_signed_in_owner_links_another_sign_in() {
         assert_eq!(s.accounts.account(kim).await.unwrap().email, Some(email("kim@example.org")));
     }
 }
+
+#[tokio::test]
+async fn a_deleted_account_is_signed_in_to_by_nobody() {
+    for s in stores().await {
+        let github = profile(Provider::GitHub, "583231", Some("marta@example.org"), true);
+        let first = s.accounts.sign_in_with(&github, T0).await.unwrap();
+        // Deleting the account unlinks its sign-ins: the same user signing in again is someone new.
+        s.accounts.delete_account(first.account, at(1)).await.unwrap();
+        let again = s.accounts.sign_in_with(&github, at(2)).await.unwrap();
+        assert!(again.created && again.account != first.account, "{again:?}");
+
+        // Were a link to a deleted account left in the store, it would open nothing.
+        s.accounts.delete_account(again.account, at(3)).await.unwrap();
+        s.execute_behind(&format!(
+            "INSERT INTO identities (provider, subject, account_id, login, created_at)
+             VALUES ('github', '583231', {}, 'marta-gh', 0)",
+            again.account
+        ))
+        .await;
+        assert!(matches!(s.accounts.sign_in_with(&github, at(4)).await, Err(Error::AccountGone)));
+    }
+}
