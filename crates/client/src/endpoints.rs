@@ -1,8 +1,10 @@
 //! One method per endpoint of the API, each taking the parameters its route documents and answering
 //! in the wire's types; a paged list also has a `*_pages` method, a [`Pages`] stream that follows
-//! `pagination.next` to the end.
+//! `pagination.next` to the end. Each builds its target from its declaration in `paths`, which
+//! names the query struct it takes and the data it reads.
 
 use bytes::Bytes;
+use serde::de::DeserializeOwned;
 use tapster_wire::{
     CraftingStation, Crop, Document, DocumentDetail, DocumentType, Export, Fish, GameVersion, Health,
     IngredientGroup, ItemDetail, ItemPrice, ItemSummary, Key, Language, Npc, RankingRow, RecipeDetail,
@@ -12,9 +14,10 @@ use tapster_wire::{
 use crate::client::{Answer, Client};
 use crate::error::{Error, Result};
 use crate::pages::Pages;
+use crate::paths::*;
 use crate::query::{
-    ChangesQuery, CropsQuery, FishQuery, ItemQuery, ItemsQuery, PageQuery, PriceQuery, Query, RankingsQuery,
-    RecipesQuery, SearchQuery, TreeQuery, VersionLang, segment,
+    ChangesQuery, CropsQuery, FishQuery, ItemQuery, ItemsQuery, NoQuery, PageQuery, PriceQuery, Query,
+    RankingsQuery, RecipesQuery, SearchQuery, TreeQuery, VersionLang,
 };
 
 /// The path segment of a progression type's routes (`quests`, `reputation`).
@@ -32,44 +35,64 @@ fn documents_path(kind: &DocumentType) -> Result<&'static str> {
 }
 
 impl Client {
+    /// One answer of `path`, the data read as the path's declaration says.
+    async fn call<Q: Query, T: DeserializeOwned, const N: usize>(
+        &self,
+        path: &Path<Q, T, N>,
+        segments: [&str; N],
+        query: &Q,
+    ) -> Result<Answer<T>> {
+        self.get(&path.target(segments, query)).await
+    }
+
+    /// Every page of a list `path`.
+    fn every_page<Q: Query, T: DeserializeOwned + Send + 'static, const N: usize>(
+        &self,
+        path: &Path<Q, Vec<T>, N>,
+        segments: [&str; N],
+        query: &Q,
+    ) -> Pages<T> {
+        self.pages(path.target(segments, query))
+    }
+
     /// `GET /healthz`: whether the service has its data and works around nothing.
     pub async fn health(&self) -> Result<Health> {
-        self.get_plain("/healthz").await
+        self.get_plain(&HEALTH.target([], &NoQuery)).await
     }
 
     /// `GET /v1/key`: the calling key, its limits, what remains of each, requests today, expiry.
     pub async fn key(&self) -> Result<Answer<Key>> {
-        self.get("/v1/key").await
+        self.call(&KEY, [], &NoQuery).await
     }
 
     /// `GET /v1/versions`: the published game versions, newest first.
     pub async fn versions(&self) -> Result<Answer<Vec<GameVersion>>> {
-        self.get("/v1/versions").await
+        self.call(&VERSIONS, [], &NoQuery).await
     }
 
     /// `GET /v1/versions/{version}`.
     pub async fn version(&self, version: &str) -> Result<Answer<GameVersion>> {
-        self.get(&format!("/v1/versions/{}", segment(version))).await
+        self.call(&VERSION, [version], &NoQuery).await
     }
 
     /// `GET /v1/versions/{version}/changes`: one page.
     pub async fn changes(&self, version: &str, query: &ChangesQuery) -> Result<Answer<Vec<VersionChange>>> {
-        self.get(&changes_target(version, query)).await
+        self.call(&CHANGES, [version], query).await
     }
 
     /// Every page of [`Client::changes`].
     pub fn changes_pages(&self, version: &str, query: &ChangesQuery) -> Pages<VersionChange> {
-        self.pages(changes_target(version, query))
+        self.every_page(&CHANGES, [version], query)
     }
 
     /// `GET /v1/languages`: a version's languages, named in `lang`.
     pub async fn languages(&self, query: &VersionLang) -> Result<Answer<Vec<Language>>> {
-        self.get(&format!("/v1/languages{}", query.to_query())).await
+        self.call(&LANGUAGES, [], query).await
     }
 
     /// `GET /v1/exports`: the bulk exports, one per game version and language.
     pub async fn exports(&self) -> Result<Answer<Vec<Export>>> {
-        self.get("/v1/exports").await
+        self.call(&EXPORTS, [], &NoQuery).await
     }
 
     /// `GET /v1/exports/{version}/{lang}`: the whole file (gzip-compressed NDJSON). Compare its
@@ -101,127 +124,127 @@ impl Client {
 
     /// `GET /v1/items`: one page.
     pub async fn items(&self, query: &ItemsQuery) -> Result<Answer<Vec<ItemSummary>>> {
-        self.get(&format!("/v1/items{}", query.to_query())).await
+        self.call(&ITEMS, [], query).await
     }
 
     /// Every page of [`Client::items`].
     pub fn items_pages(&self, query: &ItemsQuery) -> Pages<ItemSummary> {
-        self.pages(format!("/v1/items{}", query.to_query()))
+        self.every_page(&ITEMS, [], query)
     }
 
     /// `GET /v1/items/{key}` by id or slug.
     pub async fn item(&self, key: &str, query: &ItemQuery) -> Result<Answer<ItemDetail>> {
-        self.get(&format!("/v1/items/{}{}", segment(key), query.to_query())).await
+        self.call(&ITEM, [key], query).await
     }
 
     /// `GET /v1/items/{key}/price`: one serving's price, step by step.
     pub async fn item_price(&self, key: &str, query: &PriceQuery) -> Result<Answer<ItemPrice>> {
-        self.get(&format!("/v1/items/{}/price{}", segment(key), query.to_query())).await
+        self.call(&ITEM_PRICE, [key], query).await
     }
 
     /// `GET /v1/items/{key}/used-in`: one page.
     pub async fn item_used_in(&self, key: &str, query: &PageQuery) -> Result<Answer<Vec<UsedIn>>> {
-        self.get(&format!("/v1/items/{}/used-in{}", segment(key), query.to_query())).await
+        self.call(&ITEM_USED_IN, [key], query).await
     }
 
     /// Every page of [`Client::item_used_in`].
     pub fn item_used_in_pages(&self, key: &str, query: &PageQuery) -> Pages<UsedIn> {
-        self.pages(format!("/v1/items/{}/used-in{}", segment(key), query.to_query()))
+        self.every_page(&ITEM_USED_IN, [key], query)
     }
 
     /// `GET /v1/items/{key}/sources`: everywhere the item comes from.
     pub async fn item_sources(&self, key: &str, query: &VersionLang) -> Result<Answer<Sources>> {
-        self.get(&format!("/v1/items/{}/sources{}", segment(key), query.to_query())).await
+        self.call(&ITEM_SOURCES, [key], query).await
     }
 
     /// `GET /v1/rankings/products`: one page.
     pub async fn rankings(&self, query: &RankingsQuery) -> Result<Answer<Vec<RankingRow>>> {
-        self.get(&format!("/v1/rankings/products{}", query.to_query())).await
+        self.call(&RANKINGS, [], query).await
     }
 
     /// Every page of [`Client::rankings`].
     pub fn rankings_pages(&self, query: &RankingsQuery) -> Pages<RankingRow> {
-        self.pages(format!("/v1/rankings/products{}", query.to_query()))
+        self.every_page(&RANKINGS, [], query)
     }
 
     /// `GET /v1/recipes`: one page.
     pub async fn recipes(&self, query: &RecipesQuery) -> Result<Answer<Vec<RecipeSummary>>> {
-        self.get(&format!("/v1/recipes{}", query.to_query())).await
+        self.call(&RECIPES, [], query).await
     }
 
     /// Every page of [`Client::recipes`].
     pub fn recipes_pages(&self, query: &RecipesQuery) -> Pages<RecipeSummary> {
-        self.pages(format!("/v1/recipes{}", query.to_query()))
+        self.every_page(&RECIPES, [], query)
     }
 
     /// `GET /v1/recipes/{key}` by id or slug.
     pub async fn recipe(&self, key: &str, query: &VersionLang) -> Result<Answer<RecipeDetail>> {
-        self.get(&format!("/v1/recipes/{}{}", segment(key), query.to_query())).await
+        self.call(&RECIPE, [key], query).await
     }
 
     /// `GET /v1/recipes/{key}/tree`: the whole ingredient tree down to raw items.
     pub async fn recipe_tree(&self, key: &str, query: &TreeQuery) -> Result<Answer<TreeNode>> {
-        self.get(&format!("/v1/recipes/{}/tree{}", segment(key), query.to_query())).await
+        self.call(&RECIPE_TREE, [key], query).await
     }
 
     /// `GET /v1/ingredient-groups/{key}` by id or slug.
     pub async fn ingredient_group(&self, key: &str, query: &VersionLang) -> Result<Answer<IngredientGroup>> {
-        self.get(&format!("/v1/ingredient-groups/{}{}", segment(key), query.to_query())).await
+        self.call(&INGREDIENT_GROUP, [key], query).await
     }
 
     /// `GET /v1/crafters`: every crafting station with its recipes.
     pub async fn crafters(&self, query: &VersionLang) -> Result<Answer<Vec<CraftingStation>>> {
-        self.get(&format!("/v1/crafters{}", query.to_query())).await
+        self.call(&CRAFTERS, [], query).await
     }
 
     /// `GET /v1/crops`: one page.
     pub async fn crops(&self, query: &CropsQuery) -> Result<Answer<Vec<Crop>>> {
-        self.get(&format!("/v1/crops{}", query.to_query())).await
+        self.call(&CROPS, [], query).await
     }
 
     /// Every page of [`Client::crops`].
     pub fn crops_pages(&self, query: &CropsQuery) -> Pages<Crop> {
-        self.pages(format!("/v1/crops{}", query.to_query()))
+        self.every_page(&CROPS, [], query)
     }
 
     /// `GET /v1/crops/{key}` by id or slug.
     pub async fn crop(&self, key: &str, query: &VersionLang) -> Result<Answer<Crop>> {
-        self.get(&format!("/v1/crops/{}{}", segment(key), query.to_query())).await
+        self.call(&CROP, [key], query).await
     }
 
     /// `GET /v1/shops`: every shop.
     pub async fn shops(&self, query: &VersionLang) -> Result<Answer<Vec<ShopSummary>>> {
-        self.get(&format!("/v1/shops{}", query.to_query())).await
+        self.call(&SHOPS, [], query).await
     }
 
     /// `GET /v1/shops/{key}` by id or slug, with its catalogue.
     pub async fn shop(&self, key: &str, query: &VersionLang) -> Result<Answer<ShopDetail>> {
-        self.get(&format!("/v1/shops/{}{}", segment(key), query.to_query())).await
+        self.call(&SHOP, [key], query).await
     }
 
     /// `GET /v1/npcs`: every shopkeeper.
     pub async fn npcs(&self, query: &VersionLang) -> Result<Answer<Vec<Npc>>> {
-        self.get(&format!("/v1/npcs{}", query.to_query())).await
+        self.call(&NPCS, [], query).await
     }
 
     /// `GET /v1/fish`: one page.
     pub async fn fish(&self, query: &FishQuery) -> Result<Answer<Vec<Fish>>> {
-        self.get(&format!("/v1/fish{}", query.to_query())).await
+        self.call(&FISH, [], query).await
     }
 
     /// Every page of [`Client::fish`].
     pub fn fish_pages(&self, query: &FishQuery) -> Pages<Fish> {
-        self.pages(format!("/v1/fish{}", query.to_query()))
+        self.every_page(&FISH, [], query)
     }
 
     /// `GET /v1/{quests,perks,spells,talents,reputation,missions,letters}`: one page of `kind`.
     pub async fn documents(&self, kind: &DocumentType, query: &PageQuery) -> Result<Answer<Vec<Document>>> {
-        self.get(&format!("/v1/{}{}", documents_path(kind)?, query.to_query())).await
+        self.call(&DOCUMENTS, [documents_path(kind)?], query).await
     }
 
     /// Every page of [`Client::documents`].
     pub fn documents_pages(&self, kind: &DocumentType, query: &PageQuery) -> Result<Pages<Document>> {
-        Ok(self.pages(format!("/v1/{}{}", documents_path(kind)?, query.to_query())))
+        Ok(self.every_page(&DOCUMENTS, [documents_path(kind)?], query))
     }
 
     /// `GET /v1/{type}/{key}`: one progression record of `kind` by the key the game gives it.
@@ -231,19 +254,15 @@ impl Client {
         key: &str,
         query: &VersionLang,
     ) -> Result<Answer<DocumentDetail>> {
-        self.get(&format!("/v1/{}/{}{}", documents_path(kind)?, segment(key), query.to_query())).await
+        self.call(&DOCUMENT, [documents_path(kind)?, key], query).await
     }
 
     /// `GET /v1/search`: items and recipes by name.
     pub async fn search(&self, query: &SearchQuery) -> Result<Answer<Vec<SearchResult>>> {
-        self.get(&format!("/v1/search{}", query.to_query())).await
+        self.call(&SEARCH, [], query).await
     }
 }
 
-fn changes_target(version: &str, query: &ChangesQuery) -> String {
-    format!("/v1/versions/{}/changes{}", segment(version), query.to_query())
-}
-
 fn export_target(export: &Export) -> String {
-    format!("/v1/exports/{}/{}", segment(&export.version), export.lang.as_str())
+    EXPORT_FILE.target([&export.version, export.lang.as_str()], &NoQuery)
 }

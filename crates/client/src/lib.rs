@@ -31,17 +31,22 @@
 //! - fails with [`Error::Api`] holding the problem the server answered (`status`, `detail`, and for a
 //!   `422` each refused parameter);
 //! - leaves where the key stands ([`RateLimit`]) in [`Answer::rate_limit`] and [`Client::rate_limit`].
+//!
+//! [`ENDPOINTS`] lists every path the client calls with the parameters its method sends: the table
+//! the methods build their targets from.
 
 mod client;
 mod endpoints;
 mod error;
 mod pages;
+mod paths;
 pub mod query;
 mod rate_limit;
 
 pub use client::{Answer, Client, ClientBuilder, DEFAULT_MAX_WAIT, DEFAULT_TIMEOUT};
 pub use error::{Error, Result};
 pub use pages::Pages;
+pub use paths::{ENDPOINTS, Endpoint};
 pub use query::{
     Bounds, ChangesQuery, CropsQuery, Expansion, FishQuery, ItemQuery, ItemsQuery, PageQuery, Parameter,
     PriceQuery, RankingsQuery, RecipesQuery, SearchQuery, TreeQuery, VersionLang,

@@ -150,6 +150,18 @@ pub(crate) trait Query {
     }
 }
 
+/// The query of a method that takes none.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct NoQuery;
+
+impl NoQuery {
+    pub(crate) const PARAMETERS: &'static [Parameter] = &[];
+}
+
+impl Query for NoQuery {
+    fn write(&self, _: &mut QueryString) {}
+}
+
 /// Declares a query struct from one line per field: `field: Type => how PARAMETER`, where `how` is
 /// the [`QueryString`] method that writes it (`opt`, `always`, `flag` or `list`). The struct, its
 /// [`Query`] writer and its `PARAMETERS` table all come from those lines.

@@ -1,18 +1,17 @@
 //! The client's query structs held to the server's endpoint table, through the OpenAPI document the
 //! server writes from it (`/openapi.json`): every query parameter of every operation is a parameter
-//! of the struct the client's method for it takes, with the same name, the same bounds (`minimum`,
-//! `maximum`, `minLength`, `maxLength`, the value set) and the same `required`, and the struct has no
-//! other; but for the parameters the client leaves out on purpose ([`OMITTED`]). An operation the
-//! client does not know fails here until it is given a method, or a reason in [`UNTYPED`].
+//! of the struct the client's method for it takes (as the client's own table, `ENDPOINTS`, pairs
+//! them; its methods build their targets from that table), with the same name, the same bounds
+//! (`minimum`, `maximum`, `minLength`, `maxLength`, the value set) and the same `required`, and the
+//! struct has no other; but for the parameters the client leaves out on purpose ([`OMITTED`]). An
+//! operation the client does not know fails here until it is given a method, or a reason in
+//! [`UNTYPED`].
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
 use serde_json::Value;
-use tapster_client::{
-    Bounds, ChangesQuery, CropsQuery, FishQuery, ItemQuery, ItemsQuery, PageQuery, Parameter, PriceQuery,
-    RankingsQuery, RecipesQuery, SearchQuery, TreeQuery, VersionLang,
-};
+use tapster_client::{Bounds, ENDPOINTS, Parameter};
 
 use crate::server;
 
@@ -28,46 +27,25 @@ const UNTYPED: &[(&str, &str)] = &[
     ("/changelog.rss", "the changes as an RSS feed"),
 ];
 
-/// The progression types' paths (`documents_path` in the client), each a list and a record.
+/// The progression types' paths (`documents_path` in the client), which [`ENDPOINTS`] writes as one
+/// `{type}`.
 const DOCUMENTS: &[&str] = &["quests", "perks", "spells", "talents", "reputation", "missions", "letters"];
 
 /// Each operation the client calls, by its documented path, and the parameters of the query struct
-/// its method takes (none for a method that takes no query).
+/// its method takes (none for a method that takes no query): [`ENDPOINTS`], the table the client's
+/// methods build their targets from, with `{type}` spelled out.
 fn client_operations() -> BTreeMap<String, &'static [Parameter]> {
-    let mut operations: BTreeMap<String, &'static [Parameter]> = [
-        ("/healthz", &[][..]),
-        ("/v1/key", &[]),
-        ("/v1/versions", &[]),
-        ("/v1/versions/{version}", &[]),
-        ("/v1/versions/{version}/changes", ChangesQuery::PARAMETERS),
-        ("/v1/languages", VersionLang::PARAMETERS),
-        ("/v1/exports", &[]),
-        ("/v1/exports/{version}/{lang}", &[]),
-        ("/v1/items", ItemsQuery::PARAMETERS),
-        ("/v1/items/{key}", ItemQuery::PARAMETERS),
-        ("/v1/items/{key}/price", PriceQuery::PARAMETERS),
-        ("/v1/items/{key}/used-in", PageQuery::PARAMETERS),
-        ("/v1/items/{key}/sources", VersionLang::PARAMETERS),
-        ("/v1/rankings/products", RankingsQuery::PARAMETERS),
-        ("/v1/recipes", RecipesQuery::PARAMETERS),
-        ("/v1/recipes/{key}", VersionLang::PARAMETERS),
-        ("/v1/recipes/{key}/tree", TreeQuery::PARAMETERS),
-        ("/v1/ingredient-groups/{key}", VersionLang::PARAMETERS),
-        ("/v1/crafters", VersionLang::PARAMETERS),
-        ("/v1/crops", CropsQuery::PARAMETERS),
-        ("/v1/crops/{key}", VersionLang::PARAMETERS),
-        ("/v1/shops", VersionLang::PARAMETERS),
-        ("/v1/shops/{key}", VersionLang::PARAMETERS),
-        ("/v1/npcs", VersionLang::PARAMETERS),
-        ("/v1/fish", FishQuery::PARAMETERS),
-        ("/v1/search", SearchQuery::PARAMETERS),
-    ]
-    .into_iter()
-    .map(|(path, parameters)| (path.to_owned(), parameters))
-    .collect();
-    for kind in DOCUMENTS {
-        operations.insert(format!("/v1/{kind}"), PageQuery::PARAMETERS);
-        operations.insert(format!("/v1/{kind}/{{key}}"), VersionLang::PARAMETERS);
+    let mut operations = BTreeMap::new();
+    for endpoint in ENDPOINTS {
+        let paths: Vec<String> = if endpoint.path.contains("{type}") {
+            DOCUMENTS.iter().map(|kind| endpoint.path.replace("{type}", kind)).collect()
+        } else {
+            vec![endpoint.path.to_owned()]
+        };
+        for path in paths {
+            let earlier = operations.insert(path, endpoint.parameters);
+            assert!(earlier.is_none(), "{} is in ENDPOINTS twice", endpoint.path);
+        }
     }
     operations
 }

@@ -1,7 +1,7 @@
 //! The routes: one table of (path, methods, handler) that routes every request, answers `405` with
 //! the `Allow` of the path asked, and says which paths are the dashboard's; and one small handler per
 //! page or form in the modules below (parse the form, call the accounts store, render or redirect).
-//! The table is the one `docs/dashboard.md` describes.
+//! The table is the one `docs/dashboard.md` describes; a test holds the two to the same paths and methods.
 //!
 //! A route names its handlers as a [`Handler`], and [`answer`] matches each name to its function in
 //! one place. The handlers are async and differ in what they take (a path parameter parsed as a
@@ -273,6 +273,7 @@ async fn signout(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failure> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -357,6 +358,61 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The routes of the table in `docs/dashboard.md` ("## Routes"), each path with the methods the
+    /// doc names for it. A cell lists `METHOD /path` spans, a bare `METHOD` span sharing the path of
+    /// the span after it (`GET`, `POST /account/delete`); a query (`?token=`) is dropped, and so is
+    /// what stands in parentheses (the form's fields).
+    fn documented_routes(doc: &str) -> BTreeMap<String, BTreeSet<String>> {
+        let table = doc.split_once("\n## Routes\n").expect("docs/dashboard.md has a Routes section").1;
+        let rows =
+            table.lines().skip_while(|line| !line.starts_with('|')).take_while(|line| line.starts_with('|'));
+        let mut routes: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for row in rows.skip(2) {
+            let cell = row.split('|').nth(1).unwrap_or_else(|| panic!("a row without cells: {row}"));
+            let mut outside = String::new();
+            let mut depth = 0usize;
+            for c in cell.chars() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth = depth.checked_sub(1).unwrap_or_else(|| panic!("an unopened ) in {row}")),
+                    _ if depth == 0 => outside.push(c),
+                    _ => {}
+                }
+            }
+            let mut waiting: Vec<&str> = Vec::new();
+            for span in outside.split('`').skip(1).step_by(2) {
+                let (method, path) = match span.split_once(' ') {
+                    Some((method, path)) => (method, Some(path)),
+                    None => (span, None),
+                };
+                assert!(["GET", "POST"].contains(&method), "{method} in {row}");
+                waiting.push(method);
+                if let Some(path) = path {
+                    let path = path.split_once('?').map_or(path, |(path, _)| path);
+                    routes.entry(path.to_owned()).or_default().extend(waiting.drain(..).map(str::to_owned));
+                }
+            }
+            assert!(waiting.is_empty(), "a method without a path in {row}");
+        }
+        routes
+    }
+
+    #[test]
+    fn the_table_is_the_one_the_doc_describes() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/dashboard.md");
+        let doc = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let table: BTreeMap<String, BTreeSet<String>> = ROUTES
+            .iter()
+            .map(|route| {
+                let methods = [("GET", route.get), ("POST", route.post)];
+                let takes = methods.iter().filter(|(_, handler)| handler.is_some());
+                (route.path.to_owned(), takes.map(|(method, _)| (*method).to_owned()).collect())
+            })
+            .collect();
+        assert_eq!(table.len(), ROUTES.len(), "a path is in the table twice");
+        assert_eq!(documented_routes(&doc), table, "docs/dashboard.md against ROUTES");
     }
 
     #[test]
