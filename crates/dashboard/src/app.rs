@@ -130,3 +130,88 @@ fn failure_reply(inner: &Inner, nav: &Nav, failure: Failure) -> Reply {
     }
     reply
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use bytes::Bytes;
+    use hyper::{Method, Request, StatusCode};
+    use tapster_accounts::{Accounts, Location};
+    use tapster_domain::Timestamp;
+
+    use super::*;
+    use crate::config::{MailConfig, MailTransport, PublicUrl};
+    use crate::routes::ROUTES;
+
+    /// Every method the walk asks each path with: the two the dashboard takes and the ones it takes nowhere.
+    const METHODS: [Method; 7] = [
+        Method::GET,
+        Method::HEAD,
+        Method::POST,
+        Method::PUT,
+        Method::DELETE,
+        Method::PATCH,
+        Method::OPTIONS,
+    ];
+
+    /// A fixed clock and randomness from a counter (distinct, not secret).
+    #[derive(Debug)]
+    struct Fixed(AtomicU64);
+
+    impl Environment for Fixed {
+        fn now(&self) -> Timestamp {
+            Timestamp(1_795_000_000)
+        }
+
+        fn fill_random(&self, bytes: &mut [u8]) -> std::io::Result<()> {
+            for byte in bytes {
+                *byte = self.0.fetch_add(1, Ordering::Relaxed).to_le_bytes()[0] ^ 0x5a;
+            }
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn every_path_answers_405_with_exactly_its_methods() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let accounts = Accounts::open(&Location::DataDir(dir.path().to_owned())).await.unwrap();
+        let config = Config {
+            public_url: PublicUrl::parse("http://dashboard.test").unwrap(),
+            mail: MailConfig {
+                from: "Tapster <tapster@dashboard.test>".into(),
+                transport: MailTransport::Outbox(dir.path().join("outbox")),
+            },
+            github: None,
+            discord: None,
+        };
+        let dashboard = Dashboard::new(config, accounts, Arc::new(Fixed(AtomicU64::new(1)))).unwrap();
+        for route in ROUTES {
+            let path = route.sample();
+            let takes: Vec<&Method> =
+                METHODS.iter().filter(|method| route.handler(method).is_some()).collect();
+            let allow = takes.iter().map(|method| method.as_str()).collect::<Vec<_>>().join(", ");
+            for method in &METHODS {
+                let request = Request::builder()
+                    .method(method.clone())
+                    .uri(&path)
+                    .header("host", "dashboard.test")
+                    .body(Bytes::new())
+                    .unwrap();
+                let answer = dashboard.answer(request, "198.51.100.7".parse().unwrap()).await;
+                let header = answer.headers().get("allow").map(|v| v.to_str().unwrap());
+                if takes.contains(&method) {
+                    assert_ne!(answer.status(), StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
+                    assert_eq!(header, None, "{method} {path}");
+                } else {
+                    assert_eq!(
+                        (answer.status(), header),
+                        (StatusCode::METHOD_NOT_ALLOWED, Some(allow.as_str())),
+                        "{method} {path}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -61,16 +61,16 @@ use Handler::*;
 /// path's form. Made only by [`Route::read`], [`Route::form`] and [`Route::read_and_form`], so every
 /// route answers some method.
 #[derive(Debug)]
-struct Route {
+pub(crate) struct Route {
     /// Segments after `/`: literal, or a `{name}` that matches any one segment.
-    path: &'static str,
+    pub(crate) path: &'static str,
     get: Option<Handler>,
     post: Option<Handler>,
 }
 
 /// Every path of the dashboard. A literal route is listed before a parameter that would match it too:
 /// the first route whose path matches is the one asked.
-static ROUTES: &[Route] = &[
+pub(crate) static ROUTES: &[Route] = &[
     Route::read("/", Landing),
     Route::read("/static/{file}", Asset),
     Route::read_and_form("/signin", SignInPage, SendLink),
@@ -107,12 +107,18 @@ impl Route {
     }
 
     /// The handler of `method` on this path, if it takes it.
-    fn handler(&self, method: &Method) -> Option<Handler> {
+    pub(crate) fn handler(&self, method: &Method) -> Option<Handler> {
         match *method {
             Method::GET | Method::HEAD => self.get,
             Method::POST => self.post,
             _ => None,
         }
+    }
+
+    /// The path with a sample value for each parameter, for the tests that walk the table.
+    #[cfg(test)]
+    pub(crate) fn sample(&self) -> String {
+        self.path.replace("{id}", "1").replace("{provider}", "github").replace("{file}", "style.css")
     }
 
     /// The methods this path takes, as `Allow` says them.
@@ -274,91 +280,8 @@ async fn signout(inner: &Inner, ctx: &mut Ctx) -> Result<Reply, Failure> {
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicU64, Ordering};
-
-    use bytes::Bytes;
-    use hyper::Request;
-    use tapster_accounts::{Accounts, Location};
-    use tapster_domain::Timestamp;
 
     use super::*;
-    use crate::{Config, Dashboard, Environment, MailConfig, MailTransport, PublicUrl};
-
-    /// Every method the walk asks each path with: the two the dashboard takes and the ones it takes nowhere.
-    const METHODS: [Method; 7] = [
-        Method::GET,
-        Method::HEAD,
-        Method::POST,
-        Method::PUT,
-        Method::DELETE,
-        Method::PATCH,
-        Method::OPTIONS,
-    ];
-
-    /// A route's path with a sample value for each parameter.
-    fn sample(route: &Route) -> String {
-        route.path.replace("{id}", "1").replace("{provider}", "github").replace("{file}", "style.css")
-    }
-
-    /// A fixed clock and randomness from a counter (distinct, not secret).
-    #[derive(Debug)]
-    struct Fixed(AtomicU64);
-
-    impl Environment for Fixed {
-        fn now(&self) -> Timestamp {
-            Timestamp(1_795_000_000)
-        }
-
-        fn fill_random(&self, bytes: &mut [u8]) -> std::io::Result<()> {
-            for byte in bytes {
-                *byte = self.0.fetch_add(1, Ordering::Relaxed).to_le_bytes()[0] ^ 0x5a;
-            }
-            Ok(())
-        }
-    }
-
-    #[tokio::test]
-    async fn every_path_answers_405_with_exactly_its_methods() {
-        let dir = tempfile::TempDir::new().unwrap();
-        let accounts = Accounts::open(&Location::DataDir(dir.path().to_owned())).await.unwrap();
-        let config = Config {
-            public_url: PublicUrl::parse("http://dashboard.test").unwrap(),
-            mail: MailConfig {
-                from: "Tapster <tapster@dashboard.test>".into(),
-                transport: MailTransport::Outbox(dir.path().join("outbox")),
-            },
-            github: None,
-            discord: None,
-        };
-        let dashboard = Dashboard::new(config, accounts, Arc::new(Fixed(AtomicU64::new(1)))).unwrap();
-        for route in ROUTES {
-            let path = sample(route);
-            let takes: Vec<&Method> =
-                METHODS.iter().filter(|method| route.handler(method).is_some()).collect();
-            let allow = takes.iter().map(|method| method.as_str()).collect::<Vec<_>>().join(", ");
-            for method in &METHODS {
-                let request = Request::builder()
-                    .method(method.clone())
-                    .uri(&path)
-                    .header("host", "dashboard.test")
-                    .body(Bytes::new())
-                    .unwrap();
-                let answer = dashboard.answer(request, "198.51.100.7".parse().unwrap()).await;
-                let header = answer.headers().get("allow").map(|v| v.to_str().unwrap());
-                if takes.contains(&method) {
-                    assert_ne!(answer.status(), StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
-                    assert_eq!(header, None, "{method} {path}");
-                } else {
-                    assert_eq!(
-                        (answer.status(), header),
-                        (StatusCode::METHOD_NOT_ALLOWED, Some(allow.as_str())),
-                        "{method} {path}"
-                    );
-                }
-            }
-        }
-    }
 
     /// The routes of the table in `docs/dashboard.md` ("## Routes"), each path with the methods the
     /// doc names for it. A cell lists `METHOD /path` spans, a bare `METHOD` span sharing the path of
@@ -453,7 +376,7 @@ mod tests {
     #[test]
     fn the_dashboard_claims_its_paths_and_the_sections_they_are_in() {
         for route in ROUTES {
-            assert!(claims(&sample(route)), "{}", route.path);
+            assert!(claims(&route.sample()), "{}", route.path);
         }
         let cases = [
             ("/", true),
