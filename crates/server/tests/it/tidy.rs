@@ -319,10 +319,11 @@ fn module_imports(src: &Path) -> Vec<(String, Vec<String>)> {
         if top_level {
             paths.extend(crate_paths(&text.replace("super::", "crate::")));
         }
-        let named = paths.iter().filter_map(|name| resolve(name)).filter(|named| *named != module);
+        let named: Vec<String> =
+            paths.iter().filter_map(|name| resolve(name)).filter(|named| *named != module).collect();
         match imports.iter_mut().find(|(m, _)| *m == module) {
             Some((_, list)) => list.extend(named),
-            None => imports.push((module, named.collect())),
+            None => imports.push((module, named)),
         }
     }
     for (_, list) in &mut imports {
