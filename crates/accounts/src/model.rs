@@ -379,10 +379,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn key_status_worst_first() {
-        let key = KeyRecord {
-            id: 1,
+    /// A key of account 1, with the state a test asks for (the rules' tests use it too).
+    pub(crate) fn key(revoked_at: Option<i64>, expires_at: Option<i64>, suspended: bool) -> KeyRecord {
+        KeyRecord {
+            id: 7,
             account: AccountId(1),
             account_email: None,
             name: "k".into(),
@@ -390,10 +390,15 @@ mod tests {
             limits: Limits::DEFAULT,
             created_at: Timestamp(0),
             last_used_at: None,
-            expires_at: Some(Timestamp(100)),
-            revoked_at: None,
-            suspended: false,
-        };
+            expires_at: expires_at.map(Timestamp),
+            revoked_at: revoked_at.map(Timestamp),
+            suspended,
+        }
+    }
+
+    #[test]
+    fn key_status_worst_first() {
+        let key = key(None, Some(100), false);
         assert_eq!(key.status(Timestamp(99)), KeyStatus::Active);
         assert_eq!(key.status(Timestamp(100)), KeyStatus::Expired);
         let suspended = KeyRecord { suspended: true, ..key.clone() };

@@ -447,10 +447,9 @@ impl Purge {
 
 #[cfg(test)]
 mod tests {
-    use tapster_domain::Limits;
-
     use super::*;
     use crate::model::Provider;
+    use crate::model::tests::key;
 
     const NOW: Timestamp = Timestamp(1_000_000_000);
 
@@ -469,22 +468,6 @@ mod tests {
     fn suspended(reason: Option<&str>) -> Option<Standing> {
         let suspension = Some(Suspension { reason: reason.map(str::to_owned) });
         Some(Standing { confirmed: true, suspension })
-    }
-
-    fn key(revoked_at: Option<i64>, expires_at: Option<i64>, suspended: bool) -> KeyRecord {
-        KeyRecord {
-            id: 7,
-            account: AccountId(1),
-            account_email: None,
-            name: "k".into(),
-            prefix: "tap_00000000".into(),
-            limits: Limits::DEFAULT,
-            created_at: Timestamp(0),
-            last_used_at: None,
-            expires_at: expires_at.map(Timestamp),
-            revoked_at: revoked_at.map(Timestamp),
-            suspended,
-        }
     }
 
     #[test]
