@@ -54,6 +54,11 @@ pub struct RecipeUnlock {
 
 /// `RecipeDetail`: the summary's fields, the ingredients, the unlocking record's name and the
 /// recipes this one replaced.
+///
+/// Unlike `ItemDetail`, it does not flatten its summary: its `ingredients` stand between `output`
+/// and `station`, and its `unlock` is a [`RecipeUnlockDetail`] (with the name) where the summary's is
+/// a [`RecipeUnlock`], so a flattened summary would serve other JSON (members moved, and two
+/// `unlock`s) than the API has always served.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RecipeDetail {
     pub id: i64,
