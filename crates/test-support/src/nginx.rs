@@ -39,8 +39,10 @@ impl Nginx {
             addrs.push(addr);
         }
         let root = dir.path().display();
+        // One process (`master_process off`): killing it when the test ends leaves no worker behind,
+        // as killing a master does.
         let config = format!(
-            "worker_processes 1;\ndaemon off;\npid {root}/nginx.pid;\nerror_log {root}/error.log warn;\n\
+            "master_process off;\ndaemon off;\npid {root}/nginx.pid;\nerror_log {root}/error.log warn;\n\
              events {{ worker_connections 256; }}\n\
              http {{\n    access_log off;\n    client_body_temp_path {root}/body;\n    proxy_temp_path {root}/proxy;\n\
                  fastcgi_temp_path {root}/fastcgi;\n    uwsgi_temp_path {root}/uwsgi;\n    scgi_temp_path {root}/scgi;\n\
