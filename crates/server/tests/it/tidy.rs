@@ -75,14 +75,22 @@ fn has_query_syntax(line: &str) -> bool {
 
 /// Each line of the sources of `crates` that `breaks` a rule, as `file:line: why`.
 fn breaches(crates: &[&str], breaks: impl Fn(&str) -> Option<String>) -> Vec<String> {
+    let sources =
+        crates.iter().flat_map(|name| rust_files(&workspace().join("crates").join(name).join("src")));
+    breaches_in(sources, breaks)
+}
+
+/// Every line of `files` that `breaks` finds fault with, as `path:line: why`.
+fn breaches_in(
+    files: impl IntoIterator<Item = PathBuf>,
+    breaks: impl Fn(&str) -> Option<String>,
+) -> Vec<String> {
     let mut found = Vec::new();
-    for name in crates {
-        for file in rust_files(&workspace().join("crates").join(name).join("src")) {
-            let text = std::fs::read_to_string(&file).unwrap();
-            for (number, line) in text.lines().enumerate() {
-                if let Some(why) = breaks(line) {
-                    found.push(format!("{}:{}: {why}", file.display(), number + 1));
-                }
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (number, line) in text.lines().enumerate() {
+            if let Some(why) = breaks(line) {
+                found.push(format!("{}:{}: {why}", file.display(), number + 1));
             }
         }
     }
@@ -189,15 +197,9 @@ fn code_files(name: &str) -> Vec<PathBuf> {
 /// for, so it is the one left out.
 #[test]
 fn no_file_cites_a_document_outside_the_repository() {
-    let mut found = Vec::new();
-    for name in crates() {
-        for file in code_files(&name).into_iter().filter(|file| !file.ends_with("tests/it/tidy.rs")) {
-            let text = std::fs::read_to_string(&file).unwrap();
-            for (number, line) in text.lines().enumerate().filter(|(_, line)| cites_outside(line)) {
-                found.push(format!("{}:{}: {}", file.display(), number + 1, line.trim()));
-            }
-        }
-    }
+    let files = crates().into_iter().flat_map(|name| code_files(&name));
+    let files = files.filter(|file| !file.ends_with("tests/it/tidy.rs"));
+    let found = breaches_in(files, |line| cites_outside(line).then(|| line.trim().to_owned()));
     assert!(found.is_empty(), "cite docs/ instead:\n{}", found.join("\n"));
     assert!(code_files("server").len() > 20, "the crates' files are found");
 }
