@@ -16,12 +16,13 @@ impl Token {
     pub const LEN: usize = Self::BYTES * 2;
 
     pub fn from_random(bytes: [u8; Self::BYTES]) -> Self {
-        Self(hex(&bytes))
+        Self(tapster_domain::hex(&bytes))
     }
 
     /// A token as a browser sent it back: exactly 64 lower-case hex digits, or nothing.
     pub fn parse(value: &str) -> Option<Self> {
-        (value.len() == Self::LEN && value.bytes().all(|b| HEX.contains(&b))).then(|| Self(value.to_owned()))
+        (value.len() == Self::LEN && value.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+            .then(|| Self(value.to_owned()))
     }
 
     /// The secret itself, to put in a cookie or a link. Never logged, never stored.
@@ -48,33 +49,13 @@ pub struct TokenHash(pub(crate) [u8; 32]);
 impl TokenHash {
     /// The hash as 64 lower-case hex digits.
     pub fn to_hex(&self) -> String {
-        hex(&self.0)
+        tapster_domain::hex(&self.0)
     }
 
     /// A hash as [`to_hex`](Self::to_hex) writes it, or nothing.
     pub fn from_hex(text: &str) -> Option<Self> {
-        let bytes = text.as_bytes();
-        if bytes.len() != 64 {
-            return None;
-        }
-        let digit = |b: u8| HEX.iter().position(|&h| h == b).map(|d| d as u8);
-        let mut hash = [0u8; 32];
-        for (i, pair) in bytes.chunks(2).enumerate() {
-            hash[i] = digit(pair[0])? << 4 | digit(pair[1])?;
-        }
-        Some(Self(hash))
+        tapster_domain::sha256_from_hex(text).map(Self)
     }
-}
-
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
-fn hex(bytes: &[u8]) -> String {
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        text.push(char::from(HEX[usize::from(byte >> 4)]));
-        text.push(char::from(HEX[usize::from(byte & 0xf)]));
-    }
-    text
 }
 
 /// The SHA-256 of an API key: what is stored and looked up instead of the key.

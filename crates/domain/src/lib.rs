@@ -11,6 +11,7 @@ mod address_limit;
 mod api_key;
 mod error;
 mod game;
+mod hex;
 #[cfg(test)]
 mod hostile_input;
 mod key;
@@ -23,6 +24,7 @@ pub use address_limit::{AddressLimit, MAX_ADDRESSES};
 pub use api_key::ApiKey;
 pub use error::{Error, Result};
 pub use game::{FORMAT, GameData, Manifest, SOURCE_LANGUAGE, TextTable};
+pub use hex::{hex, sha256_from_hex};
 pub use key::{AssetPath, Ident, ItemId, MAX_KEY_LEN, ProgressionKey, RecordId, RecordKey, Slug, TextKey};
 pub use records::{
     AgingDays, Bait, CatalogueEntry, ChangeKind, CraftingStation, Crop, Fish, FoodType, GameDay,

@@ -31,6 +31,6 @@ pub use game_data::{export, import_with_exports};
 pub use limiter::InProcess;
 pub use limits::{Checked, Decision, Limiter, Remaining, Status};
 pub use logging::{LogFormat, LogLevel, log_subscriber};
-pub use published::{format_generations, hex, megabytes, publish};
+pub use published::{format_generations, megabytes, publish};
 pub use run::{Layout, Service, ServiceBuilder, Sharing};
 pub use shared::{DEFAULT_TIMEOUT as DEFAULT_REDIS_TIMEOUT, RedisLimits, RedisServers, RedisTls, Shared};

@@ -642,7 +642,7 @@ fn main() -> anyhow::Result<()> {
                 generation.number,
                 generation.versions.join(", "),
                 tapster_server::megabytes(generation.size),
-                tapster_server::hex(&generation.sha256)
+                tapster_domain::hex(&generation.sha256)
             );
             Ok(())
         }),

@@ -12,6 +12,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+use tapster_domain::hex;
 
 use anyhow::Context;
 use flate2::Compression;
@@ -84,11 +85,6 @@ pub fn format_generations(generations: &[Generation]) -> String {
 /// A size in megabytes, as people read it.
 pub fn megabytes(bytes: u64) -> String {
     format!("{:.1} MB", bytes as f64 / 1_000_000.0)
-}
-
-/// A SHA-256 in lower-case hex.
-pub fn hex(sha256: &[u8; 32]) -> String {
-    sha256.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// What a replica serves of the published game data, and how it keeps up with the current

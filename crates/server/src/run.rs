@@ -484,7 +484,7 @@ fn installed(generation: &Generation) {
     tracing::info!(
         generation = generation.number,
         versions = generation.versions.join(", "),
-        sha256 = crate::published::hex(&generation.sha256),
+        sha256 = tapster_domain::hex(&generation.sha256),
         "installed the published game data"
     );
 }
