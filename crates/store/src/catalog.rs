@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
 use tapster_domain::{
-    BuildId, ChangeKind, CraftingStation, Crop, GameData, GameVersion, IngredientGroup, Item, Recipe,
-    RecordId, RecordKey, RecordType, ReleaseDate, Shop, Shopkeeper, TextKey,
+    AssetPath, BuildId, ChangeKind, CraftingStation, Crop, GameData, GameVersion, IngredientGroup, Item,
+    Recipe, RecordId, RecordKey, RecordType, ReleaseDate, Shop, Shopkeeper, TextKey,
 };
 use tapster_i18n::{Language, Translated, translate};
 
@@ -138,6 +138,9 @@ pub struct Catalog {
     pub(crate) introduced: HashMap<(RecordType, String), GameVersion>,
     /// The changes from each earlier version (by name) to this one.
     pub(crate) changes: HashMap<String, Vec<Change>>,
+    /// The picture (by its SHA-256) each asset path of this version names; empty for data imported
+    /// before pictures were kept.
+    pub(crate) assets: HashMap<AssetPath, [u8; 32]>,
 }
 
 /// Finds records of one type by id or slug.
@@ -238,6 +241,7 @@ impl Catalog {
             coverage,
             introduced: HashMap::new(),
             changes: HashMap::new(),
+            assets: HashMap::new(),
         }
     }
 
@@ -308,6 +312,13 @@ impl Catalog {
 
     pub fn item(&self, key: &RecordKey) -> Option<&Item> {
         self.items.find(key).map(|i| &self.data.items[i])
+    }
+
+    /// The SHA-256 of the picture `path` names in this version: the name of the picture the store
+    /// keeps for it ([`Store::picture`](crate::Store::picture)); `None` for data imported before
+    /// pictures were kept.
+    pub fn picture_of(&self, path: &AssetPath) -> Option<&[u8; 32]> {
+        self.assets.get(path)
     }
 
     pub fn item_by_id(&self, id: RecordId) -> Option<&Item> {

@@ -43,7 +43,7 @@ impl ExportInfo {
 
     /// Its SHA-256 in lowercase hex, as `sha256sum` prints it.
     pub fn sha256_hex(&self) -> String {
-        self.sha256.iter().map(|byte| format!("{byte:02x}")).collect()
+        tapster_domain::hex(&self.sha256)
     }
 }
 

@@ -14,7 +14,7 @@ use tapster_domain::{BuildId, GameData, GameVersion, RecordType, SOURCE_LANGUAGE
 use crate::catalog::LANGUAGE_NAME_PREFIX;
 use crate::exports::{self, ExportFile};
 use crate::source::{SourceVersion, read_dataset};
-use crate::{Error, GAME_DB, Result, Store, diff, schema};
+use crate::{Error, GAME_DB, Result, Store, diff, pictures, schema};
 
 /// Builds the exports of the data an import is about to publish, given that data opened as a
 /// [`Store`]: what [`import_with_exports`](crate::import_with_exports) keeps beside it.
@@ -48,6 +48,8 @@ pub struct ImportedVersion {
     pub outcome: Outcome,
     pub records: usize,
     pub texts: usize,
+    /// How many paths name a picture.
+    pub pictures: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,6 +120,7 @@ fn run(data_dir: &Path, dataset: &Path, exporter: Option<Exporter<'_>>) -> Resul
         return Ok(report);
     }
     check_release_order(&tx)?;
+    pictures::forget_unnamed(&tx)?;
     diff::recompute(&tx)?;
     tx.commit()?;
     let (files, edition) = match exporter {
@@ -209,6 +212,7 @@ fn write_version(tx: &Transaction<'_>, source: &SourceVersion) -> Result<Importe
         outcome: Outcome::Added,
         records: 0,
         texts: 0,
+        pictures: 0,
     };
     if let Some((id, sha256)) = existing {
         if sha256 == source.sha256 {
@@ -216,7 +220,7 @@ fn write_version(tx: &Transaction<'_>, source: &SourceVersion) -> Result<Importe
             return Ok(imported);
         }
         imported.outcome = Outcome::Replaced;
-        for table in ["records", "texts", "languages", "changes"] {
+        for table in ["records", "texts", "languages", "changes", "assets"] {
             tx.execute(&format!("DELETE FROM {table} WHERE version_id = ?1"), [id])?;
         }
         tx.execute("DELETE FROM changes WHERE from_version_id = ?1", [id])?;
@@ -245,6 +249,7 @@ fn write_version(tx: &Transaction<'_>, source: &SourceVersion) -> Result<Importe
     let version_id = tx.last_insert_rowid();
     imported.records = write_records(tx, version_id, data)?;
     imported.texts = write_texts(tx, version_id, data)?;
+    imported.pictures = pictures::write(tx, version_id, &source.assets)?;
     Ok(imported)
 }
 

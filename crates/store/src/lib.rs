@@ -10,6 +10,8 @@ mod error;
 mod exports;
 mod import;
 mod names;
+mod picture;
+mod pictures;
 mod query;
 mod read;
 mod schema;
@@ -21,6 +23,10 @@ pub use error::{Error, Result};
 pub use exports::{ExportFile, ExportInfo};
 pub use import::{
     Exporter, ImportReport, ImportedVersion, Outcome, import, import_with_exports, install, served_sha256,
+};
+pub use picture::{MAX_PICTURE_BYTES, MAX_PICTURE_SIDE};
+pub use pictures::{
+    DEFAULT_PICTURE_SIDE, PICTURE_SIDES, Picture, PictureFormat, PictureVariant, picture_file_name,
 };
 pub use query::{
     ChangeFilter, ChangesPage, CropFilter, CropOrder, FishFilter, Found, ItemFilter, ItemOrder, ItemSources,

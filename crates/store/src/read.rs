@@ -17,6 +17,7 @@ use tapster_i18n::Language;
 
 use crate::catalog::{Catalog, Change, ChangeSummary, Coverage, TextPool, Texts, VersionInfo};
 use crate::exports::{ExportInfo, Exports};
+use crate::pictures::{AssetsByVersion, Picture, Pictures};
 use crate::{Error, GAME_DB, Result, schema};
 
 /// An opened game-data store: every published version, newest first.
@@ -26,6 +27,7 @@ pub struct Store {
     stamp: FileStamp,
     versions: Arc<[Arc<Catalog>]>,
     exports: Arc<Exports>,
+    pictures: Arc<Pictures>,
 }
 
 /// Which game database file a data dir holds, as the file system tells it: an import puts a new
@@ -123,7 +125,8 @@ impl Store {
         let stamp = FileStamp::of_file(&path)?;
         let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
         let found = if verify { check_structure(&conn, &path)? } else { schema_in_range(&conn, &path)? };
-        let mut catalogs = load(&conn)?;
+        let (pictures, mut assets) = Pictures::load(&conn, found)?;
+        let mut catalogs = load(&conn, &mut assets)?;
         if catalogs.is_empty() {
             return Err(no_data());
         }
@@ -150,7 +153,18 @@ impl Store {
             stamp,
             versions: catalogs.into_iter().map(Arc::new).collect(),
             exports: Arc::new(exports),
+            pictures: Arc::new(pictures),
         })
+    }
+
+    /// The picture whose file has the SHA-256 `sha256`, if a version names it.
+    pub fn picture(&self, sha256: &[u8; 32]) -> Option<&Picture> {
+        self.pictures.get(sha256)
+    }
+
+    /// Every picture a version names, in no particular order.
+    pub fn pictures(&self) -> impl Iterator<Item = &Picture> {
+        self.pictures.iter()
     }
 
     /// The database file this store was read from.
@@ -233,8 +247,8 @@ fn record_names(data: &GameData) -> impl Iterator<Item = (RecordType, String)> +
         .chain(keys(&data.letters))
 }
 
-/// Reads every version, newest first.
-fn load(conn: &Connection) -> Result<Vec<Catalog>> {
+/// Reads every version, newest first, each with the pictures its paths name (taken from `assets`).
+fn load(conn: &Connection, assets: &mut AssetsByVersion) -> Result<Vec<Catalog>> {
     let mut stmt =
         conn.prepare("SELECT id, name, build_id, released FROM versions ORDER BY build_id DESC")?;
     let rows: Vec<(i64, String, i64, String)> = stmt
@@ -282,6 +296,7 @@ fn load(conn: &Connection) -> Result<Vec<Catalog>> {
         };
         let mut catalog = Catalog::new(info, data, texts, coverage);
         catalog.changes = changes;
+        catalog.assets = assets.remove(id).unwrap_or_default();
         catalogs.push(catalog);
     }
     Ok(catalogs)

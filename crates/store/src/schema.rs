@@ -9,9 +9,10 @@ use rusqlite::Connection;
 
 use crate::Result;
 
-/// Generation of this layout, kept in SQLite's `user_version`. Generation 1 had no `exports`, and
-/// generation 2 no `exports.edition`; both are still read, and an import brings them up to date.
-pub(crate) const SCHEMA_VERSION: i64 = 3;
+/// Generation of this layout, kept in SQLite's `user_version`. Generation 1 had no `exports`,
+/// generation 2 no `exports.edition` and generation 3 no pictures; all are still read (without
+/// pictures), and an import brings them up to date.
+pub(crate) const SCHEMA_VERSION: i64 = 4;
 
 /// The oldest generation this build reads.
 pub(crate) const OLDEST_READABLE: i64 = 1;
@@ -86,22 +87,58 @@ CREATE TABLE exports (
 );
 ";
 
+/// The pictures records name, once per content (`sha256` of the file as the dataset held it), with
+/// every size and format served made from each (`sha256` there is of the variant's bytes, its entity
+/// tag), and which picture each path of a version names. Rowid tables for the pictures, as SQLite
+/// advises for rows of blobs.
+const PICTURES: &str = "
+CREATE TABLE pictures (
+    sha256 BLOB PRIMARY KEY,
+    body   BLOB NOT NULL
+);
+
+CREATE TABLE picture_variants (
+    picture BLOB    NOT NULL REFERENCES pictures (sha256),
+    side    INTEGER NOT NULL,
+    format  TEXT    NOT NULL,
+    sha256  BLOB    NOT NULL,
+    body    BLOB    NOT NULL,
+    PRIMARY KEY (picture, side, format)
+);
+
+CREATE TABLE assets (
+    version_id INTEGER NOT NULL REFERENCES versions (id),
+    path       TEXT    NOT NULL,
+    picture    BLOB    NOT NULL REFERENCES pictures (sha256),
+    PRIMARY KEY (version_id, path)
+) WITHOUT ROWID;
+";
+
 /// Lays out an empty database.
 pub(crate) fn create(conn: &Connection) -> Result<()> {
     conn.execute_batch(DDL)?;
     conn.execute_batch(EXPORTS)?;
+    conn.execute_batch(PICTURES)?;
     conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     Ok(())
 }
 
-/// Brings a database of an older generation up to this one; whether it had to.
+/// Brings a database of an older generation up to this one, one generation at a time; whether it
+/// had to.
 pub(crate) fn upgrade(conn: &Connection) -> Result<bool> {
-    match version(conn)? {
-        1 => conn.execute_batch(EXPORTS)?,
-        // Exports of no known edition: the import rebuilds them.
-        2 => conn.execute_batch("ALTER TABLE exports ADD COLUMN edition TEXT NOT NULL DEFAULT ''")?,
-        _ => return Ok(false),
+    let found = version(conn)?;
+    if found >= SCHEMA_VERSION {
+        return Ok(false);
     }
+    if found < 2 {
+        conn.execute_batch(EXPORTS)?;
+    } else if found < 3 {
+        // Exports of no known edition: the import rebuilds them.
+        conn.execute_batch("ALTER TABLE exports ADD COLUMN edition TEXT NOT NULL DEFAULT ''")?;
+    }
+    // A version imported without pictures is imported again with them: its folder's hash now
+    // covers the pictures, so it no longer matches the one kept.
+    conn.execute_batch(PICTURES)?;
     conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     Ok(true)
 }

@@ -1,6 +1,7 @@
 //! Reading a dataset from disk: version folders in the data format, parsed into [`GameData`] with
-//! errors that name the file, the record and the field. Nothing here checks references; that is
-//! [`tapster_domain::validate`]'s work once a version is read whole.
+//! errors that name the file, the record and the field, and the pictures the records name, each
+//! decoded once to check it. Nothing here checks references; that is [`tapster_domain::validate`]'s
+//! work once a version is read whole.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -9,20 +10,26 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use tapster_domain::{GameData, Manifest, RecordType, TextKey, TextTable};
+use tapster_domain::{AssetPath, GameData, Item, Manifest, RecordType, TextKey, TextTable};
 use tapster_i18n::Language;
 
+use crate::picture;
 use crate::{Error, Result};
 
 const MANIFEST: &str = "manifest.json";
 const LOCALIZATION: &str = "localization";
+const ASSETS: &str = "assets";
 
 /// One version folder, read.
 #[derive(Debug)]
 pub struct SourceVersion {
     pub path: PathBuf,
     pub data: GameData,
-    /// SHA-256 of every file of the folder, so that importing the same folder twice is recognised.
+    /// The pictures the records name, by their path (under the folder's `assets/`), each checked to
+    /// be a PNG within the bounds an import takes.
+    pub assets: BTreeMap<AssetPath, Vec<u8>>,
+    /// SHA-256 of every file of the folder that is read, so that importing the same folder twice is
+    /// recognised.
     pub sha256: String,
 }
 
@@ -82,7 +89,7 @@ fn read_version(dir: &Path) -> Result<SourceVersion> {
             parse_records(&dir.join(&name), &file(&name)?)?
         }};
     }
-    let items = records!(RecordType::Item);
+    let items: Vec<Item> = records!(RecordType::Item);
     let recipes = records!(RecordType::Recipe);
     let ingredient_groups = records!(RecordType::IngredientGroup);
     let crafting_stations = records!(RecordType::CraftingStation);
@@ -105,6 +112,30 @@ fn read_version(dir: &Path) -> Result<SourceVersion> {
         texts.insert(language.code().to_owned(), table);
     }
 
+    let mut assets = BTreeMap::new();
+    for item in &items {
+        let Some(path) = &item.icon else { continue };
+        if assets.contains_key(path) {
+            continue;
+        }
+        let name = format!("{ASSETS}/{path}");
+        if !dir.join(&name).is_file() {
+            return Err(Error::Source {
+                path: dir.join(&name),
+                message: format!(
+                    "item {} ({}) names the icon {path}, and the folder has no such picture",
+                    item.id, item.slug
+                ),
+            });
+        }
+        let bytes = file(&name)?;
+        picture::decode(&bytes).map_err(|why| Error::Source {
+            path: dir.join(&name),
+            message: format!("the icon of item {} ({}) {why}", item.id, item.slug),
+        })?;
+        assets.insert(path.clone(), bytes);
+    }
+
     let data = GameData {
         manifest,
         items,
@@ -124,8 +155,8 @@ fn read_version(dir: &Path) -> Result<SourceVersion> {
         letters,
         texts,
     };
-    let sha256 = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    Ok(SourceVersion { path: dir.to_owned(), data, sha256 })
+    let sha256 = tapster_domain::hex(&hasher.finalize());
+    Ok(SourceVersion { path: dir.to_owned(), data, assets, sha256 })
 }
 
 /// The languages that have a table in `dir`, in the game's order; a table for any other code is refused.

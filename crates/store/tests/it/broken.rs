@@ -12,6 +12,21 @@ use crate::{copy_tree, mini};
 
 /// The folder of the dataset's second version, which every case breaks.
 const BROKEN: &str = "v1.0.1.0.0";
+/// The pictures its items name.
+const BARLEY: &str = "assets/Sprites/Items/Barley.png";
+const PALE_ALE: &str = "assets/Sprites/Items/Pale Ale.png";
+
+/// A valid, opaque black PNG of `width` by `height` pixels.
+fn png_of(width: u32, height: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().unwrap();
+    writer.write_image_data(&vec![255; (width * height * 4) as usize]).unwrap();
+    writer.finish().unwrap();
+    out
+}
 
 fn edit_json(path: &Path, change: impl FnOnce(&mut Value)) {
     let mut value: Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
@@ -210,6 +225,38 @@ const CASES: &[Case] = &[
         name: "table of a language spelled in another case",
         break_it: |v| fs::rename(v.join("localization/ja.json"), v.join("localization/JA.json")).unwrap(),
         expected: &["localization/JA.json", "named by its code as the game spells it: `ja.json`"],
+    },
+    Case {
+        name: "missing picture",
+        break_it: |v| fs::remove_file(v.join(BARLEY)).unwrap(),
+        expected: &["assets/Sprites/Items/Barley.png", "item 10 (barley) names the icon", "no such picture"],
+    },
+    Case {
+        name: "picture that is not a PNG",
+        break_it: |v| fs::write(v.join(PALE_ALE), b"GIF89a\x01\x00\x01\x00").unwrap(),
+        expected: &["Pale Ale.png", "the icon of item 20 (pale-ale)", "is not a PNG file"],
+    },
+    Case {
+        name: "picture cut short",
+        break_it: |v| {
+            let whole = fs::read(v.join(PALE_ALE)).unwrap();
+            fs::write(v.join(PALE_ALE), &whole[..whole.len() / 2]).unwrap();
+        },
+        expected: &["Pale Ale.png", "is not a readable PNG"],
+    },
+    Case {
+        name: "picture over the size bound",
+        break_it: |v| {
+            let mut bytes = fs::read(v.join(PALE_ALE)).unwrap();
+            bytes.resize(300 * 1024, 0);
+            fs::write(v.join(PALE_ALE), bytes).unwrap();
+        },
+        expected: &["Pale Ale.png", "is 300 KiB; a picture may be at most 256 KiB"],
+    },
+    Case {
+        name: "picture over the side bound",
+        break_it: |v| fs::write(v.join(PALE_ALE), png_of(600, 10)).unwrap(),
+        expected: &["Pale Ale.png", "is 600x10 pixels", "at most 512 pixels"],
     },
     Case {
         name: "later build released earlier",

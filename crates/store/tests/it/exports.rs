@@ -188,7 +188,11 @@ fn a_database_from_before_exports_is_read_and_an_import_brings_it_up_to_date() {
     import(dir.path(), &mini()).unwrap();
     {
         let conn = Connection::open(dir.path().join(GAME_DB)).unwrap();
-        conn.execute_batch("DROP TABLE exports; PRAGMA user_version = 1;").unwrap();
+        conn.execute_batch(
+            "DROP TABLE exports; DROP TABLE assets; DROP TABLE picture_variants; DROP TABLE pictures;
+             PRAGMA user_version = 1;",
+        )
+        .unwrap();
     }
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(store.versions().len(), 2);
@@ -201,13 +205,14 @@ fn a_database_from_before_exports_is_read_and_an_import_brings_it_up_to_date() {
     assert_eq!(Store::open(dir.path()).unwrap().exports().len(), 6);
     let conn = Connection::open(dir.path().join(GAME_DB)).unwrap();
     let generation: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
-    assert_eq!(generation, 3);
+    assert_eq!(generation, 4);
 
     // Generation 2 kept exports without saying who wrote them: they are read, and rebuilt by the
     // next import.
     conn.execute_batch(
         "CREATE TABLE old AS SELECT version_id, lang, records, sha256, body FROM exports;
-         DROP TABLE exports; ALTER TABLE old RENAME TO exports; PRAGMA user_version = 2;",
+         DROP TABLE exports; ALTER TABLE old RENAME TO exports;
+         DROP TABLE assets; DROP TABLE picture_variants; DROP TABLE pictures; PRAGMA user_version = 2;",
     )
     .unwrap();
     drop(conn);

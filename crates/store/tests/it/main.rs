@@ -7,6 +7,7 @@ mod extraction;
 mod import;
 mod install;
 mod memory;
+mod pictures;
 mod reopen;
 
 use std::ffi::OsStr;
