@@ -16,8 +16,8 @@ use crate::error::{Error, Result};
 use crate::pages::Pages;
 use crate::paths::*;
 use crate::query::{
-    ChangesQuery, CropsQuery, FishQuery, ItemQuery, ItemsQuery, NoQuery, PageQuery, PriceQuery, Query,
-    RankingsQuery, RecipesQuery, SearchQuery, TreeQuery, VersionLang,
+    ChangesQuery, CropsQuery, FishQuery, ItemQuery, ItemsQuery, NoQuery, PageQuery, PictureQuery, PriceQuery,
+    Query, RankingsQuery, RecipesQuery, SearchQuery, TreeQuery, VersionLang, decode_segment,
 };
 
 /// The path segment of a progression type's routes (`quests`, `reputation`).
@@ -120,6 +120,13 @@ impl Client {
             });
         }
         Ok(raw.body)
+    }
+
+    /// `GET /v1/exports/{version}/icons`: every picture of a game version (`latest`, or a name) in
+    /// one tar archive, `manifest.json` (a [`PictureManifest`](tapster_wire::PictureManifest)) first,
+    /// then each file at the path its records name.
+    pub async fn icons_file(&self, version: &str) -> Result<Bytes> {
+        Ok(self.send(&ICONS_FILE.target([version], &NoQuery), None).await?.body)
     }
 
     /// `GET /v1/items`: one page.
@@ -261,6 +268,26 @@ impl Client {
     pub async fn search(&self, query: &SearchQuery) -> Result<Answer<Vec<SearchResult>>> {
         self.call(&SEARCH, [], query).await
     }
+
+    /// `GET /assets/{sha256}/{name}`: the picture an `icon_url` names (absolute or relative, as an
+    /// answer gave it), asked of this client's server in the size and format `query` asks for. A
+    /// picture's URL names its content, so its bytes never change: keep them as long as you like.
+    pub async fn picture(&self, icon_url: &str, query: &PictureQuery) -> Result<Bytes> {
+        let (sha256, name) = picture_segments(icon_url).ok_or_else(|| {
+            Error::Config(format!("{icon_url} is not a picture's URL, which ends in /assets/<sha256>/<name>"))
+        })?;
+        Ok(self.send(&PICTURE.target([sha256, &name], query), None).await?.body)
+    }
+}
+
+/// The hash and the decoded file name of a picture's URL (`.../assets/<sha256>/<name>`).
+fn picture_segments(url: &str) -> Option<(&str, String)> {
+    let path = url.split(['?', '#']).next()?;
+    let (_, rest) = path.rsplit_once("/assets/")?;
+    let (sha256, name) = rest.split_once('/')?;
+    let hex = sha256.len() == 64 && sha256.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    (hex && !name.is_empty() && !name.contains('/')).then_some(())?;
+    Some((sha256, decode_segment(name)?))
 }
 
 fn export_target(export: &Export) -> String {

@@ -49,7 +49,7 @@ pub use pages::Pages;
 pub use paths::{ENDPOINTS, Endpoint};
 pub use query::{
     Bounds, ChangesQuery, CropsQuery, Expansion, FishQuery, ItemQuery, ItemsQuery, PageQuery, Parameter,
-    PriceQuery, RankingsQuery, RecipesQuery, SearchQuery, TreeQuery, VersionLang,
+    PictureQuery, PriceQuery, RankingsQuery, RecipesQuery, SearchQuery, TreeQuery, VersionLang,
 };
 pub use rate_limit::RateLimit;
 pub use tapster_wire;

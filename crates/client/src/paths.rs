@@ -14,8 +14,8 @@ use tapster_wire::{
 };
 
 use crate::query::{
-    ChangesQuery, CropsQuery, FishQuery, ItemQuery, ItemsQuery, NoQuery, PageQuery, Parameter, PriceQuery,
-    Query, RankingsQuery, RecipesQuery, SearchQuery, TreeQuery, VersionLang, segment,
+    ChangesQuery, CropsQuery, FishQuery, ItemQuery, ItemsQuery, NoQuery, PageQuery, Parameter, PictureQuery,
+    PriceQuery, Query, RankingsQuery, RecipesQuery, SearchQuery, TreeQuery, VersionLang, segment,
 };
 
 /// One path the client calls, and the query parameters its method can send.
@@ -95,6 +95,7 @@ paths! {
     LANGUAGES: VersionLang => Vec<Language> = "/v1/languages";
     EXPORTS: NoQuery => Vec<Export> = "/v1/exports";
     EXPORT_FILE: NoQuery => Bytes = "/v1/exports/{version}/{lang}";
+    ICONS_FILE: NoQuery => Bytes = "/v1/exports/{version}/icons";
     ITEMS: ItemsQuery => Vec<ItemSummary> = "/v1/items";
     ITEM: ItemQuery => ItemDetail = "/v1/items/{key}";
     ITEM_PRICE: PriceQuery => ItemPrice = "/v1/items/{key}/price";
@@ -115,6 +116,7 @@ paths! {
     DOCUMENTS: PageQuery => Vec<Document> = "/v1/{type}";
     DOCUMENT: VersionLang => DocumentDetail = "/v1/{type}/{key}";
     SEARCH: SearchQuery => Vec<SearchResult> = "/v1/search";
+    PICTURE: PictureQuery => Bytes = "/assets/{sha256}/{name}";
 }
 
 #[cfg(test)]

@@ -17,8 +17,8 @@
 use std::fmt::Display;
 
 use tapster_wire::{
-    Aging, Bait, ChangeKind, ChangeType, FoodType, HitType, IngredientChoice, ItemKind, Lang, Quality,
-    Season, UnlockKind, ValueSet, Water,
+    Aging, Bait, ChangeKind, ChangeType, FoodType, HitType, IngredientChoice, ItemKind, Lang, PictureFormat,
+    PictureSize, Quality, Season, UnlockKind, ValueSet, Water,
 };
 
 /// What the server accepts for a parameter, as its OpenAPI document bounds it.
@@ -367,6 +367,34 @@ query! {
         version: Option<String> => opt VERSION,
         lang: Option<Lang> => opt LANG,
     }
+}
+
+query! {
+    /// `GET /assets/{sha256}/{name}`: the side of the square (128 px unless told) and the format (PNG
+    /// unless told).
+    PictureQuery {
+        size: Option<PictureSize> => opt Parameter::new("size", Bounds::one_of::<PictureSize>()),
+        format: Option<PictureFormat> => opt Parameter::new("format", Bounds::one_of::<PictureFormat>()),
+    }
+}
+
+/// Decodes the `%XX` escapes of a path segment; `None` for a broken escape or bytes that are not
+/// UTF-8.
+pub(crate) fn decode_segment(segment: &str) -> Option<String> {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = segment.get(i + 1..i + 3).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// A path segment with everything but the unreserved characters percent-encoded: keys may hold

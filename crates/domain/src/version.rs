@@ -125,6 +125,19 @@ impl ReleaseDate {
         }
         Ok(Self { year, month: month as u8, day: day as u8 })
     }
+
+    /// Seconds from 1970-01-01 to the start of the day, UTC: the time a file of the release
+    /// carries in an archive.
+    pub fn unix_seconds(&self) -> i64 {
+        // Days from the civil calendar, counting years from March so that the leap day comes last.
+        let (month, day) = (i64::from(self.month), i64::from(self.day));
+        let year = i64::from(self.year) - i64::from(month <= 2);
+        let era = year.div_euclid(400);
+        let year_of_era = year - era * 400;
+        let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+        let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+        (era * 146_097 + day_of_era - 719_468) * 86_400
+    }
 }
 
 impl fmt::Display for ReleaseDate {
@@ -149,6 +162,15 @@ impl<'de> Deserialize<'de> for ReleaseDate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_release_day_starts_at_its_unix_second() {
+        let seconds = |text: &str| ReleaseDate::parse(text).unwrap().unix_seconds();
+        assert_eq!(seconds("1970-01-01"), 0);
+        assert_eq!(seconds("2000-03-01"), 951_868_800);
+        assert_eq!(seconds("2026-01-20"), 1_768_867_200);
+        assert_eq!(seconds("2024-02-29") + 86_400, seconds("2024-03-01"));
+    }
 
     #[test]
     fn selectors() {

@@ -4,11 +4,16 @@
 //! "Lists and pagination").
 
 use hyper::header::HeaderValue;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC};
 use serde::Serialize;
 use serde_json::Value;
+use tapster_domain::AssetPath;
 use tapster_i18n::Language;
-use tapster_store::Catalog;
+use tapster_store::{Catalog, picture_file_name};
 use tapster_wire::{Meta, Pagination};
+
+/// What a path segment escapes: everything but the unreserved characters of RFC 3986.
+const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
 
 /// A language as the wire spells it.
 pub(crate) fn lang(language: Language) -> tapster_wire::Lang {
@@ -66,17 +71,36 @@ pub(crate) fn pagination<'n, 'v>(
     Pagination { limit, offset, total, next, prev }
 }
 
-/// Resolves texts in the requested language and notes, as JSON Pointers, each one served in English.
+/// Resolves texts in the requested language and notes, as JSON Pointers, each one served in English;
+/// and writes links to what the service serves beside the data (a record's picture) from its origin.
 #[derive(Debug)]
 pub(crate) struct Localizer<'a> {
     pub(crate) catalog: &'a Catalog,
     pub(crate) lang: Language,
+    /// The service's public origin (`https://api.example`), or empty: links are then relative.
+    pub(crate) origin: &'a str,
     fallbacks: Vec<String>,
 }
 
 impl<'a> Localizer<'a> {
+    /// A localizer whose links are relative (`/assets/...`), as the bulk exports hold them.
     pub(crate) fn new(catalog: &'a Catalog, lang: Language) -> Self {
-        Self { catalog, lang, fallbacks: Vec::new() }
+        Self { catalog, lang, origin: "", fallbacks: Vec::new() }
+    }
+
+    /// The same, with links under `origin` (empty: relative).
+    pub(crate) fn with_origin(mut self, origin: &'a str) -> Self {
+        self.origin = origin;
+        self
+    }
+
+    /// The URL of the picture `path` names in this version (`/assets/{sha256}/{name}`, under the
+    /// origin), or `None` when the store keeps none for it.
+    pub(crate) fn picture_url(&self, path: &AssetPath) -> Option<String> {
+        let sha256 = self.catalog.picture_of(path)?;
+        let name = picture_file_name(path);
+        let name = percent_encoding::utf8_percent_encode(&name, PATH_SEGMENT);
+        Some(format!("{}/assets/{}/{name}", self.origin, tapster_domain::hex(sha256)))
     }
 
     /// The text of `key`; `pointer` names where it goes in the body, in case it falls back.

@@ -22,6 +22,7 @@ mod response;
 mod routes;
 mod schemas;
 mod site;
+mod tar;
 mod value_sets;
 mod views;
 

@@ -66,8 +66,8 @@ impl Site {
 }
 
 impl Documents for Site {
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.origin.as_deref().unwrap_or_default())
+    fn origin(&self) -> &str {
+        self.origin.as_deref().unwrap_or_default()
     }
 
     fn openapi(&self, store: &Store, metrics: &Metrics) -> Bytes {

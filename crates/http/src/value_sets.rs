@@ -54,7 +54,8 @@ macro_rules! value_sets {
 
 value_sets! {
     Lang, Season, Water, Bait, GatherMethod, ItemKind, FoodType, UnlockKind, ChangeType, ChangeKind,
-    IngredientChoice, Aging, Quality, HitType, DocumentType, LimitPolicy, HealthStatus,
+    IngredientChoice, Aging, Quality, HitType, DocumentType, LimitPolicy, HealthStatus, PictureFormat,
+    PictureSize,
 }
 
 #[cfg(test)]

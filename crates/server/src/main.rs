@@ -767,8 +767,8 @@ fn import(dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("importing {} into {}", dir.display(), data_dir.display()))?;
     for version in &report.versions {
         println!(
-            "{} (build {}): {:?}, {} records, {} texts",
-            version.name, version.build_id, version.outcome, version.records, version.texts
+            "{} (build {}): {:?}, {} records, {} texts, {} pictures",
+            version.name, version.build_id, version.outcome, version.records, version.texts, version.pictures
         );
     }
     Ok(())

@@ -30,9 +30,13 @@ pub struct ItemSummary {
     pub can_be_sold: bool,
     pub can_be_aged: bool,
     pub unlisted: bool,
-    /// The game's own path to the item's icon among its assets (Tapster serves the path, not the
-    /// image); `null` when the data names none.
+    /// The game's own path to the item's icon among its assets; `null` when the data names none.
     pub icon: Option<String>,
+    /// Where the icon is served: `/assets/{sha256}/{name}`, absolute when the service knows its public
+    /// address, relative to it otherwise. Public (an `<img>` needs no key), cacheable forever, and
+    /// `?size=32|64|128` and `?format=png|webp` ask for other sizes and formats; `null` when the
+    /// item has no icon (or its data was imported before pictures were kept).
+    pub icon_url: Option<String>,
     /// Fuel units one unit gives when a station burns it; `null` for what does not burn.
     pub fuel_value: Option<u32>,
     /// The game version the item first appeared in.

@@ -96,6 +96,31 @@ pub struct Export {
     pub records: u64,
 }
 
+/// `manifest.json`, the first file of a version's icons archive (`GET
+/// /v1/exports/{version}/icons`): every picture the version's records name, by the path they name
+/// it with; the archive holds each file at that path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PictureManifest {
+    pub version: String,
+    pub pictures: Vec<PictureEntry>,
+}
+
+/// One picture of a [`PictureManifest`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PictureEntry {
+    /// The asset path records name it by, and its path in the archive.
+    pub path: String,
+    /// The SHA-256 of the file, in lowercase hex, as its URL holds it.
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    pub sha256: String,
+    /// Its length in bytes.
+    pub size: u64,
+    /// Where it is served (`icon_url`), in every size and format.
+    pub url: String,
+    /// The slugs of the items whose icon it is.
+    pub items: Vec<String>,
+}
+
 /// `GameVersion`: a published game version, what changed since the one before it, and what it holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GameVersion {

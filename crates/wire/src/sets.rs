@@ -153,6 +153,10 @@ value_sets! {
     /// How the service stands: `ok` once the game data is loaded; `degraded` while a store shared with
     /// other replicas is out of reach and the service works around it (it still answers, `200`).
     HealthStatus { Ok = "ok", Degraded = "degraded" }
+    /// The format a picture is served in: PNG, or lossless WebP.
+    PictureFormat { Png = "png", Webp = "webp" }
+    /// The side, in pixels, of the square a picture is served in.
+    PictureSize { Px32 = "32", Px64 = "64", Px128 = "128" }
 }
 
 #[cfg(test)]

@@ -83,3 +83,34 @@ async fn an_export_resumes_where_it_was_cut() {
     let stale = Export { sha256: "0".repeat(64), ..export };
     assert!(matches!(client.export_file_from(&stale, 1000).await, Err(Error::Unexpected { .. })));
 }
+
+#[tokio::test]
+async fn an_icon_url_gives_its_picture_in_the_size_and_format_asked_for() {
+    let client = client();
+    let item = client.item("pale-ale", &ItemQuery::default()).await.unwrap().data;
+    let url = item.summary.icon_url.expect("the small dataset's pale ale has an icon");
+    let png = client.picture(&url, &PictureQuery::default()).await.unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+    // The URL names the bytes: their SHA-256 is the hash in it.
+    let hash = tapster_domain::hex(&<sha2::Sha256 as sha2::Digest>::digest(&png));
+    assert!(url.contains(&format!("/assets/{hash}/")), "{url}");
+    let small = PictureQuery { size: Some(PictureSize::Px32), format: Some(PictureFormat::Webp) };
+    let webp = client.picture(&url, &small).await.unwrap();
+    assert!(webp.starts_with(b"RIFF") && &webp[8..12] == b"WEBP");
+    // The width and height of a lossless WebP, 14 bits each, after its signature byte.
+    let bits = u32::from_le_bytes([webp[21], webp[22], webp[23], webp[24]]);
+    assert_eq!(((bits & 0x3fff) + 1, ((bits >> 14) & 0x3fff) + 1), (32, 32));
+
+    match client.picture("/v1/items/pale-ale", &PictureQuery::default()).await {
+        Err(Error::Config(message)) => assert!(message.contains("not a picture's URL"), "{message}"),
+        other => panic!("expected a refusal of the URL, got {other:?}"),
+    }
+    // Every picture of the version in one archive, its manifest first.
+    let archive = client.icons_file("latest").await.unwrap();
+    assert_eq!(&archive[..13], b"manifest.json");
+    let unknown = url.replace(&hash, &"0".repeat(64));
+    match client.picture(&unknown, &PictureQuery::default()).await {
+        Err(Error::Api { problem }) => assert_eq!(problem.status, 404),
+        other => panic!("expected a 404, got {other:?}"),
+    }
+}

@@ -10,7 +10,7 @@ use schemars::SchemaGenerator;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
-use crate::routes::{DOWNLOAD, Endpoint, documented};
+use crate::routes::{DOWNLOAD, Endpoint, ICONS, PICTURE, documented};
 use crate::schemas::SCHEMAS;
 use crate::value_sets;
 
@@ -146,7 +146,7 @@ fn cut_lists(value: &mut Value) -> bool {
 fn tag_description(tag: &str) -> &'static str {
     match tag {
         "service" => {
-            "The service itself, without a key: health, this document, and the feed of game versions."
+            "The service itself, without a key: health, this document, the feed of game versions, and the pictures records show."
         }
         "exports" => {
             "Whole datasets, one gzip-compressed NDJSON file per game version and language, instead of crawling the lists."
@@ -224,9 +224,10 @@ fn operation(
     let mut responses = Map::new();
     if keyed {
         op["security"] = json!([{ "bearerAuth": [] }]);
-        if endpoint.path == DOWNLOAD {
+        if endpoint.path == DOWNLOAD || endpoint.path == ICONS {
             // A file, not an envelope.
-            responses.extend(responses::file().map(|(status, response)| (status.to_owned(), response)));
+            let file = if endpoint.path == ICONS { responses::ICONS_FILE } else { responses::EXPORT_FILE };
+            responses.extend(responses::file(file).map(|(status, response)| (status.to_owned(), response)));
         } else {
             let envelope = envelope(endpoint, data, partials);
             let name = envelope_name(&envelope);
@@ -240,6 +241,9 @@ fn operation(
             responses.insert("200".into(), responses::data(schema));
         }
         responses.insert("304".into(), responses::not_modified());
+    } else if endpoint.path == PICTURE {
+        op["security"] = json!([]);
+        responses.extend(responses::picture().map(|(status, response)| (status.to_owned(), response)));
     } else {
         op["security"] = json!([]);
         let (media, schema) = match endpoint.path {
@@ -423,7 +427,9 @@ mod tests {
     fn every_answer_has_a_named_envelope_and_pages_have_pagination() {
         let doc = document(None);
         // A download answers a file, not an envelope.
-        for endpoint in documented().filter(|e| e.path.starts_with("/v1/") && e.path != DOWNLOAD) {
+        for endpoint in
+            documented().filter(|e| e.path.starts_with("/v1/") && ![DOWNLOAD, ICONS].contains(&e.path))
+        {
             let schema = &doc["paths"][endpoint.path]["get"]["responses"]["200"]["content"]["application/json"]
                 ["schema"];
             assert!(schema["$ref"].is_string(), "{}: {schema}", endpoint.path);

@@ -7,7 +7,7 @@ use tapster_domain::{Ident, MAX_KEY_LEN, ProgressionKey, RecordKey, VersionSelec
 use tapster_i18n::Language;
 
 use crate::params::{LANG, LIMIT, MAX_OFFSET, OFFSET, Param, Rule, VERSION};
-use crate::routes::{DOWNLOAD, Endpoint, PathRule};
+use crate::routes::{DOWNLOAD, Endpoint, ICONS, PICTURE, PathRule};
 use crate::value_sets;
 
 /// The query parameters that are components, under their own names.
@@ -22,7 +22,14 @@ pub(super) fn components() -> Value {
     for param in &SHARED {
         parameters.insert(param.name.to_owned(), query_parameter(param));
     }
-    for rule in [PathRule::Version, PathRule::Lang, PathRule::RecordKey, PathRule::ProgressionKey] {
+    for rule in [
+        PathRule::Version,
+        PathRule::Lang,
+        PathRule::RecordKey,
+        PathRule::ProgressionKey,
+        PathRule::PictureHash,
+        PathRule::FileName,
+    ] {
         parameters.insert(path_component(rule).to_owned(), path_parameter(rule));
     }
     parameters.insert(
@@ -51,10 +58,10 @@ pub(super) fn of_operation(endpoint: &Endpoint, keyed: bool) -> Vec<Value> {
         let shared = SHARED.contains(param);
         parameters.push(if shared { reference(param.name) } else { query_parameter(param) });
     }
-    if keyed {
+    if keyed || endpoint.path == PICTURE {
         parameters.push(reference(IF_NONE_MATCH));
     }
-    if endpoint.path == DOWNLOAD {
+    if endpoint.path == DOWNLOAD || endpoint.path == ICONS {
         parameters.push(json!({
             "name": "Range",
             "in": "header",
@@ -84,6 +91,8 @@ fn path_component(rule: PathRule) -> &'static str {
         PathRule::Lang => "langPath",
         PathRule::RecordKey => "recordKey",
         PathRule::ProgressionKey => "progressionKey",
+        PathRule::PictureHash => "pictureSha256",
+        PathRule::FileName => "pictureName",
     }
 }
 
@@ -109,6 +118,16 @@ fn path_parameter(rule: PathRule) -> Value {
             "key",
             json!({ "type": "string", "pattern": RecordKey::PATTERN, "maxLength": MAX_KEY_LEN }),
             "The record's integer id or its slug.",
+        ),
+        PathRule::PictureHash => (
+            "sha256",
+            json!({ "type": "string", "pattern": "^[0-9a-f]{64}$" }),
+            "The SHA-256 of the picture's file, as a record's `icon_url` names it. Malformed is `422`.",
+        ),
+        PathRule::FileName => (
+            "name",
+            json!({ "type": "string", "minLength": 1 }),
+            "The picture's file name, as a record's `icon_url` names it (`Pale%20Ale.png`); another name is `404`.",
         ),
     };
     json!({ "name": name, "in": "path", "required": true, "description": description, "schema": schema })

@@ -27,8 +27,31 @@ pub(super) fn data(schema: Value) -> Value {
     })
 }
 
-/// `200`, `206` and `416` of a file download (an export): gzip bytes, whole or the range asked for.
-pub(super) fn file() -> [(&'static str, Value); 3] {
+/// A file a download answers: its media type, its name as `Content-Disposition` gives it, and what
+/// its whole body is.
+#[derive(Debug)]
+pub(super) struct FileKind {
+    media: &'static str,
+    name: &'static str,
+    whole: &'static str,
+}
+
+/// An export of one version in one language.
+pub(super) const EXPORT_FILE: FileKind = FileKind {
+    media: "application/gzip",
+    name: "tapster-<version>-<lang>.ndjson.gz",
+    whole: "The whole file: gzip-compressed NDJSON, one record per line (see docs/api.md, \"Bulk exports\"). Its `ETag` is its SHA-256 in hex, as `/v1/exports` lists it.",
+};
+
+/// A version's pictures.
+pub(super) const ICONS_FILE: FileKind = FileKind {
+    media: "application/x-tar",
+    name: "tapster-<version>-icons.tar",
+    whole: "The whole archive: `manifest.json` (a `PictureManifest`), then each picture at the path its records name (see docs/api.md, \"Pictures\"). Its `ETag` is its SHA-256 in hex.",
+};
+
+/// `200`, `206` and `416` of a file download: its bytes, whole or the range asked for.
+pub(super) fn file(kind: FileKind) -> [(&'static str, Value); 3] {
     let file_headers = |extra: &[(&str, &str)]| {
         let mut headers = Map::new();
         for name in ["ETag", "Cache-Control", "Vary", "RateLimit-Policy", "RateLimit"] {
@@ -40,7 +63,7 @@ pub(super) fn file() -> [(&'static str, Value); 3] {
         );
         headers.insert(
             "Content-Disposition".to_owned(),
-            json!({ "description": "`attachment` with the file's name, `tapster-<version>-<lang>.ndjson.gz`.", "schema": { "type": "string" } }),
+            json!({ "description": format!("`attachment` with the file's name, `{}`.", kind.name), "schema": { "type": "string" } }),
         );
         for (name, description) in extra {
             headers.insert(
@@ -51,14 +74,14 @@ pub(super) fn file() -> [(&'static str, Value); 3] {
         Value::Object(headers)
     };
     // Bytes, not JSON: OpenAPI 3.1 describes a binary body by its media type alone, without a schema.
-    let gzip = json!({ "application/gzip": {} });
+    let content = json!({ kind.media: {} });
     [
         (
             "200",
             json!({
-                "description": "The whole file: gzip-compressed NDJSON, one record per line (see docs/api.md, \"Bulk exports\"). Its `ETag` is its SHA-256 in hex, as `/v1/exports` lists it.",
+                "description": kind.whole,
                 "headers": file_headers(&[]),
-                "content": gzip,
+                "content": content,
             }),
         ),
         (
@@ -66,7 +89,7 @@ pub(super) fn file() -> [(&'static str, Value); 3] {
             json!({
                 "description": "The part of the file one `Range` of bytes asked for (several ranges, or an `If-Range` that is not the current `ETag`, get the whole file).",
                 "headers": file_headers(&[("Content-Range", "`bytes <first>-<last>/<size>`.")]),
-                "content": gzip,
+                "content": content,
             }),
         ),
         (
@@ -75,6 +98,34 @@ pub(super) fn file() -> [(&'static str, Value); 3] {
                 "The `Range` starts past the end of the file (type `/errors/range-not-satisfiable`); `Content-Range: bytes */<size>` gives its size.",
                 &["Vary", "RateLimit-Policy", "RateLimit"],
             ),
+        ),
+    ]
+}
+
+/// The `200` and `304` of a picture: an image of the format asked for, public and cached forever.
+pub(super) fn picture() -> [(&'static str, Value); 2] {
+    let headers = || {
+        json!({
+            "ETag": { "description": "The SHA-256 of these bytes in hex, quoted: strong.", "schema": { "type": "string" } },
+            "Cache-Control": { "description": "`public, max-age=31536000, immutable`: a URL names its picture's content, which never changes.", "schema": { "type": "string" } },
+        })
+    };
+    [
+        (
+            "200",
+            json!({
+                "description": "The picture: `image/png`, or `image/webp` (lossless) with `format=webp`.",
+                "headers": headers(),
+                // Bytes, not JSON: OpenAPI 3.1 describes a binary body by its media type alone.
+                "content": { "image/png": {}, "image/webp": {} },
+            }),
+        ),
+        (
+            "304",
+            json!({
+                "description": "Not modified: the `If-None-Match` header named the current `ETag`. No body.",
+                "headers": headers(),
+            }),
         ),
     ]
 }

@@ -16,7 +16,7 @@ use crate::value_sets::ValueSet;
 
 mod sets;
 
-pub(crate) use sets::SearchType;
+pub(crate) use sets::{PictureSide, SearchType};
 
 /// One query parameter an endpoint takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

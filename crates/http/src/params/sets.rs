@@ -7,8 +7,8 @@ use tapster_domain::RecordType;
 
 use super::{FromParam, Param, Rule, Value};
 use crate::value_sets::{
-    Aging, Bait, ChangeKind, ChangeType, FoodType, HitType, IngredientChoice, ItemKind, Quality, Season,
-    Water,
+    Aging, Bait, ChangeKind, ChangeType, FoodType, HitType, IngredientChoice, ItemKind, PictureFormat,
+    PictureSize, Quality, Season, Water,
 };
 
 /// What the `type` parameter asks to search: one of the wire's `HitType`s.
@@ -34,6 +34,17 @@ impl SearchType {
             tapster_wire::HitType::Recipe => Some(Self::Recipe),
             _ => None,
         }
+    }
+}
+
+/// The side of the square a picture is asked in (`size`): one of the store's sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PictureSide(pub(crate) u32);
+
+impl PictureSide {
+    /// Parses the spelling of the wire's `PictureSize` (`32`, `64`, `128`).
+    pub(crate) fn parse(value: &str) -> Option<Self> {
+        tapster_store::PICTURE_SIDES.into_iter().find(|side| side.to_string() == value).map(Self)
     }
 }
 
@@ -75,6 +86,9 @@ read_as_type! {
     tapster_pricing::Aging: Aging, tapster_pricing::Aging::parse, Some(Default::default());
     tapster_pricing::Quality: Quality, tapster_pricing::Quality::parse, Some(Default::default());
     SearchType: HitType, SearchType::parse, None;
+    tapster_store::PictureFormat: PictureFormat, tapster_store::PictureFormat::parse,
+        Some(tapster_store::PictureFormat::Png);
+    PictureSide: PictureSize, PictureSide::parse, Some(PictureSide(tapster_store::DEFAULT_PICTURE_SIDE));
 }
 
 #[cfg(test)]
@@ -114,5 +128,9 @@ mod tests {
         for (set, domain) in cases {
             assert_eq!(set.values, domain, "{}", set.name);
         }
+        let formats = tapster_store::PictureFormat::ALL.map(tapster_store::PictureFormat::as_str);
+        assert_eq!(PictureFormat::SET.values, formats);
+        let sides = tapster_store::PICTURE_SIDES.map(|side| side.to_string());
+        assert_eq!(PictureSize::SET.values, sides);
     }
 }

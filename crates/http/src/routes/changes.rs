@@ -6,7 +6,6 @@ use tapster_store::{ChangeFilter, Window};
 use tapster_wire::VersionChange;
 
 use super::{Ctx, Endpoint, Handle, resolve};
-use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::params::{LANG, LIMIT, Named, OFFSET, Param, Rule, query_params};
 use crate::response::Reply;
@@ -67,7 +66,7 @@ fn changes(ctx: &Ctx<'_>, p: ChangesParams) -> Result<Reply, ApiError> {
             previous.and_then(|name| ctx.store.resolve(&VersionSelector::Exact(name)))
         }
     };
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let window = Window { limit: p.limit, offset: p.offset };
     // The first version has nothing before it: no changes.
     let Some(from) = from else {

@@ -37,8 +37,14 @@ pub(crate) struct Ctx<'a> {
 /// its examples, the reference page). They are written above the routes (`crate::site`), since they
 /// read every route and ask some for examples; a handler knows them only through this trait.
 pub(crate) trait Documents: Sync + std::fmt::Debug {
+    /// The public address without a trailing slash (`https://api.example`), or empty when it is
+    /// not known and links are relative.
+    fn origin(&self) -> &str;
+
     /// The URL of `path` (which starts with `/`): absolute when the public address is known.
-    fn url(&self, path: &str) -> String;
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.origin())
+    }
 
     /// `/openapi.json`'s body for the data in `store`.
     fn openapi(&self, store: &Store, metrics: &Metrics) -> Bytes;
@@ -53,6 +59,10 @@ pub(crate) struct PathParams {
     pub(super) version: Option<VersionSelector>,
     pub(super) lang: Option<Language>,
     pub(super) key: Option<PathKey>,
+    /// `{sha256}`, read as the hash it spells.
+    pub(super) picture: Option<[u8; 32]>,
+    /// `{name}`, the file name a picture's URL ends in.
+    pub(super) file_name: Option<String>,
 }
 
 /// A checked `{key}`.
@@ -68,6 +78,11 @@ fn not_in_path(name: &str) -> ApiError {
 }
 
 impl Ctx<'_> {
+    /// What renders the views of `catalog` in `lang`, its links under the service's address.
+    pub(crate) fn localizer<'c>(&'c self, catalog: &'c Catalog, lang: Language) -> Localizer<'c> {
+        Localizer::new(catalog, lang).with_origin(self.site.origin())
+    }
+
     /// The catalog of `version`.
     pub(crate) fn catalog(&self, version: &VersionSelector) -> Result<&Catalog, ApiError> {
         resolve(self.store, version)
@@ -81,6 +96,13 @@ impl Ctx<'_> {
     /// The `{lang}` path parameter.
     pub(crate) fn path_lang(&self) -> Result<Language, ApiError> {
         self.params.lang.ok_or_else(|| not_in_path("lang"))
+    }
+
+    /// The `{sha256}` and `{name}` path parameters of a picture.
+    pub(crate) fn path_picture(&self) -> Result<(&[u8; 32], &str), ApiError> {
+        let sha256 = self.params.picture.as_ref().ok_or_else(|| not_in_path("sha256"))?;
+        let name = self.params.file_name.as_deref().ok_or_else(|| not_in_path("name"))?;
+        Ok((sha256, name))
     }
 
     /// The `{key}` path parameter of a record named by id or slug.

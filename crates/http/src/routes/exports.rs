@@ -1,26 +1,32 @@
 //! `/v1/exports`: the bulk exports built at import (see `crate::exports`), listed with their size and
-//! checksum, and served whole or in byte ranges for resuming.
+//! checksum, and served whole or in byte ranges for resuming; and a version's pictures in one archive.
 
 use bytes::Bytes;
 use hyper::header::{
     ACCEPT_RANGES, CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, HeaderMap, HeaderValue,
 };
-use tapster_domain::VersionSelector;
+use std::collections::BTreeMap;
+
+use sha2::{Digest, Sha256};
+use tapster_domain::{AssetPath, VersionSelector};
 use tapster_i18n::Language;
 use tapster_store::ExportInfo;
-use tapster_wire::Export;
+use tapster_wire::{Export, PictureEntry, PictureManifest};
 
 use super::{Ctx, Endpoint, Handle, resolve};
-use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::params::NoParams;
 use crate::response::{File, LATEST_MAX_AGE, NAMED_VERSION_MAX_AGE, Reply};
 use crate::schemas::schema;
+use crate::tar::Tar;
 use crate::views;
 
 /// The template of one export's download, whose answer is a file rather than JSON (the OpenAPI
 /// document describes it so).
 pub(crate) const DOWNLOAD: &str = "/v1/exports/{version}/{lang}";
+/// The template of a version's pictures in one archive, a file too. It comes before [`DOWNLOAD`]
+/// in the table, whose `{lang}` would match `icons` otherwise.
+pub(crate) const ICONS: &str = "/v1/exports/{version}/icons";
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
@@ -30,6 +36,14 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
         example: Some("/v1/exports"),
         handler: &Handle(list),
         data: schema::<Vec<Export>>,
+    },
+    Endpoint {
+        path: ICONS,
+        key: None,
+        summary: "Every picture of a game version in one tar archive, at the paths its records name, with `manifest.json` (path, SHA-256, size, URL and items of each); resumable with `Range`",
+        example: None,
+        handler: &Handle(icons),
+        data: schema::<String>,
     },
     Endpoint {
         path: DOWNLOAD,
@@ -46,7 +60,7 @@ fn list(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let store = ctx.store;
     let data: Vec<Export> =
         store.exports().iter().map(|export| views::export(export, ctx.site.url(&path_of(export)))).collect();
-    ctx.render(Localizer::new(store.latest(), Language::SOURCE), data, None)
+    ctx.render(ctx.localizer(store.latest(), Language::SOURCE), data, None)
 }
 
 /// `GET /v1/exports/{version}/{lang}`: the file, with its SHA-256 as its strong `ETag`. The app
@@ -88,6 +102,56 @@ fn download(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     };
     let tag = format!("\"{}\"", export.sha256_hex());
     Reply::file(headers, File { tag, size: export.size, read: Box::new(read) })
+}
+
+/// `GET /v1/exports/{version}/icons`: `manifest.json`, then every picture the version's items name,
+/// as the dataset held it, at its path; each time from the pictures in memory (a few megabytes,
+/// milliseconds), the same bytes for the same data, so that its SHA-256 is its `ETag` and a range
+/// resumes it.
+fn icons(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
+    let version = ctx.path_version()?;
+    let catalog = resolve(ctx.store, &version)?;
+    let name = &catalog.info.name;
+    let mut items_by_path: BTreeMap<&AssetPath, Vec<String>> = BTreeMap::new();
+    for item in &catalog.data.items {
+        if let Some(icon) = &item.icon {
+            items_by_path.entry(icon).or_default().push(item.slug.to_string());
+        }
+    }
+    let loc = ctx.localizer(catalog, Language::SOURCE);
+    let mut manifest = PictureManifest { version: name.to_string(), pictures: Vec::new() };
+    let mut files = Vec::new();
+    for (path, items) in items_by_path {
+        let picture = catalog.picture_of(path).and_then(|sha256| ctx.store.picture(sha256)).ok_or_else(|| {
+            ApiError::NotFound(format!(
+                "no pictures of {name} are kept: the data was imported by a build before pictures; importing it again with `tapster import` keeps them"
+            ))
+        })?;
+        let url = loc.picture_url(path).unwrap_or_default();
+        let (sha256, size) = (picture.sha256_hex(), picture.original.len() as u64);
+        manifest.pictures.push(PictureEntry { path: path.to_string(), sha256, size, url, items });
+        files.push((path, picture.original.clone()));
+    }
+    let mut tar = Tar::new(u64::try_from(catalog.info.released.unix_seconds()).unwrap_or_default());
+    let mut listing = serde_json::to_vec_pretty(&manifest).map_err(|e| ApiError::Internal(Box::new(e)))?;
+    listing.push(b'\n');
+    tar.file("manifest.json", &listing);
+    for (path, bytes) in files {
+        tar.file(path.as_str(), &bytes);
+    }
+    let archive = Bytes::from(tar.finish());
+    let mut headers = HeaderMap::new();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/x-tar"));
+    let disposition = format!("attachment; filename=\"tapster-{name}-icons.tar\"");
+    headers.insert(CONTENT_DISPOSITION, header_value(disposition)?);
+    headers.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    let max_age =
+        if matches!(version, VersionSelector::Exact(_)) { NAMED_VERSION_MAX_AGE } else { LATEST_MAX_AGE };
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static(max_age));
+    let tag = format!("\"{}\"", tapster_domain::hex(&Sha256::digest(&archive)));
+    let size = archive.len() as u64;
+    let read = move |range: std::ops::Range<u64>| Ok(archive.slice(range.start as usize..range.end as usize));
+    Reply::file(headers, File { tag, size, read: Box::new(read) })
 }
 
 /// Where an export is downloaded from.

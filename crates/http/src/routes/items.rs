@@ -6,7 +6,6 @@ use tapster_store::{Catalog, ItemFilter, ItemOrder, Window};
 use tapster_wire::{ItemDetail, ItemSummary};
 
 use super::{Ctx, Endpoint, Handle, KeyRule};
-use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::params::{LANG, LIMIT, Named, OFFSET, Param, Rule, SortKeys, VERSION, query_params};
 use crate::response::Reply;
@@ -149,7 +148,7 @@ fn list(ctx: &Ctx<'_>, p: ListParams) -> Result<Reply, ApiError> {
     });
     let window = Window { limit: p.limit, offset: p.offset };
     let page = catalog.items(&filter, &sort, p.lang, window);
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let data = loc.list(page.records.iter().copied(), views::item_summary);
     ctx.render_page(loc, data, p.fields.as_deref(), window, page.total)
 }
@@ -157,7 +156,7 @@ fn list(ctx: &Ctx<'_>, p: ListParams) -> Result<Reply, ApiError> {
 /// `GET /v1/items/{key}`.
 fn detail(ctx: &Ctx<'_>, p: DetailParams) -> Result<Reply, ApiError> {
     let (catalog, item) = ctx.record("item", &p.version, Catalog::item)?;
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let detail = views::item_detail(&mut loc, item, p.expand.as_deref().unwrap_or_default());
     ctx.render(loc, detail, p.fields.as_deref())
 }

@@ -5,7 +5,6 @@ use tapster_i18n::Language;
 use tapster_wire::{self as wire, Degraded, GameVersion, Health, HealthStatus, Key, ServedGeneration};
 
 use super::{Ctx, Endpoint, Handle, resolve};
-use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::params::{NoParams, VersionLang};
 use crate::response::{Reply, json};
@@ -95,7 +94,7 @@ fn calling_key(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let caller = ctx
         .caller
         .ok_or_else(|| ApiError::Internal("`/v1/key` was routed without the gate's admission".into()))?;
-    let localizer = Localizer::new(ctx.store.latest(), Language::SOURCE);
+    let localizer = ctx.localizer(ctx.store.latest(), Language::SOURCE);
     Ok(ctx.render(localizer, views::key(caller), None)?.private())
 }
 
@@ -103,19 +102,19 @@ fn calling_key(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
 fn versions(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let store = &ctx.store;
     let data: Vec<GameVersion> = store.versions().map(|c| views::game_version(&c.info)).collect();
-    ctx.render(Localizer::new(store.latest(), Language::SOURCE), data, None)
+    ctx.render(ctx.localizer(store.latest(), Language::SOURCE), data, None)
 }
 
 /// `GET /v1/versions/{version}`.
 fn version(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let catalog = resolve(ctx.store, &ctx.path_version()?)?;
-    ctx.render(Localizer::new(catalog, Language::SOURCE), views::game_version(&catalog.info), None)
+    ctx.render(ctx.localizer(catalog, Language::SOURCE), views::game_version(&catalog.info), None)
 }
 
 /// `GET /v1/languages`: the languages of a version, named in the requested language.
 fn languages(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog(&p.version)?;
-    let mut localizer = Localizer::new(catalog, p.lang);
+    let mut localizer = ctx.localizer(catalog, p.lang);
     let data: Vec<wire::Language> = catalog
         .languages(p.lang)
         .into_iter()

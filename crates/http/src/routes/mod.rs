@@ -4,6 +4,7 @@
 //! endpoint, `ctx` is what a handler is given. The OpenAPI document is written from the same table
 //! (all of it but the operators' routes, `/metrics`), so every route is documented as it behaves.
 
+mod assets;
 mod changes;
 mod ctx;
 mod docs;
@@ -23,8 +24,9 @@ use schemars::{Schema, SchemaGenerator};
 use crate::error::ApiError;
 use crate::params::{Param, QueryParams};
 use crate::response::Reply;
+pub(crate) use assets::PICTURE;
 pub(crate) use ctx::{Ctx, Documents, resolve};
-pub(crate) use exports::DOWNLOAD;
+pub(crate) use exports::{DOWNLOAD, ICONS};
 #[cfg(test)]
 pub(crate) use router::bind;
 pub(crate) use router::{Matched, find, no_endpoint, percent_decode, route};
@@ -52,12 +54,14 @@ impl Endpoint {
         self.handler.params()
     }
 
-    /// The rule of the path parameter `name`: `{version}` is a version, `{lang}` a language, `{key}`
-    /// what [`Self::key`] says.
+    /// The rule of the path parameter `name`: `{version}` is a version, `{lang}` a language,
+    /// `{sha256}` and `{name}` a picture's hash and file name, `{key}` what [`Self::key`] says.
     pub(crate) fn path_rule(&self, name: &str) -> PathRule {
         match (name, self.key) {
             ("version", _) => PathRule::Version,
             ("lang", _) => PathRule::Lang,
+            ("sha256", _) => PathRule::PictureHash,
+            ("name", _) => PathRule::FileName,
             (_, Some(KeyRule::Progression)) => PathRule::ProgressionKey,
             _ => PathRule::RecordKey,
         }
@@ -114,6 +118,10 @@ pub(crate) enum PathRule {
     Lang,
     RecordKey,
     ProgressionKey,
+    /// A picture's SHA-256, 64 lowercase hex digits.
+    PictureHash,
+    /// The file name a picture's URL ends in: any text, compared with the names the picture has.
+    FileName,
 }
 
 /// Every endpoint: the documented ones, then `/metrics`, which is for operators and their scrapers
@@ -132,6 +140,7 @@ pub(crate) fn documented() -> impl Iterator<Item = &'static Endpoint> {
         meta::ENDPOINTS,
         items::ENDPOINTS,
         docs::ENDPOINTS,
+        assets::ENDPOINTS,
         exports::ENDPOINTS,
         changes::ENDPOINTS,
         relations::ENDPOINTS,

@@ -7,7 +7,6 @@ use tapster_store::{Catalog, RankingQuery, Window};
 use tapster_wire::{ItemPrice, RankingRow};
 
 use super::{Ctx, Endpoint, Handle, KeyRule};
-use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::params::{LANG, Named, OFFSET, Param, Rule, VERSION, query_params};
 use crate::response::Reply;
@@ -100,7 +99,7 @@ fn price(ctx: &Ctx<'_>, p: PriceParams) -> Result<Reply, ApiError> {
         )),
         other => ApiError::Internal(Box::new(other)),
     })?;
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let view = views::item_price(&mut loc, item, &breakdown);
     ctx.render(loc, view, None)
 }
@@ -117,7 +116,7 @@ fn ranking(ctx: &Ctx<'_>, p: RankingParams) -> Result<Reply, ApiError> {
         window,
     };
     let ranking = catalog.product_ranking(&query);
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let data = views::ranking_rows(&mut loc, &ranking.rows, p.offset);
     ctx.render_page(loc, data, None, window, ranking.total)
 }

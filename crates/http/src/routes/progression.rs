@@ -7,7 +7,6 @@ use tapster_store::Window;
 use tapster_wire::{Document, DocumentDetail};
 
 use super::{Ctx, Endpoint, Handle, KeyRule};
-use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::params::{VersionLang, VersionLangPage};
 use crate::response::Reply;
@@ -61,7 +60,7 @@ fn list<R: Documented>(ctx: &Ctx<'_>, p: VersionLangPage) -> Result<Reply, ApiEr
     let catalog = ctx.catalog(&p.version)?;
     let window = Window { limit: p.limit, offset: p.offset };
     let page = catalog.progression_page::<R>(window);
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let data = loc.list(page.records.iter().copied(), views::document);
     ctx.render_page(loc, data, None, window, page.total)
 }
@@ -73,7 +72,7 @@ fn detail<R: Documented>(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiErro
     let record = catalog.progression_record::<R>(key).ok_or_else(|| {
         ApiError::NotFound(format!("there is no {} {key} in {}", noun(R::TYPE), catalog.info.name))
     })?;
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let detail = views::document_detail(&mut loc, record);
     ctx.render(loc, detail, None)
 }

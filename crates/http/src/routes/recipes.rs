@@ -6,7 +6,6 @@ use tapster_store::{Catalog, RecipeFilter, RecipeOrder, Window};
 use tapster_wire::{CraftingStation, IngredientGroup, RecipeDetail, RecipeSummary};
 
 use super::{Ctx, Endpoint, Handle, KeyRule};
-use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::params::{LANG, LIMIT, Named, OFFSET, Param, Rule, SortKeys, VERSION, VersionLang, query_params};
 use crate::response::Reply;
@@ -140,7 +139,7 @@ fn list(ctx: &Ctx<'_>, p: ListParams) -> Result<Reply, ApiError> {
     });
     let window = Window { limit: p.limit, offset: p.offset };
     let page = catalog.recipe_list(&filter, &sort, p.lang, window);
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let data = loc.list(page.records.iter().copied(), views::recipe_summary);
     ctx.render_page(loc, data, p.fields.as_deref(), window, page.total)
 }
@@ -148,7 +147,7 @@ fn list(ctx: &Ctx<'_>, p: ListParams) -> Result<Reply, ApiError> {
 /// `GET /v1/recipes/{key}`.
 fn detail(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let (catalog, recipe) = ctx.record("recipe", &p.version, Catalog::recipe)?;
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let detail = views::recipe_detail(&mut loc, recipe);
     ctx.render(loc, detail, None)
 }
@@ -156,7 +155,7 @@ fn detail(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
 /// `GET /v1/ingredient-groups/{key}`.
 fn group(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let (catalog, group) = ctx.record("ingredient group", &p.version, Catalog::group)?;
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let view = views::ingredient_group(&mut loc, group);
     ctx.render(loc, view, None)
 }
@@ -164,7 +163,7 @@ fn group(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
 /// `GET /v1/crafters`.
 fn crafters(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog(&p.version)?;
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let data = loc.list(catalog.data.crafting_stations.iter(), views::crafting_station);
     ctx.render(loc, data, None)
 }

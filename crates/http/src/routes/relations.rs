@@ -8,7 +8,6 @@ use tapster_store::{Catalog, Window};
 use tapster_wire::{Sources, TreeNode, UsedIn};
 
 use super::{Ctx, Endpoint, Handle, KeyRule};
-use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::params::{LANG, Param, Rule, VERSION, VersionLang, VersionLangPage, query_params};
 use crate::response::Reply;
@@ -60,7 +59,7 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[
 fn tree(ctx: &Ctx<'_>, p: TreeParams) -> Result<Reply, ApiError> {
     let (catalog, recipe) = ctx.record("recipe", &p.version, Catalog::recipe)?;
     let tree = catalog.ingredient_tree(recipe, p.ingredients);
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let view = TreeNode::Item(views::tree_item_node(&mut loc, &tree, "/data"));
     ctx.render(loc, view, None)
 }
@@ -70,7 +69,7 @@ fn used_in(ctx: &Ctx<'_>, p: VersionLangPage) -> Result<Reply, ApiError> {
     let (catalog, item) = ctx.record("item", &p.version, Catalog::item)?;
     let window = Window { limit: p.limit, offset: p.offset };
     let page = catalog.used_in(item.id, window);
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let data = loc.list(page.uses.iter(), views::used_in);
     ctx.render_page(loc, data, None, window, page.total)
 }
@@ -79,7 +78,7 @@ fn used_in(ctx: &Ctx<'_>, p: VersionLangPage) -> Result<Reply, ApiError> {
 fn sources(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let (catalog, item) = ctx.record("item", &p.version, Catalog::item)?;
     let sources = catalog.sources(item.id);
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let view = views::sources(&mut loc, item.id, &sources);
     ctx.render(loc, view, None)
 }

@@ -159,6 +159,12 @@ fn path_params(endpoint: &Endpoint, bound: &Bound<'_>) -> Result<PathParams, Api
                 params.key =
                     Some(PathKey::Progression(ProgressionKey::parse(value).map_err(|e| invalid(&e))?));
             }
+            PathRule::PictureHash => {
+                let hash = tapster_domain::sha256_from_hex(value)
+                    .ok_or_else(|| invalid(&"is 64 lowercase hexadecimal digits"))?;
+                params.picture = Some(hash);
+            }
+            PathRule::FileName => params.file_name = Some(value.to_owned()),
         }
     }
     Ok(params)
@@ -229,8 +235,8 @@ mod tests {
     struct NoDocuments;
 
     impl Documents for NoDocuments {
-        fn url(&self, path: &str) -> String {
-            path.to_owned()
+        fn origin(&self) -> &str {
+            ""
         }
 
         fn openapi(&self, _: &Store, _: &Metrics) -> bytes::Bytes {

@@ -5,7 +5,6 @@ use tapster_i18n::Language;
 use tapster_wire::SearchResult;
 
 use super::{Ctx, Endpoint, Handle};
-use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::params::{LANG, Param, Rule, SearchType, VERSION, query_params};
 use crate::response::Reply;
@@ -58,7 +57,7 @@ fn search(ctx: &Ctx<'_>, p: SearchParams) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog(&p.version)?;
     let kind = p.kind.map(SearchType::record_type);
     let hits = catalog.search(&p.q, kind, p.lang, p.limit);
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let data = loc.list(hits.iter(), views::search_result);
     ctx.render(loc, data, None)
 }

@@ -7,7 +7,6 @@ use tapster_store::{Catalog, CropFilter, CropOrder, FishFilter, Window};
 use tapster_wire::{Crop, Fish, Npc, ShopDetail, ShopSummary};
 
 use super::{Ctx, Endpoint, Handle, KeyRule};
-use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::params::{LANG, LIMIT, OFFSET, Param, Rule, SortKeys, VERSION, VersionLang, query_params};
 use crate::response::Reply;
@@ -134,7 +133,7 @@ fn crops(ctx: &Ctx<'_>, p: CropListParams) -> Result<Reply, ApiError> {
     });
     let window = Window { limit: p.limit, offset: p.offset };
     let page = catalog.crops(filter, &sort, p.lang, window);
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let data = loc.list(page.records.iter().copied(), views::crop);
     ctx.render_page(loc, data, None, window, page.total)
 }
@@ -142,7 +141,7 @@ fn crops(ctx: &Ctx<'_>, p: CropListParams) -> Result<Reply, ApiError> {
 /// `GET /v1/crops/{key}`.
 fn crop(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let (catalog, crop) = ctx.record("crop", &p.version, Catalog::crop)?;
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let view = views::crop(&mut loc, crop, "/data");
     ctx.render(loc, view, None)
 }
@@ -150,7 +149,7 @@ fn crop(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
 /// `GET /v1/shops`.
 fn shops(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog(&p.version)?;
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let data = loc.list(catalog.data.shops.iter(), views::shop_summary);
     ctx.render(loc, data, None)
 }
@@ -158,7 +157,7 @@ fn shops(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
 /// `GET /v1/shops/{key}`.
 fn shop(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let (catalog, shop) = ctx.record("shop", &p.version, Catalog::shop)?;
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let view = views::shop_detail(&mut loc, shop);
     ctx.render(loc, view, None)
 }
@@ -166,7 +165,7 @@ fn shop(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
 /// `GET /v1/npcs`.
 fn npcs(ctx: &Ctx<'_>, p: VersionLang) -> Result<Reply, ApiError> {
     let catalog = ctx.catalog(&p.version)?;
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let data = loc.list(catalog.data.shopkeepers.iter(), views::npc);
     ctx.render(loc, data, None)
 }
@@ -177,7 +176,7 @@ fn fish(ctx: &Ctx<'_>, p: FishParams) -> Result<Reply, ApiError> {
     let filter = FishFilter { season: p.season, water: p.water, bait: p.bait, rarity: p.rarity };
     let window = Window { limit: p.limit, offset: p.offset };
     let page = catalog.fish(filter, window);
-    let mut loc = Localizer::new(catalog, p.lang);
+    let mut loc = ctx.localizer(catalog, p.lang);
     let data = loc.list(page.records.iter().copied(), views::fish);
     ctx.render_page(loc, data, None, window, page.total)
 }

@@ -15,6 +15,7 @@ mod logs;
 mod metrics;
 mod openapi;
 mod pages;
+mod pictures;
 mod prices;
 mod progression;
 mod recipes;

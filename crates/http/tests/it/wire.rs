@@ -110,9 +110,16 @@ const ROUTES: &[(&str, &[&str], Check)] = &[
     ),
 ];
 
-/// The routes whose answers are not JSON data: documents, a feed, a file.
-const NOT_WIRE: &[&str] =
-    &["/openapi.json", "/docs", "/changelog", "/changelog.rss", "/v1/exports/{version}/{lang}"];
+/// The routes whose answers are not JSON data: documents, a feed, a file, a picture.
+const NOT_WIRE: &[&str] = &[
+    "/openapi.json",
+    "/docs",
+    "/changelog",
+    "/changelog.rss",
+    "/v1/exports/{version}/{lang}",
+    "/v1/exports/{version}/icons",
+    "/assets/{sha256}/{name}",
+];
 
 #[test]
 fn every_json_answer_reads_into_its_wire_type_and_back() {

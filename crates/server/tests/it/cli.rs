@@ -136,16 +136,7 @@ fn import_refuses_a_broken_dataset_naming_the_place_and_exits_non_zero() {
     let dataset = tempfile::TempDir::new().unwrap();
     let version = dataset.path().join("v1.0.0.0.1");
     let mini = crate::mini().join("v1.0.0.0.1");
-    std::fs::create_dir_all(version.join("localization")).unwrap();
-    for entry in
-        std::fs::read_dir(&mini).unwrap().chain(std::fs::read_dir(mini.join("localization")).unwrap())
-    {
-        let path = entry.unwrap().path();
-        if path.is_file() {
-            let relative = path.strip_prefix(&mini).unwrap();
-            std::fs::copy(&path, version.join(relative)).unwrap();
-        }
-    }
+    tapster_test_support::copy_tree(&mini, &version);
     let recipes = version.join("recipes.json");
     let text = std::fs::read_to_string(&recipes).unwrap().replacen("\"station\": 2", "\"station\": 9", 1);
     std::fs::write(&recipes, text).unwrap();
