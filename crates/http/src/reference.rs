@@ -63,6 +63,33 @@ struct Parameter {
 struct Example {
     summary: String,
     body: String,
+    /// The pictures of the records in the answer (an item's `icon_url`), shown beside it: each
+    /// record's name and its picture's path on this site.
+    pictures: Vec<(String, String)>,
+}
+
+/// Pictures shown beside one example, at most.
+const MAX_PICTURES: usize = 8;
+
+/// The `(name, icon_url)` of the records in `value` that have a picture, in the order of the
+/// answer, each picture once, with `origin` (the document's server) taken off the URLs so that the
+/// page loads them from itself.
+fn pictures(value: &Value, origin: &str, found: &mut Vec<(String, String)>) {
+    match value {
+        Value::Object(object) => {
+            if let (Some(Value::String(name)), Some(Value::String(url))) =
+                (object.get("name"), object.get("icon_url"))
+            {
+                let path = url.strip_prefix(origin).filter(|p| p.starts_with('/')).unwrap_or(url);
+                if found.len() < MAX_PICTURES && !found.iter().any(|(_, known)| known == path) {
+                    found.push((name.clone(), path.to_owned()));
+                }
+            }
+            object.values().for_each(|child| pictures(child, origin, found));
+        }
+        Value::Array(items) => items.iter().for_each(|child| pictures(child, origin, found)),
+        _ => {}
+    }
 }
 
 /// Text that is already HTML: escaped, with the document's `code` spans as `<code>`; the template
@@ -134,7 +161,11 @@ fn operation(document: &Value, path: &str, op: &Value) -> Operation {
             Value::String(text) => text.clone(),
             value => serde_json::to_string_pretty(value).unwrap_or_default(),
         };
-        Some(Example { summary: bundled["summary"].as_str().unwrap_or_default().to_owned(), body })
+        let mut found = Vec::new();
+        let origin = document["servers"][0]["url"].as_str().unwrap_or_default().trim_end_matches('/');
+        pictures(&bundled["value"], origin, &mut found);
+        let summary = bundled["summary"].as_str().unwrap_or_default().to_owned();
+        Some(Example { summary, body, pictures: found })
     });
     Operation {
         anchor: op["operationId"].as_str().unwrap_or_default().to_owned(),

@@ -14,6 +14,7 @@ use tapster_i18n::Language;
 use tapster_store::Catalog;
 
 use super::{Ctx, Endpoint, Handle};
+use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::markup::escape;
 use crate::params::NoParams;
@@ -70,8 +71,8 @@ fn reference_page(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     reply.headers.insert(
         CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(
-            "default-src 'none'; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; \
-             frame-ancestors 'none'",
+            "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; script-src 'self'; \
+             connect-src 'self'; frame-ancestors 'none'",
         ),
     );
     Ok(reply)
@@ -84,6 +85,47 @@ struct Entry {
     build_id: i64,
     released: String,
     summary: String,
+    /// The items it added that have an icon, at most [`MAX_ICONS`], for the page to show.
+    added: Vec<Pictured>,
+    /// How many more items with an icon it added than `added` holds.
+    more_added: usize,
+}
+
+/// An item as the changelog page shows it: its English name and its icon's URL (relative, so that
+/// the page's `img-src 'self'` allows it wherever the service is reached).
+#[derive(Debug)]
+struct Pictured {
+    name: String,
+    icon_url: String,
+}
+
+/// Icons shown per version on the changelog page, at most: a patch adds a few dozen items, the first
+/// version everything.
+const MAX_ICONS: usize = 48;
+
+/// The items `catalog` added since `before` (every item of the first version) that have an icon, in
+/// id order, with their English names and the URLs of their 32 px icons.
+fn added_items(catalog: &Catalog, before: Option<&Catalog>) -> Vec<Pictured> {
+    let added: Option<Vec<i64>> = before.map(|before| {
+        let changes = catalog.changes_from(&before.info.name).unwrap_or_default();
+        changes
+            .iter()
+            .filter(|c| c.kind == RecordType::Item && c.change == ChangeKind::Added)
+            .filter_map(|c| c.record_key.parse().ok())
+            .collect()
+    });
+    let loc = Localizer::new(catalog, Language::SOURCE);
+    catalog
+        .data
+        .items
+        .iter()
+        .filter(|item| !item.unlisted && added.as_ref().is_none_or(|ids| ids.contains(&item.id)))
+        .filter_map(|item| {
+            let icon_url = loc.picture_url(item.icon.as_ref()?)?;
+            let name = catalog.text(&item.name_key, Language::SOURCE)?.text.to_owned();
+            Some(Pictured { name, icon_url: format!("{icon_url}?size=32") })
+        })
+        .collect()
 }
 
 /// The published versions, newest first, each with what it changed since the one before it.
@@ -93,11 +135,16 @@ fn entries(store: &tapster_store::Store) -> Vec<Entry> {
         .versions()
         .map(|catalog| {
             let before = catalog.info.previous.as_ref().and_then(previous);
+            let mut added = added_items(catalog, before);
+            let more_added = added.len().saturating_sub(MAX_ICONS);
+            added.truncate(MAX_ICONS);
             Entry {
                 version: catalog.info.name.to_string(),
                 build_id: catalog.info.build_id,
                 released: catalog.info.released.to_string(),
                 summary: summary(catalog, before),
+                added,
+                more_added,
             }
         })
         .collect()
@@ -121,11 +168,11 @@ fn reply(content_type: &'static str, body: Bytes) -> Reply {
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     if content_type.starts_with("text/html") {
         // The pages run nothing and load nothing but the site's stylesheet (the dashboard's, which
-        // `/docs` shares) beside their own inline style.
+        // `/docs` shares) beside their own inline style, and the records' pictures.
         headers.insert(
             CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(
-                "default-src 'none'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+                "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'",
             ),
         );
         headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));

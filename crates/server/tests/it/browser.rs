@@ -4,7 +4,7 @@
 //! open the link, confirm, create a key, read it off the page, call the API with it, revoke it (and
 //! see it refused within a second); sign in with GitHub; sign in with Discord with an unverified
 //! address and be refused keys until it is confirmed; a key named like a script shown as text.
-//! Each page is saved as a screenshot under `target/tmp/screenshots/`.
+//! Each page is saved as a screenshot under `target/tmp/screenshots/`, the pages' icons among them.
 //!
 //! Without Chromium and its driver the test is skipped, and says so in `cargo test`'s output, so
 //! that `cargo test` works on any machine; `.ci/run` installs them and sets
@@ -159,6 +159,23 @@ impl Session {
         }
     }
 
+    /// The natural widths of the images `css` finds, once every one of them has loaded (each
+    /// scrolled into view, as a lazy image waits for); fails when one does not load.
+    async fn loaded_images(&self, css: &str) -> Vec<u64> {
+        let script = "return Array.from(document.querySelectorAll(arguments[0])).map(function (image) { \
+                      image.scrollIntoView(); return image.complete ? image.naturalWidth : -1; });";
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let found = self.client.execute(script, vec![css.into()]).await.unwrap();
+            let widths: Vec<i64> = serde_json::from_value(found).unwrap();
+            if !widths.is_empty() && widths.iter().all(|w| *w > 0) {
+                return widths.into_iter().map(i64::unsigned_abs).collect();
+            }
+            assert!(Instant::now() < deadline, "{css}: images not loaded, natural widths {widths:?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     async fn has(&self, css: &str) -> bool {
         !self.client.find_all(Locator::Css(css)).await.unwrap().is_empty()
     }
@@ -289,11 +306,29 @@ fn a_newcomer_gets_a_key_in_a_browser_and_providers_sign_in() {
 }
 
 async fn journeys(s: &Session) {
+    pictures_on_the_pages(s).await;
     by_mail_to_a_key_and_back(s).await;
     s.sign_out().await;
     with_github(s).await;
     s.sign_out().await;
     with_discord_unverified(s).await;
+}
+
+/// The records' icons, as a visitor sees them: the changelog shows those of what each version
+/// added, and the reference shows an item's icon beside its example answer; every one loads (the
+/// pages' `img-src` allows them) at the size the page asks for.
+async fn pictures_on_the_pages(s: &Session) {
+    s.goto("/changelog").await;
+    let widths = s.loaded_images(".added img").await;
+    assert!(!widths.is_empty() && widths.iter().all(|w| *w == 32), "{widths:?}");
+    s.screenshot("changelog-icons").await;
+
+    s.goto("/docs#getItemsByKey").await;
+    let open = "document.querySelector('#getItemsByKey .pictures').closest('details').open = true";
+    s.client.execute(open, vec![]).await.unwrap();
+    let widths = s.loaded_images("#getItemsByKey .pictures img").await;
+    assert_eq!(widths, [64], "the example's item, at 64 px");
+    s.screenshot("docs-example-icon").await;
 }
 
 async fn by_mail_to_a_key_and_back(s: &Session) {
