@@ -27,10 +27,10 @@ pub trait Pages: Service + std::fmt::Debug {
 
 impl App {
     /// The pages, when `path` is theirs rather than the API's: a path the API answers is never the
-    /// pages'. The pages are asked first, so that the API's requests are not matched against the
-    /// endpoint table here as well.
+    /// pages'. The API is asked first: a `/v1` path is known by its prefix, and the endpoint table
+    /// refuses any other path by its templates' literal prefixes, so neither walks the pages' table.
     pub(crate) fn pages_for(&self, path: &str) -> Option<&Arc<dyn Pages>> {
-        self.pages().filter(|pages| pages.claims(path) && !App::owns(path))
+        self.pages().filter(|pages| !App::owns(path) && pages.claims(path))
     }
 
     /// Hands a request to the pages, and counts their answer when it is made.

@@ -15,7 +15,7 @@ const VERSION: &str = "v0.6.4.2.1";
 const LANG: &str = "de";
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    tapster_domain::hex(bytes)
 }
 
 /// The listing's entry of `version` in `lang`.
@@ -193,6 +193,9 @@ fn an_export_holds_exactly_what_the_api_answers() {
             assert_eq!(serde_json::json!(fallbacks), answer["meta"]["lang_fallback"], "{resource} {key}");
         }
     }
+    // Items carry their pictures' URLs, relative as an export is built at import.
+    let urls = exported["items"].iter().filter_map(|line| line["data"]["icon_url"].as_str());
+    assert!(urls.clone().count() > 1000 && urls.into_iter().all(|url| url.starts_with("/assets/")));
     // The lists of the API, walked whole: the same records (by identity where the list shows a
     // summary, whole where it shows the record as the export does).
     let identities = |resource: &str, name: &str| -> BTreeSet<String> {

@@ -15,8 +15,6 @@ use tapster_test_support::{DataDir, fixtures};
 
 use crate::{Answer, OneKey, bundled, bundled_get, get, send, walk};
 
-const LANGS: [&str; 3] = ["en", "de", "ja"];
-
 /// A picture of the bundled data asked for without a key, as an `<img>` asks.
 fn fetch(path: &str, headers: &[(&str, &str)]) -> Answer {
     send(bundled(), Method::GET, path, headers)
@@ -37,13 +35,13 @@ fn webp_size(bytes: &[u8]) -> (u32, u32) {
 }
 
 /// The `icon_url` of every item (unlisted ones too) of every version of the bundled data, by version
-/// and item id; the same in every language sampled.
+/// and item id; the same in every language.
 fn icon_urls() -> BTreeMap<(String, i64), String> {
     let versions = bundled_get("/v1/versions").json();
     let mut urls = BTreeMap::new();
     for version in versions["data"].as_array().unwrap() {
         let name = version["version"].as_str().unwrap();
-        for lang in LANGS {
+        for lang in tapster_i18n::Language::CODES {
             let items =
                 walk(&format!("/v1/items?version={name}&lang={lang}&include_unlisted=true&limit=100"));
             for item in items {
