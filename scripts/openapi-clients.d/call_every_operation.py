@@ -13,7 +13,9 @@ shapes of answer: every page of each paginated list, each value of the enum quer
 the variants in EXTRA (`fields`, `expand`, filters).
 
 Each call must answer 200 with a media type its 200 response declares (a bulk export's is
-`application/gzip`, which the generator is told to take as bytes); where that is JSON, `.parsed`
+`application/gzip`, a version's pictures' `application/x-tar` and a picture's `image/png` or
+`image/webp`, which the generator is told to take as bytes; a picture is named by the pale ale's
+`icon_url`); where that is JSON, `.parsed`
 must be an instance of a generated model class named in the function's return type (the generated
 code parsed the body), and `parsed.to_dict()` must give back the body as served (nothing dropped or
 changed by the models). Where the generator made no model (the RSS feed), status and media type are
@@ -32,6 +34,7 @@ import sys
 import time
 import traceback
 import typing
+import urllib.parse
 import urllib.request
 
 import httpx
@@ -79,8 +82,11 @@ def get_json(base: str, key: str, path: str) -> typing.Any:
 
 
 def snake(name: str) -> str:
+    """The generator's module name of an operation id: words split at capitals, and letters from
+    the digits after them (`getAssetsBySha256ByName` is `get_assets_by_sha_256_by_name`)."""
     name = re.sub(r"[^A-Za-z0-9]+", "_", name)
     name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    name = re.sub(r"(?<=[A-Za-z])(?=[0-9])", "_", name)
     return name.strip("_").lower()
 
 
@@ -254,6 +260,10 @@ def main() -> int:
     for area, values in keys.items():
         if not values:
             fail(failures, f"/v1/{area}", "no records to take keys from")
+    # A picture is named by the hash and the file name of an `icon_url`.
+    icon_url = get_json(base, key, "/v1/items/pale-ale")["data"]["icon_url"]
+    sha256, name = icon_url.split("/assets/", 1)[1].split("/", 1)
+    picture = {"sha256": sha256, "name": urllib.parse.unquote(name)}
     print(f"keys: {json.dumps(keys)}")
     print(f"versions: {versions}")
 
@@ -274,6 +284,8 @@ def main() -> int:
                 path_variants = [{**v, "version": version} for v in path_variants for version in ["latest", *versions]]
             elif where == "path" and name == "lang":
                 path_variants = [{**v, "lang": lang} for v in path_variants for lang in ["en", "de"]]
+            elif where == "path" and name in picture:
+                path_variants = [{**v, name: picture[name]} for v in path_variants]
             elif name == "q":
                 required["q"] = "ale"
             elif parameter.get("required"):

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::params::MAX_OFFSET;
-use crate::routes::Endpoint;
+use crate::routes::{Endpoint, PICTURE};
 
 fn header(name: &str) -> Value {
     json!({ "$ref": format!("#/components/headers/{name}") })
@@ -140,21 +140,27 @@ pub(super) fn not_modified() -> Value {
 /// The error answers of an operation: references to `components/responses`, which describe them as
 /// `/v1` sends them, except where a public route sends fewer headers (no key, no rate limit) and
 /// they are written out. `400` (behind proxies), `405`, `413`, `414`, `431` and `503` come from the
-/// edge of the server, for any request; the key's refusals only under `/v1`; `404` where a record or a version is named;
+/// edge of the server, for any request; the key's refusals only under `/v1`; `404` where a record, a
+/// version or a picture is named;
 /// `422` for any parameter the route does not take, so on every route.
 pub(super) fn errors(endpoint: &Endpoint, keyed: bool) -> Vec<(&'static str, Value)> {
     let refer =
         |status: &'static str| (status, json!({ "$ref": format!("#/components/responses/{status}") }));
     if !keyed {
-        return vec![
-            refer("400"),
+        let mut errors = vec![refer("400")];
+        if endpoint.path == PICTURE {
+            errors
+                .push(("404", problem("No picture has this hash and name (type `/errors/not-found`).", &[])));
+        }
+        errors.extend([
             ("405", problem(METHOD_NOT_ALLOWED, &["Allow"])),
             refer("413"),
             refer("414"),
             ("422", problem(INVALID, &[])),
             refer("431"),
             refer("503"),
-        ];
+        ]);
+        return errors;
     }
     let may_miss = endpoint.path.contains('{') || endpoint.params().iter().any(|p| p.name == "version");
     let mut statuses = vec!["400", "401", "403"];
