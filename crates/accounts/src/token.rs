@@ -21,8 +21,7 @@ impl Token {
 
     /// A token as a browser sent it back: exactly 64 lower-case hex digits, or nothing.
     pub fn parse(value: &str) -> Option<Self> {
-        (value.len() == Self::LEN && value.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
-            .then(|| Self(value.to_owned()))
+        tapster_domain::sha256_from_hex(value).map(|_| Self(value.to_owned()))
     }
 
     /// The secret itself, to put in a cookie or a link. Never logged, never stored.

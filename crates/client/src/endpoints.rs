@@ -124,7 +124,7 @@ impl Client {
 
     /// `GET /v1/exports/{version}/icons`: every picture of a game version (`latest`, or a name) in
     /// one tar archive, `manifest.json` (a [`PictureManifest`](tapster_wire::PictureManifest)) first,
-    /// then each file at the path its records name.
+    /// then each file at `assets/<the path its records name>`.
     pub async fn icons_file(&self, version: &str) -> Result<Bytes> {
         Ok(self.send(&ICONS_FILE.target([version], &NoQuery), None).await?.body)
     }

@@ -4,13 +4,14 @@
 //! as a page; the changelog feed links to
 //! the address, since a feed reader holds no other base to resolve a relative link against.
 
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use askama::Template;
 use bytes::Bytes;
 use hyper::Method;
 use tapster_domain::Limits;
-use tapster_store::Store;
+use tapster_store::{Catalog, Store};
 
 use crate::error::ApiError;
 use crate::gate::{Admission, CallingKey, Policies, Policy, PolicyState, Quota};
@@ -18,7 +19,7 @@ use crate::metrics::Metrics;
 use crate::openapi;
 use crate::reference::Reference;
 use crate::response::Kind;
-use crate::routes::{Documents, documented, route};
+use crate::routes::{Documents, IconsArchive, documented, icons_archive, route};
 
 /// The public address, and the OpenAPI document built from it and the data on first request.
 #[derive(Debug)]
@@ -28,6 +29,8 @@ pub(crate) struct Site {
     openapi: OnceLock<Bytes>,
     /// `/docs`: the reference page, rendered from the document on its first request.
     reference: OnceLock<Bytes>,
+    /// Each version's pictures in one archive, by version name, built on its first request.
+    icons: Mutex<HashMap<String, Arc<IconsArchive>>>,
 }
 
 impl Site {
@@ -36,6 +39,7 @@ impl Site {
             origin: origin.map(|o| o.trim_end_matches('/').to_owned()),
             openapi: OnceLock::new(),
             reference: OnceLock::new(),
+            icons: Mutex::new(HashMap::new()),
         }
     }
 
@@ -82,6 +86,19 @@ impl Documents for Site {
             .map_err(|e| ApiError::Internal(Box::new(e)))?;
         let page = Reference::of(&document).render().map_err(|e| ApiError::Internal(Box::new(e)))?;
         Ok(self.reference.get_or_init(|| Bytes::from(page)).clone())
+    }
+
+    fn icons(&self, store: &Store, catalog: &Catalog) -> Result<Arc<IconsArchive>, ApiError> {
+        let version = catalog.info.name.as_str();
+        let held = |icons: &HashMap<String, Arc<IconsArchive>>| icons.get(version).cloned();
+        if let Some(archive) = held(&self.icons.lock().unwrap_or_else(|poisoned| poisoned.into_inner())) {
+            return Ok(archive);
+        }
+        // Built outside the lock (a few milliseconds); two first requests at once build it twice
+        // and keep the same bytes.
+        let archive = Arc::new(icons_archive(store, catalog, self.origin())?);
+        let mut icons = self.icons.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        Ok(Arc::clone(icons.entry(version.to_owned()).or_insert(archive)))
     }
 }
 

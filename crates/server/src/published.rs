@@ -12,7 +12,6 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use tapster_domain::hex;
 
 use anyhow::Context;
 use flate2::Compression;
@@ -20,7 +19,7 @@ use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use sha2::{Digest, Sha256};
 use tapster_accounts::{Accounts, Generation, NewGeneration};
-use tapster_domain::Timestamp;
+use tapster_domain::{Timestamp, hex};
 use tapster_store::{FileStamp, GAME_DB, Store};
 
 /// How long a generation that could not be installed waits before it is tried again.

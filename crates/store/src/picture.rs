@@ -80,7 +80,8 @@ pub(crate) fn is_square_png_of(bytes: &[u8], side: u32) -> bool {
 /// `image` fitted into a square of `side` pixels: scaled so that its longer side fills the square
 /// (the aspect kept, the rest transparent, the picture centred), each new pixel the average of the
 /// area of the old ones it covers, weighted by their opacity so that transparent pixels lend no
-/// colour to the edges. Enlarging a small picture repeats its pixels, as pixel art wants.
+/// colour to the edges. Enlarging a small picture by a whole factor repeats its pixels, as pixel art
+/// wants; by another factor, the pixels on a boundary are blended.
 pub(crate) fn fit(image: &Rgba, side: u32) -> Rgba {
     let longer = f64::from(image.width.max(image.height));
     let scaled = |length: u32| ((f64::from(length) * f64::from(side) / longer).round() as u32).clamp(1, side);
@@ -134,7 +135,7 @@ fn coverage(from: u32, to: u32) -> Vec<Vec<(u32, f64)>> {
 
 /// `image` as a PNG: indexed when it has at most 256 colours (as icons mostly do, and then a
 /// third of the size), otherwise RGBA; compressed hard, since it is made once and sent often.
-pub(crate) fn encode_png(image: &Rgba) -> Vec<u8> {
+pub(crate) fn encode_png(image: &Rgba) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, image.width, image.height);
     encoder.set_depth(BitDepth::Eight);
@@ -151,10 +152,12 @@ pub(crate) fn encode_png(image: &Rgba) -> Vec<u8> {
             image.pixels.clone()
         }
     };
-    // Writing into memory fails only on dimensions that do not fit the data, which `Rgba` rules out.
-    let written = encoder.write_header().and_then(|mut writer| writer.write_image_data(&data));
-    debug_assert!(written.is_ok(), "encoding a PNG into memory: {written:?}");
-    out
+    // Writing into memory fails only on dimensions that do not fit the data, which `Rgba` rules out;
+    // should it fail all the same, nothing half-written is kept.
+    let mut writer = encoder.write_header().map_err(|e| format!("writing a PNG: {e}"))?;
+    writer.write_image_data(&data).map_err(|e| format!("writing a PNG: {e}"))?;
+    writer.finish().map_err(|e| format!("writing a PNG: {e}"))?;
+    Ok(out)
 }
 
 /// The colours of `pixels` in order of first appearance, and each pixel's index among them, when
@@ -180,16 +183,12 @@ fn palette(pixels: &[u8]) -> Option<(Vec<[u8; 4]>, Vec<u8>)> {
 }
 
 /// `image` as a lossless WebP.
-pub(crate) fn encode_webp(image: &Rgba) -> Vec<u8> {
+pub(crate) fn encode_webp(image: &Rgba) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
-    let written = image_webp::WebPEncoder::new(&mut out).encode(
-        &image.pixels,
-        image.width,
-        image.height,
-        image_webp::ColorType::Rgba8,
-    );
-    debug_assert!(written.is_ok(), "encoding a WebP into memory: {written:?}");
-    out
+    image_webp::WebPEncoder::new(&mut out)
+        .encode(&image.pixels, image.width, image.height, image_webp::ColorType::Rgba8)
+        .map_err(|e| format!("writing a WebP: {e}"))?;
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -210,7 +209,7 @@ mod tests {
         let few = image(16, 8, |x, y| if (x + y) % 2 == 0 { [200, 30, 30, 255] } else { [0, 0, 0, 0] });
         let many = image(32, 32, |x, y| [x as u8 * 7, y as u8 * 7, (x * y) as u8, 255]);
         for picture in [few, many] {
-            let bytes = encode_png(&picture);
+            let bytes = encode_png(&picture).unwrap();
             assert_eq!(decode(&bytes).unwrap(), picture);
         }
     }
@@ -218,7 +217,7 @@ mod tests {
     #[test]
     fn the_indexed_form_is_chosen_when_the_colours_fit() {
         let flat = image(64, 64, |x, _| if x < 32 { [10, 20, 30, 255] } else { [0, 0, 0, 0] });
-        let bytes = encode_png(&flat);
+        let bytes = encode_png(&flat).unwrap();
         // The IHDR's colour type byte: 3 is indexed.
         assert_eq!(bytes[25], 3);
     }
@@ -226,7 +225,7 @@ mod tests {
     #[test]
     fn a_written_webp_decodes_to_the_same_pixels() {
         let picture = image(32, 32, |x, y| [x as u8 * 8, 255 - y as u8 * 8, 90, if x > 3 { 255 } else { 0 }]);
-        let bytes = encode_webp(&picture);
+        let bytes = encode_webp(&picture).unwrap();
         let mut decoder = image_webp::WebPDecoder::new(Cursor::new(&bytes)).unwrap();
         assert_eq!(decoder.dimensions(), (32, 32));
         let mut pixels = vec![0; decoder.output_buffer_size().unwrap()];
@@ -270,9 +269,9 @@ mod tests {
         let huge = vec![0; MAX_PICTURE_BYTES + 1];
         assert!(decode(&huge).unwrap_err().contains("at most 256 KiB"));
         assert!(decode(b"GIF89a....").unwrap_err().contains("not a PNG"));
-        let wide = encode_png(&image(MAX_PICTURE_SIDE + 1, 1, |_, _| [0, 0, 0, 255]));
+        let wide = encode_png(&image(MAX_PICTURE_SIDE + 1, 1, |_, _| [0, 0, 0, 255])).unwrap();
         assert!(decode(&wide).unwrap_err().contains("513x1 pixels"), "{:?}", decode(&wide));
-        let whole = encode_png(&image(8, 8, |x, _| [x as u8, 0, 0, 255]));
+        let whole = encode_png(&image(8, 8, |x, _| [x as u8, 0, 0, 255])).unwrap();
         let cut = &whole[..whole.len() - 20];
         assert!(decode(cut).unwrap_err().contains("not a readable PNG"), "{:?}", decode(cut));
         let mut flipped = whole.clone();
@@ -283,9 +282,9 @@ mod tests {
 
     #[test]
     fn a_square_png_is_recognised_by_its_header() {
-        let bytes = encode_png(&image(8, 8, |_, _| [1, 1, 1, 255]));
+        let bytes = encode_png(&image(8, 8, |_, _| [1, 1, 1, 255])).unwrap();
         assert!(is_square_png_of(&bytes, 8));
         assert!(!is_square_png_of(&bytes, 16));
-        assert!(!is_square_png_of(&encode_png(&image(8, 4, |_, _| [1, 1, 1, 255])), 8));
+        assert!(!is_square_png_of(&encode_png(&image(8, 4, |_, _| [1, 1, 1, 255])).unwrap(), 8));
     }
 }

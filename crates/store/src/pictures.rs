@@ -165,6 +165,18 @@ impl Pictures {
             let body = Bytes::from(row.get::<_, Vec<u8>>(4)?);
             picture.variants.push(PictureVariant { side: row.get(1)?, format, body, sha256 });
         }
+        // Every picture has every size and format, so that serving one never finds one missing.
+        for picture in by_hash.values() {
+            for (side, format) in
+                PICTURE_SIDES.into_iter().flat_map(|side| PictureFormat::ALL.map(|f| (side, f)))
+            {
+                if picture.variant(side, format).is_none() {
+                    let what =
+                        format!("picture {} without its {side} px {}", picture.sha256_hex(), format.as_str());
+                    return Err(corrupt(&what));
+                }
+            }
+        }
         Ok((Self { by_hash }, assets))
     }
 
@@ -202,8 +214,11 @@ pub(crate) fn write(
             let image = picture::decode(bytes).map_err(|why| {
                 Error::Conflict(format!("the picture of {path} {why}, though it was read before"))
             })?;
+            let made = variants(bytes, &image).map_err(|why| {
+                Error::Conflict(format!("the picture of {path} could not be made smaller: {why}"))
+            })?;
             insert.execute(params![&sha256[..], bytes])?;
-            for (side, format, body) in variants(bytes, &image) {
+            for (side, format, body) in made {
                 let tag: [u8; 32] = Sha256::digest(&body).into();
                 insert_variant.execute(params![&sha256[..], side, format.as_str(), &tag[..], body])?;
             }
@@ -224,7 +239,7 @@ pub(crate) fn forget_unnamed(tx: &Transaction<'_>) -> Result<()> {
 
 /// Every size and format of the picture whose file is `original`, decoded as `image`. A file that is
 /// already a PNG of a size served is served as it is at that size.
-fn variants(original: &[u8], image: &Rgba) -> Vec<(u32, PictureFormat, Vec<u8>)> {
+fn variants(original: &[u8], image: &Rgba) -> Result<Vec<(u32, PictureFormat, Vec<u8>)>, String> {
     let mut made = Vec::with_capacity(PICTURE_SIDES.len() * PictureFormat::ALL.len());
     for side in PICTURE_SIDES {
         let fitted = (image.width != side || image.height != side).then(|| picture::fit(image, side));
@@ -232,12 +247,12 @@ fn variants(original: &[u8], image: &Rgba) -> Vec<(u32, PictureFormat, Vec<u8>)>
         let png = if picture::is_square_png_of(original, side) {
             original.to_vec()
         } else {
-            picture::encode_png(pixels)
+            picture::encode_png(pixels)?
         };
         made.push((side, PictureFormat::Png, png));
-        made.push((side, PictureFormat::Webp, picture::encode_webp(pixels)));
+        made.push((side, PictureFormat::Webp, picture::encode_webp(pixels)?));
     }
-    made
+    Ok(made)
 }
 
 #[cfg(test)]

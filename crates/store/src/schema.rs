@@ -136,8 +136,8 @@ pub(crate) fn upgrade(conn: &Connection) -> Result<bool> {
         // Exports of no known edition: the import rebuilds them.
         conn.execute_batch("ALTER TABLE exports ADD COLUMN edition TEXT NOT NULL DEFAULT ''")?;
     }
-    // A version imported without pictures is imported again with them: its folder's hash now
-    // covers the pictures, so it no longer matches the one kept.
+    // A version imported without pictures gets them when its folder is imported again (the folder's
+    // hash now covers its pictures, so it no longer matches the one kept); until then it has none.
     conn.execute_batch(PICTURES)?;
     conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     Ok(true)

@@ -32,8 +32,8 @@ pub struct ItemSummary {
     pub unlisted: bool,
     /// The game's own path to the item's icon among its assets; `null` when the data names none.
     pub icon: Option<String>,
-    /// Where the icon is served: `/assets/{sha256}/{name}`, absolute when the service knows its public
-    /// address, relative to it otherwise. Public (an `<img>` needs no key), cacheable forever, and
+    /// Where the icon is served: `/assets/{sha256}/{name}`, absolute in answers when the service knows
+    /// its public address, relative to it otherwise and always in the bulk exports (built at import). Public (an `<img>` needs no key), cacheable forever, and
     /// `?size=32|64|128` and `?format=png|webp` ask for other sizes and formats; `null` when the
     /// item has no icon (or its data was imported before pictures were kept).
     pub icon_url: Option<String>,

@@ -98,7 +98,7 @@ pub struct Export {
 
 /// `manifest.json`, the first file of a version's icons archive (`GET
 /// /v1/exports/{version}/icons`): every picture the version's records name, by the path they name
-/// it with; the archive holds each file at that path.
+/// it with; the archive holds each file at `assets/<path>`, as a version folder does.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PictureManifest {
     pub version: String,

@@ -429,7 +429,8 @@ impl Published {
     /// Routes a matched request and renders its answer, unless the cache holds it under its
     /// canonical form. A private answer (one about the caller, as `/v1/key`) is never kept: it was
     /// never put under a request target either, so no other caller is ever answered it. Nor is a
-    /// file, which is already kept whole and compressed where it comes from.
+    /// file, which is already kept whole where it comes from (an export in the store, the icons
+    /// archive in the site).
     fn render(
         &self,
         matched: Matched<'_>,
@@ -472,7 +473,8 @@ enum Answer {
     File(HeaderMap, File),
 }
 
-/// A file answer (an export), as the request's conditional headers and `Range` ask: `304` when the
+/// A file answer (an export, the icons archive, a picture), as the request's conditional headers and
+/// `Range` ask: `304` when the
 /// client holds it, `206` with the bytes a `GET` asked for (RFC 9110 serves ranges to `GET` only),
 /// `416` for a range past its end, else all of it. Only the bytes sent are read.
 fn file_reply<B>(request: &Request<B>, mut headers: HeaderMap, file: File) -> Result<Reply, ApiError> {

@@ -47,7 +47,7 @@ pub(super) const EXPORT_FILE: FileKind = FileKind {
 pub(super) const ICONS_FILE: FileKind = FileKind {
     media: "application/x-tar",
     name: "tapster-<version>-icons.tar",
-    whole: "The whole archive: `manifest.json` (a `PictureManifest`), then each picture at the path its records name (see docs/api.md, \"Pictures\"). Its `ETag` is its SHA-256 in hex.",
+    whole: "The whole archive: `manifest.json` (a `PictureManifest`), then each picture at `assets/<the path its records name>` (see docs/api.md, \"Pictures\"). Its `ETag` is its SHA-256 in hex.",
 };
 
 /// `200`, `206` and `416` of a file download: its bytes, whole or the range asked for.

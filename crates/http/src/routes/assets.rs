@@ -1,7 +1,7 @@
 //! `/assets/{sha256}/{name}`: the pictures records show (an item's `icon_url`), public since an
 //! `<img>` sends no key. A URL names a picture by the SHA-256 of its file, so its answer never
 //! changes and is cacheable forever; every size and format was made at import, so an answer is a
-//! lookup, with its own strong `ETag`, `304`, `HEAD` and ranges as a file answer has them.
+//! lookup, with its own strong `ETag`, `304` and `HEAD`, as a file answer has them.
 
 use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderMap, HeaderValue};
 use tapster_store::PictureFormat;

@@ -2,6 +2,8 @@
 //! request's path and checked query, and its path parameters; with the lookups and renderings every
 //! handler shares.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use hyper::header::{CACHE_CONTROL, CONTENT_LANGUAGE, HeaderValue};
 use serde::Serialize;
@@ -9,6 +11,7 @@ use tapster_domain::{ProgressionKey, RecordKey, VersionSelector};
 use tapster_i18n::Language;
 use tapster_store::{Catalog, Store, Window};
 
+use super::IconsArchive;
 use crate::envelope::{Envelope, Localizer, content_language, pagination};
 use crate::error::ApiError;
 use crate::gate::Admission;
@@ -51,6 +54,9 @@ pub(crate) trait Documents: Sync + std::fmt::Debug {
 
     /// `/docs`'s page for the data in `store`.
     fn reference(&self, store: &Store, metrics: &Metrics) -> Result<Bytes, ApiError>;
+
+    /// The pictures of `catalog`, a version of `store`, in one archive, built on first request.
+    fn icons(&self, store: &Store, catalog: &Catalog) -> Result<Arc<IconsArchive>, ApiError>;
 }
 
 /// The path parameters of a request, checked by the router by its endpoint's rules.

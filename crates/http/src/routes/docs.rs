@@ -2,7 +2,7 @@
 //! as a page for people (`/docs`), and the changelog of the game data as a page for people (`/changelog`) and as a feed (`/changelog.rss`)
 //! whose links open that page.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 
 use askama::Template;
@@ -104,9 +104,10 @@ struct Pictured {
 const MAX_ICONS: usize = 48;
 
 /// The items `catalog` added since `before` (every item of the first version) that have an icon, in
-/// id order, with their English names and the URLs of their 32 px icons.
-fn added_items(catalog: &Catalog, before: Option<&Catalog>) -> Vec<Pictured> {
-    let added: Option<Vec<i64>> = before.map(|before| {
+/// id order, at most [`MAX_ICONS`], with their English names and the URLs of their 32 px icons; and
+/// how many more there are.
+fn added_items(catalog: &Catalog, before: Option<&Catalog>) -> (Vec<Pictured>, usize) {
+    let added: Option<HashSet<i64>> = before.map(|before| {
         let changes = catalog.changes_from(&before.info.name).unwrap_or_default();
         changes
             .iter()
@@ -115,17 +116,21 @@ fn added_items(catalog: &Catalog, before: Option<&Catalog>) -> Vec<Pictured> {
             .collect()
     });
     let loc = Localizer::new(catalog, Language::SOURCE);
-    catalog
-        .data
-        .items
-        .iter()
-        .filter(|item| !item.unlisted && added.as_ref().is_none_or(|ids| ids.contains(&item.id)))
+    let mut pictured = catalog.data.items.iter().filter(|item| {
+        !item.unlisted
+            && added.as_ref().is_none_or(|ids| ids.contains(&item.id))
+            && item.icon.as_ref().is_some_and(|icon| catalog.picture_of(icon).is_some())
+    });
+    let shown = pictured
+        .by_ref()
+        .take(MAX_ICONS)
         .filter_map(|item| {
             let icon_url = loc.picture_url(item.icon.as_ref()?)?;
             let name = catalog.text(&item.name_key, Language::SOURCE)?.text.to_owned();
             Some(Pictured { name, icon_url: format!("{icon_url}?size=32") })
         })
-        .collect()
+        .collect();
+    (shown, pictured.count())
 }
 
 /// The published versions, newest first, each with what it changed since the one before it.
@@ -135,9 +140,7 @@ fn entries(store: &tapster_store::Store) -> Vec<Entry> {
         .versions()
         .map(|catalog| {
             let before = catalog.info.previous.as_ref().and_then(previous);
-            let mut added = added_items(catalog, before);
-            let more_added = added.len().saturating_sub(MAX_ICONS);
-            added.truncate(MAX_ICONS);
+            let (added, more_added) = added_items(catalog, before);
             Entry {
                 version: catalog.info.name.to_string(),
                 build_id: catalog.info.build_id,

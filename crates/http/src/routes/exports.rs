@@ -1,19 +1,20 @@
 //! `/v1/exports`: the bulk exports built at import (see `crate::exports`), listed with their size and
 //! checksum, and served whole or in byte ranges for resuming; and a version's pictures in one archive.
 
+use std::collections::BTreeMap;
+
 use bytes::Bytes;
 use hyper::header::{
     ACCEPT_RANGES, CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, HeaderMap, HeaderValue,
 };
-use std::collections::BTreeMap;
-
 use sha2::{Digest, Sha256};
 use tapster_domain::{AssetPath, VersionSelector};
 use tapster_i18n::Language;
-use tapster_store::ExportInfo;
+use tapster_store::{Catalog, ExportInfo, Store};
 use tapster_wire::{Export, PictureEntry, PictureManifest};
 
 use super::{Ctx, Endpoint, Handle, resolve};
+use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::params::NoParams;
 use crate::response::{File, LATEST_MAX_AGE, NAMED_VERSION_MAX_AGE, Reply};
@@ -104,13 +105,43 @@ fn download(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     Reply::file(headers, File { tag, size: export.size, read: Box::new(read) })
 }
 
-/// `GET /v1/exports/{version}/icons`: `manifest.json`, then every picture the version's items name,
-/// as the dataset held it, at its path; each time from the pictures in memory (a few megabytes,
-/// milliseconds), the same bytes for the same data, so that its SHA-256 is its `ETag` and a range
-/// resumes it.
+/// `GET /v1/exports/{version}/icons`: the version's pictures in one archive ([`icons_archive`]),
+/// built on its first request and kept with the published data, so that a `304`, a `HEAD` or a
+/// resumed range costs no more than another file's; its SHA-256 is its `ETag`.
 fn icons(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let version = ctx.path_version()?;
     let catalog = resolve(ctx.store, &version)?;
+    let archive = ctx.site.icons(ctx.store, catalog)?;
+    let mut headers = HeaderMap::new();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/x-tar"));
+    let disposition = format!("attachment; filename=\"tapster-{}-icons.tar\"", catalog.info.name);
+    headers.insert(CONTENT_DISPOSITION, header_value(disposition)?);
+    headers.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    let max_age =
+        if matches!(version, VersionSelector::Exact(_)) { NAMED_VERSION_MAX_AGE } else { LATEST_MAX_AGE };
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static(max_age));
+    let bytes = archive.bytes.clone();
+    let size = bytes.len() as u64;
+    let read = move |range: std::ops::Range<u64>| Ok(bytes.slice(range.start as usize..range.end as usize));
+    Reply::file(headers, File { tag: archive.tag.clone(), size, read: Box::new(read) })
+}
+
+/// A version's pictures in one tar archive, and its `ETag`.
+#[derive(Debug)]
+pub(crate) struct IconsArchive {
+    pub(crate) bytes: Bytes,
+    /// The archive's SHA-256 in hex, quoted.
+    pub(crate) tag: String,
+}
+
+/// The pictures of `catalog` (a version of `store`) in one archive: `manifest.json` (a
+/// `PictureManifest`, its URLs under `origin`), then every picture its items name, as the dataset
+/// held it, at `assets/<path>` as in a version folder (so that no path can fall on the manifest).
+pub(crate) fn icons_archive(
+    store: &Store,
+    catalog: &Catalog,
+    origin: &str,
+) -> Result<IconsArchive, ApiError> {
     let name = &catalog.info.name;
     let mut items_by_path: BTreeMap<&AssetPath, Vec<String>> = BTreeMap::new();
     for item in &catalog.data.items {
@@ -118,11 +149,11 @@ fn icons(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
             items_by_path.entry(icon).or_default().push(item.slug.to_string());
         }
     }
-    let loc = ctx.localizer(catalog, Language::SOURCE);
+    let loc = Localizer::new(catalog, Language::SOURCE).with_origin(origin);
     let mut manifest = PictureManifest { version: name.to_string(), pictures: Vec::new() };
     let mut files = Vec::new();
     for (path, items) in items_by_path {
-        let picture = catalog.picture_of(path).and_then(|sha256| ctx.store.picture(sha256)).ok_or_else(|| {
+        let picture = catalog.picture_of(path).and_then(|sha256| store.picture(sha256)).ok_or_else(|| {
             ApiError::NotFound(format!(
                 "no pictures of {name} are kept: the data was imported by a build before pictures; importing it again with `tapster import` keeps them"
             ))
@@ -137,21 +168,11 @@ fn icons(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     listing.push(b'\n');
     tar.file("manifest.json", &listing);
     for (path, bytes) in files {
-        tar.file(path.as_str(), &bytes);
+        tar.file(&format!("assets/{path}"), &bytes);
     }
-    let archive = Bytes::from(tar.finish());
-    let mut headers = HeaderMap::new();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/x-tar"));
-    let disposition = format!("attachment; filename=\"tapster-{name}-icons.tar\"");
-    headers.insert(CONTENT_DISPOSITION, header_value(disposition)?);
-    headers.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
-    let max_age =
-        if matches!(version, VersionSelector::Exact(_)) { NAMED_VERSION_MAX_AGE } else { LATEST_MAX_AGE };
-    headers.insert(CACHE_CONTROL, HeaderValue::from_static(max_age));
-    let tag = format!("\"{}\"", tapster_domain::hex(&Sha256::digest(&archive)));
-    let size = archive.len() as u64;
-    let read = move |range: std::ops::Range<u64>| Ok(archive.slice(range.start as usize..range.end as usize));
-    Reply::file(headers, File { tag, size, read: Box::new(read) })
+    let bytes = Bytes::from(tar.finish());
+    let tag = format!("\"{}\"", tapster_domain::hex(&Sha256::digest(&bytes)));
+    Ok(IconsArchive { bytes, tag })
 }
 
 /// Where an export is downloaded from.

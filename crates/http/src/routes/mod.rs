@@ -26,7 +26,7 @@ use crate::params::{Param, QueryParams};
 use crate::response::Reply;
 pub(crate) use assets::PICTURE;
 pub(crate) use ctx::{Ctx, Documents, resolve};
-pub(crate) use exports::{DOWNLOAD, ICONS};
+pub(crate) use exports::{DOWNLOAD, ICONS, IconsArchive, icons_archive};
 #[cfg(test)]
 pub(crate) use router::bind;
 pub(crate) use router::{Matched, find, no_endpoint, percent_decode, route};

@@ -265,6 +265,14 @@ mod tests {
         fn reference(&self, _: &Store, _: &Metrics) -> Result<bytes::Bytes, ApiError> {
             unreachable!("no route of these tests serves the reference")
         }
+
+        fn icons(
+            &self,
+            _: &Store,
+            _: &tapster_store::Catalog,
+        ) -> Result<std::sync::Arc<crate::routes::IconsArchive>, ApiError> {
+            unreachable!("no route of these tests serves the pictures' archive")
+        }
     }
 
     /// A store of the small hand-written dataset.

@@ -214,9 +214,9 @@ fn icon_urls_are_absolute_under_a_public_url_and_escaped() {
 }
 
 /// A version's pictures in one archive that `tar` itself unpacks: the manifest first, then every
-/// picture its items name at that path, byte for byte the file `icon_url` serves.
+/// picture its items name at `assets/<path>`, byte for byte the file `icon_url` serves; built once.
 #[test]
-fn the_icons_archive_holds_every_picture_at_its_path_with_a_manifest() {
+fn the_icons_archive_holds_every_picture_under_assets_with_a_manifest() {
     let answer = bundled_get("/v1/exports/v0.7.0.0.1/icons");
     assert_eq!(answer.status, StatusCode::OK, "{:?}", answer.body);
     assert_eq!(answer.content_type(), "application/x-tar");
@@ -252,7 +252,7 @@ fn the_icons_archive_holds_every_picture_at_its_path_with_a_manifest() {
     let icons: BTreeSet<&str> = items.iter().filter_map(|item| item["icon"].as_str()).collect();
     assert_eq!(manifest.pictures.iter().map(|p| p.path.as_str()).collect::<BTreeSet<_>>(), icons);
     for picture in &manifest.pictures {
-        let file = std::fs::read(unpacked.join(&picture.path)).unwrap();
+        let file = std::fs::read(unpacked.join("assets").join(&picture.path)).unwrap();
         assert_eq!(file.len() as u64, picture.size, "{}", picture.path);
         assert_eq!(tapster_domain::hex(&Sha256::digest(&file)), picture.sha256, "{}", picture.path);
         assert_eq!(file, std::fs::read(fixtures().join("v0.7.0.0.1/assets").join(&picture.path)).unwrap());
@@ -266,7 +266,7 @@ fn the_icons_archive_holds_every_picture_at_its_path_with_a_manifest() {
     }
     assert_eq!(
         fetch(&manifest.pictures[0].url, &[]).body,
-        std::fs::read(unpacked.join(&manifest.pictures[0].path)).unwrap()
+        std::fs::read(unpacked.join("assets").join(&manifest.pictures[0].path)).unwrap()
     );
 
     // A key is needed, as for every export.

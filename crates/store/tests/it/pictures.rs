@@ -116,3 +116,23 @@ fn data_from_before_pictures_is_served_and_the_next_import_adds_them() {
     assert_eq!(store.pictures().count(), 3);
     assert!(picture_of(&store, "v1.0.1.0.0", "Sprites/Items/Barley.png").is_some());
 }
+
+/// A database whose picture lacks one of its sizes (copied in part, or edited by hand) is refused
+/// when opened, naming what is missing, rather than failing a request later.
+#[test]
+fn a_picture_without_one_of_its_sizes_is_refused_when_opened() {
+    let dir = TempDir::new().unwrap();
+    import(dir.path(), &mini()).unwrap();
+    {
+        let conn = Connection::open(dir.path().join(GAME_DB)).unwrap();
+        let removed = conn
+            .execute("DELETE FROM picture_variants WHERE side = 64 AND format = 'webp' AND rowid = (SELECT min(rowid) FROM picture_variants WHERE side = 64 AND format = 'webp')", [])
+            .unwrap();
+        assert_eq!(removed, 1);
+    }
+    let error = Store::open(dir.path()).unwrap_err().to_string();
+    assert!(
+        error.contains("without its 64 px webp") && error.contains("import the game data again"),
+        "{error}"
+    );
+}
