@@ -99,8 +99,14 @@ fn one_publish_reaches_every_replica_and_a_rollback_brings_them_back() {
         .map(|replica| {
             let (addr, key, calling) = (replica.addr, key.clone(), std::sync::Arc::clone(&calling));
             std::thread::spawn(move || {
-                let mut seen = Vec::new();
-                while calling.load(std::sync::atomic::Ordering::Relaxed) {
+                let mut seen: Vec<String> = Vec::new();
+                // Told to stop once every replica serves the new data, a client still makes the
+                // request that sees it (it may have been asleep when the switch came), within a bound.
+                let deadline = Instant::now() + Duration::from_secs(60);
+                let wanted = |seen: &[String]| seen.last().is_some_and(|last| last == "v1.0.1.0.0");
+                while (calling.load(std::sync::atomic::Ordering::Relaxed) || !wanted(&seen))
+                    && Instant::now() < deadline
+                {
                     let answer = get_with_key(addr, "/v1/versions", &key);
                     assert_eq!(answer.status, 200, "{}", answer.text());
                     let version = answer.json()["meta"]["game_version"].as_str().unwrap().to_owned();
