@@ -45,6 +45,10 @@ pub use self::connection::{RedisServers, RedisTls};
 use crate::limiter::InProcess;
 use crate::limits::{Checked, DAY, Decision, Limiter, gcra, status, wait};
 
+/// How many times what was admitted while a slot was mended is given back before it waits for the
+/// slot's next failure, and the pause between two tries.
+const RESTORE_ATTEMPTS: u32 = 5;
+const RESTORE_PAUSE: Duration = Duration::from_millis(200);
 /// How long a request waits for Redis, unless told otherwise, before its key is limited locally.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(25);
 /// How long Redis is left alone after it failed to answer, before it is asked again.
@@ -460,8 +464,17 @@ impl Inner {
         match mended.await {
             Ok(()) => {
                 self.answered(key);
-                if let Err(error) = self.restore(breaker).await {
-                    tracing::warn!(%error, "could not yet give Redis the requests admitted while it was mended");
+                // A master that has just taken over may refuse a write or two while the cluster
+                // settles: what was admitted while it was mended is tried again a few times, since
+                // after this no failure may come to give it another chance.
+                for attempt in 1..=RESTORE_ATTEMPTS {
+                    match self.restore(breaker).await {
+                        Ok(()) => break,
+                        Err(error) if attempt == RESTORE_ATTEMPTS => {
+                            tracing::warn!(%error, "could not yet give Redis the requests admitted while it was mended");
+                        }
+                        Err(_) => tokio::time::sleep(RESTORE_PAUSE).await,
+                    }
                 }
             }
             Err(error) => self.failed(key, &error),
