@@ -47,6 +47,16 @@ pub(crate) struct File {
     pub(crate) read: Box<dyn FnOnce(Range<u64>) -> Result<Bytes, ApiError> + Send>,
 }
 
+impl File {
+    /// A file held whole in memory (a picture, the icons archive) whose ranges are slices of it,
+    /// shared rather than copied; the app asks only for ranges within its length.
+    pub(crate) fn in_memory(tag: String, bytes: Bytes) -> Self {
+        let size = bytes.len() as u64;
+        let read = move |range: Range<u64>| Ok(bytes.slice(range.start as usize..range.end as usize));
+        Self { tag, size, read: Box::new(read) }
+    }
+}
+
 impl std::fmt::Debug for File {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("File").field("tag", &self.tag).field("size", &self.size).finish_non_exhaustive()

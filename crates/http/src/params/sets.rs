@@ -42,9 +42,9 @@ impl SearchType {
 pub(crate) struct PictureSide(pub(crate) u32);
 
 impl PictureSide {
-    /// Parses the spelling of the wire's `PictureSize` (`32`, `64`, `128`).
+    /// Reads a value the set's rule has admitted (`32`, `64`, `128`): one of the store's sides.
     pub(crate) fn parse(value: &str) -> Option<Self> {
-        tapster_store::PICTURE_SIDES.into_iter().find(|side| side.to_string() == value).map(Self)
+        value.parse().ok().filter(|side| tapster_store::PICTURE_SIDES.contains(side)).map(Self)
     }
 }
 

@@ -120,10 +120,7 @@ fn icons(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let max_age =
         if matches!(version, VersionSelector::Exact(_)) { NAMED_VERSION_MAX_AGE } else { LATEST_MAX_AGE };
     headers.insert(CACHE_CONTROL, HeaderValue::from_static(max_age));
-    let bytes = archive.bytes.clone();
-    let size = bytes.len() as u64;
-    let read = move |range: std::ops::Range<u64>| Ok(bytes.slice(range.start as usize..range.end as usize));
-    Reply::file(headers, File { tag: archive.tag.clone(), size, read: Box::new(read) })
+    Reply::file(headers, File::in_memory(archive.tag.clone(), archive.bytes.clone()))
 }
 
 /// A version's pictures in one tar archive, and its `ETag`.

@@ -7,16 +7,13 @@ use std::io::Read;
 use hyper::{Method, StatusCode};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use tapster_domain::hex;
 
 use crate::{bundled, bundled_get, bundled_request, data, get, key, send, walk};
 
 /// The oldest bundled version (the smallest), in a language with gaps, so that fallbacks show.
 const VERSION: &str = "v0.6.4.2.1";
 const LANG: &str = "de";
-
-fn hex(bytes: &[u8]) -> String {
-    tapster_domain::hex(bytes)
-}
 
 /// The listing's entry of `version` in `lang`.
 fn listed(version: &str, lang: &str) -> Value {
