@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
+use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Origins, Timestamp};
 use tokio::sync::Notify;
 
 use crate::error::{Error, Result};
@@ -347,17 +347,19 @@ impl Accounts {
     }
 
     /// Stores a key its owner made, within the rules: a confirmed, unsuspended account, at most
-    /// [`MAX_ACTIVE_KEYS`](crate::MAX_ACTIVE_KEYS) active keys.
+    /// [`MAX_ACTIVE_KEYS`](crate::MAX_ACTIVE_KEYS) active keys. With `origins`, a browser key that
+    /// answers only pages of those origins.
     pub async fn create_key(
         &self,
         account: AccountId,
         name: &KeyName,
         expires_at: Option<Timestamp>,
+        origins: Option<&Origins>,
         key: &ApiKey,
         now: Timestamp,
     ) -> Result<KeyRecord> {
-        let (name, key) = (name.clone(), key.clone());
-        on_backend!(write self, owner_create_key(account, &name, expires_at, &key, now))
+        let (name, origins, key) = (name.clone(), origins.cloned(), key.clone());
+        on_backend!(write self, owner_create_key(account, &name, expires_at, origins.as_ref(), &key, now))
     }
 
     /// Whether the owner may make a key now: refused as [`create_key`](Self::create_key) would refuse.

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
+use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Origins, Timestamp};
 
 use crate::error::{Error, Result};
 use crate::token::{KeyHash, hash_key};
@@ -237,6 +237,17 @@ pub struct KeyRecord {
     pub expires_at: Option<Timestamp>,
     pub revoked_at: Option<Timestamp>,
     pub suspended: bool,
+    /// For a browser key, the pages that may call with it; `None` for a key used by servers.
+    pub origins: Option<Origins>,
+}
+
+/// What a key is made with, besides the key itself.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KeyTerms<'a> {
+    pub(crate) name: &'a KeyName,
+    pub(crate) limits: Limits,
+    pub(crate) expires_at: Option<Timestamp>,
+    pub(crate) origins: Option<&'a Origins>,
 }
 
 /// A key's state at a moment, worst first: a revoked key is revoked whatever else holds.
@@ -308,6 +319,8 @@ pub struct KeyAccess {
     pub suspended: bool,
     pub account_suspended: bool,
     pub account_confirmed: bool,
+    /// For a browser key, the pages that may call with it; `None` for a key used by servers.
+    pub origins: Option<Origins>,
 }
 
 /// Every key by hash and every blocked address, as of one moment.
@@ -393,6 +406,7 @@ mod tests {
             expires_at: expires_at.map(Timestamp),
             revoked_at: revoked_at.map(Timestamp),
             suspended,
+            origins: None,
         }
     }
 

@@ -4,7 +4,7 @@
 
 use hyper::StatusCode;
 use tapster_accounts::{KeyName, Token};
-use tapster_domain::Email;
+use tapster_domain::{Email, Origin, Origins};
 
 use crate::reply::Failure;
 
@@ -81,6 +81,8 @@ pub(crate) fn token(value: Option<&str>) -> Result<Token, Failure> {
 pub(crate) struct NewKey {
     pub(crate) name: KeyName,
     pub(crate) days: Option<u16>,
+    /// For a browser key, the origins whose pages may call with it.
+    pub(crate) origins: Option<Origins>,
 }
 
 /// The new-key form as typed, to show again beside its messages.
@@ -88,17 +90,20 @@ pub(crate) struct NewKey {
 pub(crate) struct NewKeyInput {
     pub(crate) name: String,
     pub(crate) expiry: String,
+    pub(crate) origins: String,
     pub(crate) name_error: Option<String>,
     pub(crate) expiry_error: Option<String>,
+    pub(crate) origins_error: Option<String>,
 }
 
 /// The days a key may live, as the form offers them; the empty choice is "never".
 pub(crate) const EXPIRIES: [u16; 3] = [30, 90, 365];
 
-pub(crate) fn new_key(form: &Form) -> Result<NewKey, NewKeyInput> {
+pub(crate) fn new_key(form: &Form) -> Result<NewKey, Box<NewKeyInput>> {
     let mut input = NewKeyInput {
         name: form.get("name").unwrap_or_default().chars().take(200).collect(),
         expiry: form.get("expires_in_days").unwrap_or_default().chars().take(10).collect(),
+        origins: form.get("origins").unwrap_or_default().chars().take(ORIGINS_TYPED).collect(),
         ..NewKeyInput::default()
     };
     let name = KeyName::parse(&input.name)
@@ -111,11 +116,17 @@ pub(crate) fn new_key(form: &Form) -> Result<NewKey, NewKeyInput> {
     if days.is_none() {
         input.expiry_error = Some("Choose when the key expires: never, or after 30, 90 or 365 days.".into());
     }
-    match (name, days) {
-        (Some(name), Some(days)) => Ok(NewKey { name, days }),
-        _ => Err(input),
+    let origins = Origins::parse_lines(&input.origins)
+        .map_err(|e| input.origins_error = Some(crate::reply::capitalized(&e.to_string())))
+        .ok();
+    match (name, days, origins) {
+        (Some(name), Some(days), Some(origins)) => Ok(NewKey { name, days, origins }),
+        _ => Err(Box::new(input)),
     }
 }
+
+/// What is kept of the origins field as typed: ten origins of the longest kind, one a line.
+const ORIGINS_TYPED: usize = (Origin::MAX_LEN + 2) * Origins::MAX;
 
 #[cfg(test)]
 mod tests {
@@ -172,5 +183,22 @@ mod tests {
         );
         assert!(token(Some("nonsense")).is_err());
         assert!(token(Some(&"ab".repeat(32))).is_ok());
+    }
+
+    #[test]
+    fn a_key_for_browsers_names_its_origins() {
+        let key = new_key(&form("name=calc&expires_in_days=&origins=https%3A%2F%2FCalc.example%2F%0D%0Ahttp%3A%2F%2Flocalhost%3A3000"))
+            .unwrap();
+        assert_eq!(key.origins.unwrap().to_lines(), "https://calc.example\nhttp://localhost:3000");
+        assert_eq!(new_key(&form("name=bot&expires_in_days=&origins=+%0D%0A")).unwrap().origins, None);
+        assert_eq!(new_key(&form("name=bot&expires_in_days=")).unwrap().origins, None);
+        let refused = new_key(&form("name=calc&expires_in_days=&origins=calc.example")).unwrap_err();
+        assert_eq!(
+            refused.origins_error.as_deref(),
+            Some(
+                "Line 1 (\"calc.example\") must match the pattern https://host or https://host:port (http:// too), without a path."
+            )
+        );
+        assert_eq!(refused.origins, "calc.example", "kept to show again");
     }
 }

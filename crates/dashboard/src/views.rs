@@ -120,6 +120,8 @@ pub(crate) struct KeyRow {
     pub(crate) last_used: String,
     pub(crate) expires: String,
     pub(crate) status: &'static str,
+    /// For a browser key, the origins whose pages may call with it; empty for a key for servers.
+    pub(crate) origins: Vec<String>,
     /// Not revoked yet.
     pub(crate) revocable: bool,
     pub(crate) today: String,
@@ -154,6 +156,8 @@ pub(crate) struct KeyCreated {
     pub(crate) key: String,
     pub(crate) expires: Option<String>,
     pub(crate) api_base: String,
+    /// For a browser key, the origins whose pages may call with it; empty for a key for servers.
+    pub(crate) origins: Vec<String>,
 }
 
 #[derive(Debug, Template)]

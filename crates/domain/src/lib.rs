@@ -15,6 +15,7 @@ mod hex;
 #[cfg(test)]
 mod hostile_input;
 mod key;
+mod origin;
 mod records;
 mod validate;
 mod version;
@@ -26,6 +27,7 @@ pub use error::{Error, Result};
 pub use game::{FORMAT, GameData, Manifest, SOURCE_LANGUAGE, TextTable};
 pub use hex::{hex, sha256_from_hex};
 pub use key::{AssetPath, Ident, ItemId, MAX_KEY_LEN, ProgressionKey, RecordId, RecordKey, Slug, TextKey};
+pub use origin::{Origin, Origins, OriginsError};
 pub use records::{
     AgingDays, Bait, CatalogueEntry, ChangeKind, CraftingStation, Crop, Fish, FoodType, GameDay,
     GatherMethod, Gathering, Harvest, Ingredient, IngredientGroup, Input, Item, ItemAmount, ItemKind, Letter,

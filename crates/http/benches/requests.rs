@@ -38,11 +38,14 @@ impl Open {
 }
 
 impl Gate for Open {
-    fn admit(&self, _: IpAddr, credentials: &Credentials) -> Verdict {
+    fn admit(&self, _: IpAddr, credentials: &Credentials, _: Option<&str>) -> Verdict {
         let decided = match credentials {
-            Credentials::Key(_) => {
-                Ok(Admission { key: Arc::clone(&self.0), quota: Quota::default(), requests_today: 0 })
-            }
+            Credentials::Key(_) => Ok(Admission {
+                key: Arc::clone(&self.0),
+                quota: Quota::default(),
+                requests_today: 0,
+                allowed_origin: None,
+            }),
             _ => Err(Refusal::MissingKey),
         };
         decided.into()

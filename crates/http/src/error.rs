@@ -206,6 +206,14 @@ impl From<&Refusal> for ApiError {
                 forbidden("the account that owns this API key has not confirmed its e-mail address")
             }
             Refusal::BlockedAddress => forbidden("requests from this address are blocked"),
+            Refusal::OriginNotAllowed { origin: None } => forbidden(
+                "this is a browser key: it answers only requests a browser sends from the pages its owner \
+                 allowed, and this one names no Origin; call with a key made for servers instead",
+            ),
+            Refusal::OriginNotAllowed { origin: Some(origin) } => Self::Forbidden(format!(
+                "this is a browser key, and its owner did not allow pages of {origin} to use it; the owner \
+                 can make a key for that origin in the dashboard"
+            )),
             Refusal::RateLimited { quota, retry_after } => Self::RateLimited {
                 // The gate refuses on the policy nearest to exhaustion, the one used up; a key
                 // without limits is never refused, so there always is one.

@@ -58,13 +58,15 @@ impl Credentials {
 /// Decides on each `/v1` request. Implementations count every admitted request against the key's
 /// limits, and never count a refused one.
 pub trait Gate: Send + Sync + std::fmt::Debug + 'static {
-    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Verdict;
+    /// The verdict on a request from the calling address `peer` presenting `credentials`, sent by a
+    /// browser from the page of `origin` (its `Origin` header, as sent) when one is named.
+    fn admit(&self, peer: IpAddr, credentials: &Credentials, origin: Option<&str>) -> Verdict;
 }
 
 /// A gate shared with whoever else needs it (the server's upkeep thread reloads and flushes it).
 impl<G: Gate> Gate for std::sync::Arc<G> {
-    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Verdict {
-        G::admit(self, peer, credentials)
+    fn admit(&self, peer: IpAddr, credentials: &Credentials, origin: Option<&str>) -> Verdict {
+        G::admit(self, peer, credentials, origin)
     }
 }
 
@@ -101,6 +103,9 @@ pub struct Admission {
     pub quota: Quota,
     /// Requests the key made today (UTC), this one included.
     pub requests_today: u64,
+    /// For a browser key, the origin the request came from, which its owner allows: CORS names it
+    /// instead of `*`.
+    pub allowed_origin: Option<HeaderValue>,
 }
 
 /// The key a request was admitted with, as `GET /v1/key` describes it (the log names it by its
@@ -131,6 +136,10 @@ pub enum Refusal {
     SuspendedAccount,
     UnconfirmedAccount,
     BlockedAddress,
+    /// A browser key sent without an `Origin` (`None`) or from a page its owner did not allow.
+    OriginNotAllowed {
+        origin: Option<String>,
+    },
     /// Over a limit: `retry_after` whole seconds (at least 1) until the request would pass.
     RateLimited {
         quota: Quota,
@@ -164,6 +173,10 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// Every name a policy may have: a key's own, then a browser key's per calling address.
+    pub const NAMES: [&'static str; 5] =
+        ["burst", "minute", "day", "burst-per-address", "minute-per-address"];
+
     /// A key's limits as the three policies its answers name: the burst, refilled at the minute's
     /// rate, the minute and the UTC day.
     pub fn for_limits(limits: Limits) -> [Self; 3] {
@@ -173,6 +186,13 @@ impl Policy {
             Self { name: "minute", quota: limits.per_minute, window: 60 },
             Self { name: "day", quota: limits.per_day, window: 86_400 },
         ]
+    }
+
+    /// A browser key's limits: the burst and the minute apply to each calling address on its own
+    /// (named so), the day to the key over all of them.
+    pub fn for_browser_key(limits: Limits) -> [Self; 3] {
+        let [burst, minute, day] = Self::for_limits(limits);
+        [Self { name: "burst-per-address", ..burst }, Self { name: "minute-per-address", ..minute }, day]
     }
 }
 

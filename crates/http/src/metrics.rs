@@ -215,7 +215,8 @@ impl Metrics {
             Refusal::SuspendedKey
             | Refusal::SuspendedAccount
             | Refusal::UnconfirmedAccount
-            | Refusal::BlockedAddress => return,
+            | Refusal::BlockedAddress
+            | Refusal::OriginNotAllowed { .. } => return,
         };
         counter.fetch_add(1, Ordering::Relaxed);
     }

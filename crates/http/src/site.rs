@@ -119,5 +119,6 @@ fn example_caller() -> Admission {
         }),
         quota: Quota::new(Policies::new(&policies), &states),
         requests_today: 1,
+        allowed_origin: None,
     }
 }

@@ -5,12 +5,16 @@
 //!
 //! A key whose public prefix belongs to no key is refused before it is hashed and looked up: it
 //! cannot be valid, and a guesser's keys are all of that kind.
+//!
+//! A browser key answers only requests that name one of its owner's origins in `Origin`, and its
+//! burst and minute hold for each calling address on its own (see [`Subject`]), its day for all.
 
 use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use hyper::header::HeaderValue;
 use tapster_accounts::{AccessSnapshot, Accounts, KeyAccess, KeyHash, Usage, hash_key};
 use tapster_domain::{AddressBlock, AddressLimit, ApiKey, Limits, Timestamp};
 use tapster_http::{
@@ -18,7 +22,7 @@ use tapster_http::{
 };
 
 use crate::failures::failures;
-use crate::limits::{Checked, Decision, Limiter, Remaining, Status};
+use crate::limits::{Checked, Decision, Limiter, Remaining, Status, Subject};
 
 /// How often the accounts database is checked for changes.
 pub(crate) const RELOAD_EVERY: Duration = Duration::from_millis(250);
@@ -215,13 +219,21 @@ impl From<AccessSnapshot> for Keys {
                         name: access.name.clone(),
                         expires_at: access.expires_at,
                     }),
-                    policies: Policies::new(&Policy::for_limits(access.limits)),
+                    policies: Policies::new(&policies(&access)),
                     access,
                 };
                 (hash, entry)
             })
             .collect();
         Self { keys, ids, prefixes, blocked: snapshot.blocked }
+    }
+}
+
+/// The policies a key's answers name: a browser key's burst and minute are per calling address.
+fn policies(access: &KeyAccess) -> [Policy; 3] {
+    match access.origins {
+        Some(_) => Policy::for_browser_key(access.limits),
+        None => Policy::for_limits(access.limits),
     }
 }
 
@@ -254,9 +266,9 @@ fn merge(pending: &mut HashMap<(i64, i64), Usage>, usage: Usage) {
 }
 
 impl Gate for Access {
-    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Verdict {
+    fn admit(&self, peer: IpAddr, credentials: &Credentials, origin: Option<&str>) -> Verdict {
         let now = self.clock.now();
-        match self.check_key(peer, credentials, now) {
+        match self.check_key(peer, credentials, Page::Sent(origin), now) {
             Ok(key) => self.limit(key, now),
             Err(refusal) => Verdict::Now(Err(refusal)),
         }
@@ -266,7 +278,8 @@ impl Gate for Access {
 impl Access {
     /// The verdict on a request of the key `id` from `peer`, as the dashboard's console makes it for
     /// a signed-in person's own key (which it holds only by id): the same checks and limits as a
-    /// request that sent the key, and counted like one.
+    /// request that sent the key, and counted like one; a browser key's origins aside, since the
+    /// console is its owner's own page.
     pub fn admit_key(&self, id: i64, peer: IpAddr) -> Verdict {
         let now = self.clock.now();
         let keys = Arc::clone(&self.snapshot.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
@@ -276,7 +289,7 @@ impl Access {
         let Some(entry) = keys.ids.get(&id).and_then(|hash| keys.keys.get(hash)) else {
             return Verdict::Now(Err(Refusal::UnknownKey));
         };
-        match usable(entry, now) {
+        match usable(entry, peer, Page::Console, now) {
             Ok(key) => self.limit(key, now),
             Err(refusal) => Verdict::Now(Err(refusal)),
         }
@@ -284,7 +297,7 @@ impl Access {
 
     /// The limiter's verdict on a request of `key` at `now`; an admitted one is counted.
     fn limit(&self, key: Caller, now: Duration) -> Verdict {
-        match self.limiter.limit(key.id, key.limits, now) {
+        match self.limiter.limit(key.subject, key.limits, now) {
             Checked::Now(decision) => Verdict::Now(decided(&self.pending, &key, decision, now)),
             Checked::Later(decision) => {
                 let pending = Arc::clone(&self.pending);
@@ -296,10 +309,22 @@ impl Access {
 
 /// A key that passed its checks, as the limiter is asked about it, with what its answers share.
 struct Caller {
-    id: i64,
+    /// The key, or for a browser key the calling address under it.
+    subject: Subject,
     limits: Limits,
     described: Arc<CallingKey>,
     policies: Policies,
+    /// For a browser key, the allowed origin the request came from.
+    allowed_origin: Option<HeaderValue>,
+}
+
+/// Where a request comes from, as a browser key's origins are held to it.
+#[derive(Debug, Clone, Copy)]
+enum Page<'a> {
+    /// A request as it came: the `Origin` a browser named, if any.
+    Sent(Option<&'a str>),
+    /// The dashboard's console, on its owner's own signed-in page.
+    Console,
 }
 
 /// The admission or refusal of the limiter's `decision`; an admitted request is counted in `pending`.
@@ -312,7 +337,7 @@ fn decided(
     match decision {
         Decision::Allowed(status) => {
             let usage = Usage {
-                key_id: key.id,
+                key_id: key.subject.key,
                 day: (now.as_secs() / 86_400) as i64,
                 requests: 1,
                 last_used: Timestamp(now.as_secs() as i64),
@@ -322,6 +347,7 @@ fn decided(
                 key: Arc::clone(&key.described),
                 quota: quota(key, status),
                 requests_today: u64::from(status.requests_today),
+                allowed_origin: key.allowed_origin.clone(),
             })
         }
         Decision::Limited { status, retry_after } => Err(Refusal::RateLimited {
@@ -332,8 +358,15 @@ fn decided(
 }
 
 impl Access {
-    /// The key `credentials` present, when it may call from `peer` at `now` (the limits aside).
-    fn check_key(&self, peer: IpAddr, credentials: &Credentials, now: Duration) -> Result<Caller, Refusal> {
+    /// The key `credentials` present, when it may call from `peer` and `page` at `now` (the limits
+    /// aside).
+    fn check_key(
+        &self,
+        peer: IpAddr,
+        credentials: &Credentials,
+        page: Page<'_>,
+        now: Duration,
+    ) -> Result<Caller, Refusal> {
         let keys = Arc::clone(&self.snapshot.read().unwrap_or_else(|poisoned| poisoned.into_inner()));
         if keys.blocks(peer) {
             return Err(Refusal::BlockedAddress);
@@ -350,7 +383,7 @@ impl Access {
         let Some(entry) = self.hashes.find(key, |hash| keys.keys.get(hash)) else {
             return Err(self.failed(peer, now, Refusal::UnknownKey));
         };
-        usable(entry, now).map_err(|refusal| match refusal {
+        usable(entry, peer, page, now).map_err(|refusal| match refusal {
             // A key that opens nothing any more counts as a guess, as an unknown one does.
             Refusal::RevokedKey | Refusal::ExpiredKey => self.failed(peer, now, refusal),
             refusal => refusal,
@@ -358,8 +391,9 @@ impl Access {
     }
 }
 
-/// The key of `entry` as the limiter is asked about it, when it may call at `now`.
-fn usable(entry: &KeyEntry, now: Duration) -> Result<Caller, Refusal> {
+/// The key of `entry` as the limiter is asked about it, when it may call from `peer` and `page` at
+/// `now`.
+fn usable(entry: &KeyEntry, peer: IpAddr, page: Page<'_>, now: Duration) -> Result<Caller, Refusal> {
     let access = &entry.access;
     if access.revoked {
         return Err(Refusal::RevokedKey);
@@ -376,17 +410,31 @@ fn usable(entry: &KeyEntry, now: Duration) -> Result<Caller, Refusal> {
     if !access.account_confirmed {
         return Err(Refusal::UnconfirmedAccount);
     }
+    let (subject, allowed_origin) = match (&access.origins, page) {
+        (None, _) => (Subject::key(access.id), None),
+        (Some(_), Page::Console) => (Subject::visitor(access.id, peer), None),
+        (Some(origins), Page::Sent(Some(origin))) if origins.allow(origin) => {
+            (Subject::visitor(access.id, peer), HeaderValue::from_str(origin).ok())
+        }
+        (Some(_), Page::Sent(origin)) => {
+            return Err(Refusal::OriginNotAllowed { origin: origin.map(str::to_owned) });
+        }
+    };
     Ok(Caller {
-        id: access.id,
+        subject,
         limits: access.limits,
         described: Arc::clone(&entry.described),
         policies: entry.policies.clone(),
+        allowed_origin,
     })
 }
 
 /// The limiter's status of `key` for the `RateLimit` headers.
 fn quota(key: &Caller, status: Status) -> Quota {
-    let [burst, minute, day] = Policy::for_limits(key.limits);
+    let [burst, minute, day] = match key.subject.visitor {
+        Some(_) => Policy::for_browser_key(key.limits),
+        None => Policy::for_limits(key.limits),
+    };
     let state = |policy, window: Remaining| PolicyState {
         policy,
         remaining: window.left,

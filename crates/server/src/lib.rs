@@ -29,7 +29,7 @@ pub use admin::{Admin, LOCAL_ACCOUNT, NewKey, format_keys};
 pub use dashboard::{DEFAULT_MAIL_FROM, DashboardOptions};
 pub use game_data::{export, import_with_exports};
 pub use limiter::InProcess;
-pub use limits::{Checked, Decision, Limiter, Remaining, Status};
+pub use limits::{Checked, Decision, Limiter, Remaining, Status, Subject};
 pub use logging::{LogFormat, LogLevel, log_subscriber};
 pub use published::{format_generations, megabytes, publish};
 pub use run::{Layout, Service, ServiceBuilder, Sharing};

@@ -1,6 +1,7 @@
 //! Per-key rate limits in this process's memory: the rules of `limits` (a burst that refills at the
 //! key's steady rate, a clock minute and a UTC day), applied to a few dozen bytes of state per key.
-//! A request passes only when all three allow it, and only a request that passes is counted.
+//! A request passes only when all three allow it, and only a request that passes is counted. A
+//! browser key's callers each have a burst and a minute of their own, and share the key's day.
 //!
 //! The limiter is given the time; it never reads a clock, so its tests are exact and instant.
 
@@ -10,9 +11,10 @@ use std::time::Duration;
 
 use tapster_domain::Limits;
 
-use crate::limits::{Checked, DAY, Decision, Limiter, MINUTE, gcra, status, wait};
+use crate::limits::{Checked, DAY, Decision, Limiter, MINUTE, Subject, gcra, status, wait};
 
-/// The state of one key.
+/// The state of one subject: a key (all five fields), or a browser key's caller (its burst and
+/// minute; its day is the key's).
 #[derive(Debug, Clone, Copy, Default)]
 struct KeyState {
     /// Theoretical arrival time of the next request, in nanoseconds since the epoch (GCRA).
@@ -23,20 +25,21 @@ struct KeyState {
     day_count: u32,
 }
 
-/// Limits kept in this process's memory: a few dozen bytes per key seen today.
+/// Limits kept in this process's memory: a few dozen bytes per key, and per browser key's caller,
+/// seen today.
 #[derive(Debug, Default)]
 pub struct InProcess {
-    keys: Mutex<HashMap<i64, KeyState>>,
+    keys: Mutex<HashMap<Subject, KeyState>>,
 }
 
 impl Limiter for InProcess {
-    fn limit(&self, key: i64, limits: Limits, now: Duration) -> Checked {
-        Checked::Now(self.check(key, limits, now))
+    fn limit(&self, subject: Subject, limits: Limits, now: Duration) -> Checked {
+        Checked::Now(self.check(subject, limits, now))
     }
 
     fn seed_day(&self, key: i64, day: u64, requests: u32) {
         let mut keys = self.keys.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let state = keys.entry(key).or_default();
+        let state = keys.entry(Subject::key(key)).or_default();
         if state.day < day || (state.day == day && state.day_count < requests) {
             state.day = day;
             state.day_count = requests;
@@ -51,32 +54,34 @@ impl Limiter for InProcess {
 }
 
 impl InProcess {
-    /// Checks one request of `key` at `now`, and counts it if it passes.
-    pub fn check(&self, key: i64, limits: Limits, now: Duration) -> Decision {
+    /// Checks one request of `subject` at `now`, and counts it if it passes.
+    pub fn check(&self, subject: Subject, limits: Limits, now: Duration) -> Decision {
         let now = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
         let mut keys = self.keys.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let state = keys.entry(key).or_default();
+        let own = keys.get(&subject).copied().unwrap_or_default();
+        let whole = keys.get(&subject.whole_key()).copied().unwrap_or_default();
         let (interval, _) = gcra(limits);
 
-        let tat = state.tat.max(now);
+        let tat = own.tat.max(now);
         let minute = now / MINUTE;
         let day = now / DAY;
-        let minute_count = if state.minute == minute { state.minute_count } else { 0 };
-        let day_count = if state.day == day { state.day_count } else { 0 };
+        let minute_count = if own.minute == minute { own.minute_count } else { 0 };
+        let day_count = if whole.day == day { whole.day_count } else { 0 };
 
         let wait = wait(limits, now, tat, minute_count, day_count);
         if wait > 0 {
             let status = status(limits, now, tat, minute_count, day_count);
             return Decision::Limited { status, retry_after: Duration::from_nanos(wait) };
         }
-        *state = KeyState {
-            tat: tat.saturating_add(interval),
-            minute,
-            minute_count: minute_count + 1,
-            day,
-            day_count: day_count + 1,
-        };
-        Decision::Allowed(status(limits, now, state.tat, state.minute_count, state.day_count))
+        let (tat, minute_count, day_count) = (tat.saturating_add(interval), minute_count + 1, day_count + 1);
+        let counted = KeyState { tat, minute, minute_count, day, day_count };
+        if subject.visitor.is_some() {
+            keys.insert(subject, KeyState { day: 0, day_count: 0, ..counted });
+            keys.insert(subject.whole_key(), KeyState { day, day_count, ..whole });
+        } else {
+            keys.insert(subject, counted);
+        }
+        Decision::Allowed(status(limits, now, tat, minute_count, day_count))
     }
 }
 
@@ -84,7 +89,7 @@ impl InProcess {
 mod tests {
     use super::*;
 
-    const KEY: i64 = 1;
+    const KEY: Subject = Subject { key: 1, visitor: None };
     /// A moment well inside a minute and a day, so that windows do not roll over mid-test.
     const START: Duration = Duration::from_secs(1_795_296_810);
 
@@ -179,7 +184,7 @@ mod tests {
     fn a_seeded_day_counts_toward_the_cap() {
         let limits = Limits { per_minute: 300, burst: 60, per_day: 10 };
         let limiter = InProcess::default();
-        limiter.seed_day(KEY, START.as_secs() / 86_400, 8);
+        limiter.seed_day(KEY.key, START.as_secs() / 86_400, 8);
         assert!(passes(&limiter, limits, at(0)));
         assert!(passes(&limiter, limits, at(1)));
         assert!(!passes(&limiter, limits, at(2)));
@@ -191,7 +196,37 @@ mod tests {
         for _ in 0..60 {
             assert!(passes(&limiter, Limits::DEFAULT, at(0)));
         }
-        assert!(matches!(limiter.check(2, Limits::DEFAULT, at(0)), Decision::Allowed(_)));
+        assert!(matches!(limiter.check(Subject::key(2), Limits::DEFAULT, at(0)), Decision::Allowed(_)));
+    }
+
+    #[test]
+    fn a_browser_keys_callers_each_have_a_burst_and_share_the_day() {
+        let limits = Limits { per_minute: 300, burst: 5, per_day: 12 };
+        let limiter = InProcess::default();
+        let first = Subject::visitor(1, "203.0.113.7".parse().unwrap());
+        let second = Subject::visitor(1, "2001:db8::1".parse().unwrap());
+        let passed = |subject| {
+            (0..10).filter(|_| matches!(limiter.check(subject, limits, at(0)), Decision::Allowed(_))).count()
+        };
+        assert_eq!(passed(first), 5, "the first caller's burst");
+        assert_eq!(passed(second), 5, "the second caller's own burst");
+        // Another address of the same IPv6 /64 is the same caller.
+        assert_eq!(passed(Subject::visitor(1, "2001:db8::ffff:2".parse().unwrap())), 0);
+        // The day is the key's: 10 of 12 are used, so a third caller gets only 2.
+        let Decision::Allowed(status) =
+            limiter.check(Subject::visitor(1, "198.51.100.1".parse().unwrap()), limits, at(0))
+        else {
+            panic!("the third caller was refused at once")
+        };
+        assert_eq!((status.burst.left, status.day.left, status.requests_today), (4, 1, 11));
+        assert_eq!(passed(Subject::visitor(1, "198.51.100.2".parse().unwrap())), 1);
+        assert_eq!(
+            passed(Subject::visitor(1, "198.51.100.3".parse().unwrap())),
+            0,
+            "the day cap holds over all"
+        );
+        // An IPv4 caller seen through an IPv6 socket is that IPv4 caller.
+        assert_eq!(Subject::visitor(1, "::ffff:203.0.113.7".parse().unwrap()), first);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! What every limiter decides, and the rules it decides by, written once: a burst that refills at
 //! the key's steady rate (GCRA, the generic cell rate algorithm), at most `per_minute` requests in
-//! each clock minute, and `per_day` in each UTC day. The in-process limiter (`limiter`) and the one
+//! each clock minute, and `per_day` in each UTC day. A browser key's burst and minute are counted
+//! for each calling address on its own ([`Subject`]), its day for the key over all of them. The in-process limiter (`limiter`) and the one
 //! shared through Redis (`shared`, which falls back on the in-process one) both stand on this
 //! module, which names neither of them.
 //!
@@ -8,6 +9,7 @@
 //! epoch.
 
 use std::future::Future;
+use std::net::{IpAddr, Ipv6Addr};
 use std::pin::Pin;
 use std::time::Duration;
 
@@ -17,12 +19,46 @@ const NANOS_PER_SECOND: u64 = 1_000_000_000;
 pub(crate) const MINUTE: u64 = 60 * NANOS_PER_SECOND;
 pub(crate) const DAY: u64 = 86_400 * NANOS_PER_SECOND;
 
+/// Whose burst and minute a request counts toward: its key's, or for a browser key the calling
+/// address's under that key. The day is always the key's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Subject {
+    pub key: i64,
+    /// The calling address, for a browser key: an IPv4 address, or the /64 network of an IPv6 one
+    /// (what one household or server is given, and can hop within).
+    pub visitor: Option<IpAddr>,
+}
+
+impl Subject {
+    /// A key whose limits hold for all its callers together.
+    pub fn key(key: i64) -> Self {
+        Self { key, visitor: None }
+    }
+
+    /// One calling address under a browser key.
+    pub fn visitor(key: i64, peer: IpAddr) -> Self {
+        let visitor = match peer {
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => IpAddr::V4(v4),
+                None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !u128::from(u64::MAX))),
+            },
+            v4 => v4,
+        };
+        Self { key, visitor: Some(visitor) }
+    }
+
+    /// The key's own subject, which holds its day.
+    pub fn whole_key(self) -> Self {
+        Self::key(self.key)
+    }
+}
+
 /// Decides whether a key's request passes, and counts it if it does: in this process's memory (the
 /// default), or in Redis for several replicas.
 pub trait Limiter: Send + Sync + std::fmt::Debug {
-    /// Checks one request of `key` at `now` (time since the Unix epoch; a shared limiter takes the
-    /// time of its store instead, so that replicas' clocks do not matter).
-    fn limit(&self, key: i64, limits: Limits, now: Duration) -> Checked;
+    /// Checks one request of `subject` at `now` (time since the Unix epoch; a shared limiter takes
+    /// the time of its store instead, so that replicas' clocks do not matter).
+    fn limit(&self, subject: Subject, limits: Limits, now: Duration) -> Checked;
     /// Sets how many requests `key` already made on `day` (days since the epoch), as recorded before a restart.
     fn seed_day(&self, key: i64, day: u64, requests: u32);
     /// Forgets keys that hold nothing worth keeping at `now`.

@@ -76,9 +76,15 @@ mod tests {
     struct Open;
 
     impl Gate for Open {
-        fn admit(&self, _: std::net::IpAddr, _: &Credentials) -> Verdict {
+        fn admit(&self, _: std::net::IpAddr, _: &Credentials, _: Option<&str>) -> Verdict {
             let key = CallingKey { prefix: String::new(), name: String::new(), expires_at: None };
-            Ok(Admission { key: key.into(), quota: Quota::default(), requests_today: 0 }).into()
+            Ok(Admission {
+                key: key.into(),
+                quota: Quota::default(),
+                requests_today: 0,
+                allowed_origin: None,
+            })
+            .into()
         }
     }
 

@@ -148,8 +148,12 @@ value_sets! {
         Mission = "mission", Letter = "letter",
     }
     /// A rate limit of a key, as `RateLimit-Policy` names it: `burst` (requests in a row, refilled at
-    /// the minute's rate), `minute` or `day` (UTC).
-    LimitPolicy { Burst = "burst", Minute = "minute", Day = "day" }
+    /// the minute's rate), `minute` or `day` (UTC); a browser key's burst and minute apply to each
+    /// calling address on its own, as `burst-per-address` and `minute-per-address`.
+    LimitPolicy {
+        Burst = "burst", Minute = "minute", Day = "day", BurstPerAddress = "burst-per-address",
+        MinutePerAddress = "minute-per-address",
+    }
     /// How the service stands: `ok` once the game data is loaded; `degraded` while a store shared with
     /// other replicas is out of reach and the service works around it (it still answers, `200`).
     HealthStatus { Ok = "ok", Degraded = "degraded" }

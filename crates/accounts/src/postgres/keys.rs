@@ -3,15 +3,16 @@
 
 use std::collections::HashMap;
 
-use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
+use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Origins, Timestamp};
 use tokio_postgres::{Client, GenericClient, Row};
 
 use super::account::standing;
 use super::{count, email_column, write_transaction};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::rules::{self, KeyWrite};
 use crate::model::{
-    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyName, KeyRecord, KeySelector, Usage,
+    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyName, KeyRecord, KeySelector, KeyTerms,
+    Usage,
 };
 use crate::sql::{KEY_COLUMNS, SNAPSHOT_KEYS};
 use crate::token::{KeyHash, hash_key};
@@ -66,7 +67,14 @@ async fn insert_admin_key(
         .await?;
     let account: i64 =
         client.query_one("SELECT id FROM accounts WHERE email = $1", &[&email.as_str()]).await?.get(0);
-    let id = insert_key(client, AccountId(account), name, limits, key, None, now).await?;
+    let id = insert_key(
+        client,
+        AccountId(account),
+        KeyTerms { name, limits, expires_at: None, origins: None },
+        key,
+        now,
+    )
+    .await?;
     key_by_id(client, id).await
 }
 
@@ -76,12 +84,15 @@ pub(crate) async fn owner_create_key(
     account: AccountId,
     name: &KeyName,
     expires_at: Option<Timestamp>,
+    origins: Option<&Origins>,
     key: &ApiKey,
     now: Timestamp,
 ) -> Result<KeyRecord> {
     let tx = write_transaction(client).await?;
     allowance(&tx, account, now).await?;
-    let id = insert_key(&tx, account, name, Limits::DEFAULT, key, expires_at, now).await?;
+    let id =
+        insert_key(&tx, account, KeyTerms { name, limits: Limits::DEFAULT, expires_at, origins }, key, now)
+            .await?;
     let record = key_by_id(&tx, id).await?;
     tx.commit().await?;
     Ok(record)
@@ -99,26 +110,26 @@ async fn allowance(client: &impl GenericClient, account: AccountId, now: Timesta
 async fn insert_key(
     client: &impl GenericClient,
     account: AccountId,
-    name: &KeyName,
-    limits: Limits,
+    terms: KeyTerms<'_>,
     key: &ApiKey,
-    expires_at: Option<Timestamp>,
     now: Timestamp,
 ) -> Result<i64> {
     let row = client
         .query_one(
-            "INSERT INTO keys (account_id, name, prefix, sha256, per_minute, burst, per_day, created_at, expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+            "INSERT INTO keys (account_id, name, prefix, sha256, per_minute, burst, per_day, created_at, expires_at,
+                               origins)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
             &[
                 &account.0,
-                &name.as_str(),
+                &terms.name.as_str(),
                 &key.display_prefix(),
                 &hash_key(key).as_slice(),
-                &i64::from(limits.per_minute),
-                &i64::from(limits.burst),
-                &i64::from(limits.per_day),
+                &i64::from(terms.limits.per_minute),
+                &i64::from(terms.limits.burst),
+                &i64::from(terms.limits.per_day),
                 &now.0,
-                &expires_at.map(|at| at.0),
+                &terms.expires_at.map(|at| at.0),
+                &terms.origins.map(Origins::to_lines),
             ],
         )
         .await?;
@@ -271,6 +282,7 @@ pub(crate) async fn snapshot(client: &mut Client) -> Result<AccessSnapshot> {
                 account_suspended: row.get(9),
                 account_confirmed: row.get(10),
                 name: row.get(11),
+                origins: origins_column(row, 12)?,
             },
         );
     }
@@ -355,7 +367,18 @@ fn key_record(row: &Row) -> Result<KeyRecord> {
         expires_at: row.get::<_, Option<i64>>(10).map(Timestamp),
         revoked_at: row.get::<_, Option<i64>>(11).map(Timestamp),
         suspended: row.get(12),
+        origins: origins_column(row, 13)?,
     })
+}
+
+/// A browser key's origins, as [`Origins::to_lines`] stored them.
+fn origins_column(row: &Row, index: usize) -> Result<Option<Origins>> {
+    row.get::<_, Option<String>>(index)
+        .map(|lines| {
+            Origins::from_stored(&lines)
+                .map_err(|_| Error::Corrupt(format!("a key's stored origins {lines:?}")))
+        })
+        .transpose()
 }
 
 fn limits(row: &Row, first: usize) -> Limits {

@@ -4,14 +4,15 @@
 use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
-use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Timestamp};
+use tapster_domain::{AddressBlock, ApiKey, Email, Limits, Origins, Timestamp};
 
 use super::account::standing;
 use super::email_column;
 use crate::error::Result;
 use crate::model::rules::{self, KeyWrite};
 use crate::model::{
-    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyName, KeyRecord, KeySelector, Usage,
+    AccessSnapshot, AccountId, DailyUsage, KeyAccess, KeyAction, KeyName, KeyRecord, KeySelector, KeyTerms,
+    Usage,
 };
 use crate::sql::{KEY_COLUMNS, SNAPSHOT_KEYS};
 use crate::token::{KeyHash, hash_key};
@@ -64,7 +65,13 @@ fn insert_admin_key(
     )?;
     let account =
         tx.query_row("SELECT id FROM accounts WHERE email = ?1", [email.as_str()], |row| row.get(0))?;
-    let id = insert_key(tx, AccountId(account), name, limits, key, None, now)?;
+    let id = insert_key(
+        tx,
+        AccountId(account),
+        KeyTerms { name, limits, expires_at: None, origins: None },
+        key,
+        now,
+    )?;
     key_by_id(tx, id)
 }
 
@@ -74,12 +81,14 @@ pub(crate) fn owner_create_key(
     account: AccountId,
     name: &KeyName,
     expires_at: Option<Timestamp>,
+    origins: Option<&Origins>,
     key: &ApiKey,
     now: Timestamp,
 ) -> Result<KeyRecord> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     may_create_key(&tx, account, now)?;
-    let id = insert_key(&tx, account, name, Limits::DEFAULT, key, expires_at, now)?;
+    let id =
+        insert_key(&tx, account, KeyTerms { name, limits: Limits::DEFAULT, expires_at, origins }, key, now)?;
     let record = key_by_id(&tx, id)?;
     tx.commit()?;
     Ok(record)
@@ -93,25 +102,25 @@ pub(crate) fn may_create_key(conn: &Connection, account: AccountId, now: Timesta
 fn insert_key(
     tx: &Transaction<'_>,
     account: AccountId,
-    name: &KeyName,
-    limits: Limits,
+    terms: KeyTerms<'_>,
     key: &ApiKey,
-    expires_at: Option<Timestamp>,
     now: Timestamp,
 ) -> Result<i64> {
     tx.execute(
-        "INSERT INTO keys (account_id, name, prefix, sha256, per_minute, burst, per_day, created_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT INTO keys (account_id, name, prefix, sha256, per_minute, burst, per_day, created_at, expires_at,
+                           origins)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             account.0,
-            name.as_str(),
+            terms.name.as_str(),
             key.display_prefix(),
             hash_key(key).as_slice(),
-            limits.per_minute,
-            limits.burst,
-            limits.per_day,
+            terms.limits.per_minute,
+            terms.limits.burst,
+            terms.limits.per_day,
             now.0,
-            expires_at.map(|at| at.0)
+            terms.expires_at.map(|at| at.0),
+            terms.origins.map(Origins::to_lines)
         ],
     )?;
     Ok(tx.last_insert_rowid())
@@ -248,6 +257,7 @@ pub(crate) fn snapshot(conn: &mut Connection) -> Result<AccessSnapshot> {
                     account_suspended: row.get(9)?,
                     account_confirmed: row.get(10)?,
                     name: row.get(11)?,
+                    origins: origins_column(row, 12)?,
                 },
             );
         }
@@ -323,7 +333,19 @@ fn key_record(row: &Row<'_>) -> rusqlite::Result<KeyRecord> {
         expires_at: row.get::<_, Option<i64>>(10)?.map(Timestamp),
         revoked_at: row.get::<_, Option<i64>>(11)?.map(Timestamp),
         suspended: row.get(12)?,
+        origins: origins_column(row, 13)?,
     })
+}
+
+/// A browser key's origins, as [`Origins::to_lines`] stored them.
+fn origins_column(row: &Row<'_>, index: usize) -> rusqlite::Result<Option<Origins>> {
+    row.get::<_, Option<String>>(index)?
+        .map(|lines| {
+            Origins::from_stored(&lines).map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e))
+            })
+        })
+        .transpose()
 }
 
 fn limits(row: &Row<'_>, first: usize) -> rusqlite::Result<Limits> {

@@ -7,7 +7,7 @@ use rusqlite::Connection;
 use crate::error::{Error, Result};
 
 /// Each step takes the database from generation `n` to `n + 1` (the first from an empty file).
-const STEPS: &[&str] = &[V1, V2];
+const STEPS: &[&str] = &[V1, V2, V3];
 
 /// The generation this build writes.
 pub(crate) const VERSION: i64 = STEPS.len() as i64;
@@ -19,6 +19,9 @@ const V1: &str = include_str!("migrations/1.sql");
 /// address by naming it) or gone (a deleted account); sign-ins through providers, one-time links,
 /// browser sessions, and keys that expire.
 const V2: &str = include_str!("migrations/2.sql");
+
+/// Browser keys: the origins a key answers.
+const V3: &str = include_str!("migrations/3.sql");
 
 /// Brings the database on `conn` to [`VERSION`]; refuses a file of a later generation.
 pub(crate) fn migrate(conn: &mut Connection, path: &std::path::Path) -> Result<()> {

@@ -4,7 +4,7 @@
 use tapster_accounts::{
     Error, KeyAction, KeyName, KeySelector, KeyStatus, MAX_ACTIVE_KEYS, Profile, Provider, Usage, hash_key,
 };
-use tapster_domain::{Limits, Timestamp};
+use tapster_domain::{Limits, Origins, Timestamp};
 
 use crate::{T0, api_key, at, email, signed_up, store, stores, token};
 
@@ -18,16 +18,23 @@ async fn an_owner_may_hold_ten_active_keys() {
         let account = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
         let mut made = Vec::new();
         for n in 0..MAX_ACTIVE_KEYS as u8 {
-            made.push(s.accounts.create_key(account, &name("bot"), None, &api_key(n), T0).await.unwrap());
+            made.push(
+                s.accounts.create_key(account, &name("bot"), None, None, &api_key(n), T0).await.unwrap(),
+            );
         }
-        let eleventh = s.accounts.create_key(account, &name("one more"), None, &api_key(100), T0).await;
+        let eleventh = s.accounts.create_key(account, &name("one more"), None, None, &api_key(100), T0).await;
         assert!(matches!(eleventh, Err(Error::TooManyKeys { max: 10 })));
 
         // A revoked key frees a place; so does an expired one.
         s.accounts.revoke_key(account, made[0].id, at(1)).await.unwrap();
-        s.accounts.create_key(account, &name("expiring"), Some(at(100)), &api_key(101), at(2)).await.unwrap();
-        assert!(s.accounts.create_key(account, &name("full"), None, &api_key(102), at(99)).await.is_err());
-        s.accounts.create_key(account, &name("after"), None, &api_key(103), at(100)).await.unwrap();
+        s.accounts
+            .create_key(account, &name("expiring"), Some(at(100)), None, &api_key(101), at(2))
+            .await
+            .unwrap();
+        assert!(
+            s.accounts.create_key(account, &name("full"), None, None, &api_key(102), at(99)).await.is_err()
+        );
+        s.accounts.create_key(account, &name("after"), None, None, &api_key(103), at(100)).await.unwrap();
     }
 }
 
@@ -36,8 +43,11 @@ async fn keys_expire_and_the_snapshot_says_when() {
     for s in stores().await {
         let account = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
         let key = api_key(1);
-        let record =
-            s.accounts.create_key(account, &name("30 days"), Some(at(30 * 86_400)), &key, T0).await.unwrap();
+        let record = s
+            .accounts
+            .create_key(account, &name("30 days"), Some(at(30 * 86_400)), None, &key, T0)
+            .await
+            .unwrap();
         assert_eq!(record.status(at(30 * 86_400 - 1)), KeyStatus::Active);
         assert_eq!(record.status(at(30 * 86_400)), KeyStatus::Expired);
         let snapshot = s.accounts.snapshot().await.unwrap();
@@ -48,13 +58,33 @@ async fn keys_expire_and_the_snapshot_says_when() {
 }
 
 #[tokio::test]
+async fn a_browser_key_keeps_its_origins_and_the_snapshot_says_them() {
+    for s in stores().await {
+        let account = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
+        let origins = Origins::parse_lines("https://calc.example\nhttp://localhost:3000").unwrap().unwrap();
+        let (browser, server) = (api_key(1), api_key(2));
+        let made = s
+            .accounts
+            .create_key(account, &name("calculator"), None, Some(&origins), &browser, T0)
+            .await
+            .unwrap();
+        s.accounts.create_key(account, &name("bot"), None, None, &server, T0).await.unwrap();
+        assert_eq!(made.origins.as_ref(), Some(&origins));
+        assert_eq!(s.accounts.key(account, made.id).await.unwrap().origins.as_ref(), Some(&origins));
+        let snapshot = s.accounts.snapshot().await.unwrap();
+        assert_eq!(snapshot.keys[&hash_key(&browser)].origins.as_ref(), Some(&origins));
+        assert_eq!(snapshot.keys[&hash_key(&server)].origins, None);
+    }
+}
+
+#[tokio::test]
 async fn only_confirmed_unsuspended_accounts_make_keys() {
     for s in stores().await {
         let unconfirmed =
             Profile::new(Provider::Discord, "9", "d", Some(email("d@example.org")), false).unwrap();
         let unconfirmed = s.accounts.sign_in_with(&unconfirmed, T0).await.unwrap().account;
         assert!(matches!(
-            s.accounts.create_key(unconfirmed, &name("k"), None, &api_key(1), T0).await,
+            s.accounts.create_key(unconfirmed, &name("k"), None, None, &api_key(1), T0).await,
             Err(Error::Unconfirmed)
         ));
 
@@ -63,14 +93,14 @@ async fn only_confirmed_unsuspended_accounts_make_keys() {
             .set_account_suspended(&email("marta@example.org"), true, Some("scraping 50 req/s"))
             .await
             .unwrap();
-        let refused = s.accounts.create_key(marta, &name("k"), None, &api_key(2), T0).await;
+        let refused = s.accounts.create_key(marta, &name("k"), None, None, &api_key(2), T0).await;
         assert!(
             matches!(refused, Err(Error::AccountSuspended { reason: Some(ref r) }) if r == "scraping 50 req/s")
         );
         let account = s.accounts.account(marta).await.unwrap();
         assert_eq!(account.suspension.unwrap().reason.as_deref(), Some("scraping 50 req/s"));
         s.accounts.set_account_suspended(&email("marta@example.org"), false, None).await.unwrap();
-        s.accounts.create_key(marta, &name("k"), None, &api_key(2), T0).await.unwrap();
+        s.accounts.create_key(marta, &name("k"), None, None, &api_key(2), T0).await.unwrap();
         assert!(s.accounts.account(marta).await.unwrap().suspension.is_none());
     }
 }
@@ -80,7 +110,7 @@ async fn an_owner_sees_and_revokes_only_their_own_keys() {
     for s in stores().await {
         let marta = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
         let dana = signed_up(&s.accounts, "dana@example.org", 2, T0).await;
-        let hers = s.accounts.create_key(marta, &name("hers"), None, &api_key(1), T0).await.unwrap();
+        let hers = s.accounts.create_key(marta, &name("hers"), None, None, &api_key(1), T0).await.unwrap();
         assert!(matches!(s.accounts.revoke_key(dana, hers.id, T0).await, Err(Error::NoSuchKey)));
         assert!(matches!(s.accounts.key(dana, hers.id).await, Err(Error::NoSuchKey)));
         assert!(s.accounts.keys(dana, T0).await.unwrap().is_empty());
@@ -99,7 +129,7 @@ async fn an_owner_sees_and_revokes_only_their_own_keys() {
 async fn usage_is_counted_per_key_and_day() {
     for s in stores().await {
         let marta = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
-        let key = s.accounts.create_key(marta, &name("k"), None, &api_key(1), T0).await.unwrap();
+        let key = s.accounts.create_key(marta, &name("k"), None, None, &api_key(1), T0).await.unwrap();
         let day = T0.day();
         let usage =
             |day, requests| Usage { key_id: key.id, day, requests, last_used: Timestamp(day * 86_400 + 5) };
@@ -123,7 +153,7 @@ async fn deleting_an_account_revokes_its_keys_and_erases_the_address() {
     for s in stores().await {
         let marta = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
         let key = api_key(1);
-        s.accounts.create_key(marta, &name("k"), None, &key, T0).await.unwrap();
+        s.accounts.create_key(marta, &name("k"), None, None, &key, T0).await.unwrap();
         let github =
             Profile::new(Provider::GitHub, "5", "m", Some(email("marta@example.org")), true).unwrap();
         s.accounts.sign_in_with(&github, T0).await.unwrap();

@@ -3,7 +3,7 @@
 
 use hyper::StatusCode;
 use tapster_accounts::{Account, KeyRecord, KeyStatus, Provider, SessionRecord};
-use tapster_domain::Timestamp;
+use tapster_domain::{Origins, Timestamp};
 
 use crate::chart::{self, chart, date, thousands};
 use crate::ctx::{Ctx, Inner, Session};
@@ -132,10 +132,16 @@ pub(super) fn key_row(key: &KeyRecord, now: Timestamp, usage: impl Iterator<Item
         last_used: key.last_used_at.map_or_else(|| "never".to_owned(), minute),
         expires: key.expires_at.map_or_else(|| "never".to_owned(), |at| date(at.day())),
         status: status.as_str(),
+        origins: origin_list(key.origins.as_ref()),
         revocable: status != KeyStatus::Revoked,
         today: thousands(today),
         chart: chart(now.day(), usage),
     }
+}
+
+/// A browser key's origins as the pages list them; none for a key for servers.
+pub(super) fn origin_list(origins: Option<&Origins>) -> Vec<String> {
+    origins.map(|origins| origins.iter().map(ToString::to_string).collect()).unwrap_or_default()
 }
 
 /// A moment in UTC as `2026-11-22 14:05` (the tables say the zone in their heading).

@@ -1,5 +1,6 @@
-//! Keys: created with a name and an expiry and shown whole once, on a page of its own that no
-//! browser keeps; revoked after a confirmation step.
+//! Keys: created with a name, an expiry and, for a browser key, the origins whose pages may use it,
+//! and shown whole once, on a page of its own that no browser keeps; revoked after a confirmation
+//! step.
 
 use hyper::StatusCode;
 use tapster_accounts::{Error, KeyStatus};
@@ -11,7 +12,7 @@ use crate::env::Secrets;
 use crate::forms;
 use crate::notice::Notice;
 use crate::reply::{Failure, Reply};
-use crate::routes::account::{Edits, account_view, key_row, refused_key};
+use crate::routes::account::{Edits, account_view, key_row, origin_list, refused_key};
 use crate::views::{KeyCreated, Revoke};
 
 pub(super) async fn create(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
@@ -21,29 +22,37 @@ pub(super) async fn create(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
         Ok(new) => new,
         Err(input) => {
             let view =
-                account_view(inner, ctx, session, Edits { new_key: Some(input), ..Edits::default() }).await?;
+                account_view(inner, ctx, session, Edits { new_key: Some(*input), ..Edits::default() }).await?;
             return Reply::page(StatusCode::UNPROCESSABLE_ENTITY, &view);
         }
     };
     let key = inner.env.api_key().map_err(Failure::internal)?;
     let expires_at = new.days.map(|days| Timestamp(ctx.now.0 + i64::from(days) * 86_400));
-    let refused =
-        match inner.accounts.create_key(session.info.account, &new.name, expires_at, &key, ctx.now).await {
-            Ok(record) => {
-                let page = KeyCreated {
-                    nav: ctx.nav(),
-                    name: record.name,
-                    key: key.expose().to_owned(),
-                    expires: record.expires_at.map(|at| date(at.day())),
-                    api_base: inner.config.public_url.origin().to_owned(),
-                };
-                return Reply::page(StatusCode::OK, &page);
-            }
-            Err(
-                error @ (Error::TooManyKeys { .. } | Error::Unconfirmed | Error::AccountSuspended { .. }),
-            ) => error,
-            Err(other) => return Err(other.into()),
-        };
+    let created = inner.accounts.create_key(
+        session.info.account,
+        &new.name,
+        expires_at,
+        new.origins.as_ref(),
+        &key,
+        ctx.now,
+    );
+    let refused = match created.await {
+        Ok(record) => {
+            let page = KeyCreated {
+                nav: ctx.nav(),
+                key: key.expose().to_owned(),
+                expires: record.expires_at.map(|at| date(at.day())),
+                api_base: inner.config.public_url.origin().to_owned(),
+                origins: origin_list(record.origins.as_ref()),
+                name: record.name,
+            };
+            return Reply::page(StatusCode::OK, &page);
+        }
+        Err(error @ (Error::TooManyKeys { .. } | Error::Unconfirmed | Error::AccountSuspended { .. })) => {
+            error
+        }
+        Err(other) => return Err(other.into()),
+    };
     let status = if matches!(refused, Error::TooManyKeys { .. }) {
         StatusCode::CONFLICT
     } else {

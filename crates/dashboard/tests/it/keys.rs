@@ -38,6 +38,47 @@ async fn a_key_is_shown_once_escaped_and_listed_by_its_prefix() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_key_is_made_with_its_origins_and_listed_with_them() {
+    let site = site().await;
+    let mut browser = site.browser();
+    browser.sign_in("marta@example.org", 1).await;
+    let csrf = browser.get("/account").await.csrf();
+    let typed = "https://Calc.example/\r\n\r\nhttp://localhost:3000";
+    let form = [("csrf", csrf.as_str()), ("name", "calculator"), ("expires_in_days", ""), ("origins", typed)];
+    let created = browser.post("/account/keys", &form).await;
+    assert_eq!(created.status, 200, "{}", created.body);
+    assert!(created.contains("It is a browser key"), "{}", created.body);
+    assert!(
+        created.contains("<code>https://calc.example</code>, <code>http://localhost:3000</code>"),
+        "{}",
+        created.body
+    );
+    let key = ApiKey::parse(&created.new_key()).unwrap();
+    let access = &site.accounts.snapshot().await.unwrap().keys[&hash_key(&key)];
+    assert_eq!(access.origins.as_ref().unwrap().to_lines(), "https://calc.example\nhttp://localhost:3000");
+
+    let listed = browser.get("/account").await;
+    assert!(listed.contains(r#"<span class="kind">browser key</span>"#), "{}", listed.body);
+    assert!(listed.contains("<li><code>http://localhost:3000</code></li>"), "{}", listed.body);
+
+    // What is not an origin, or too many of them, is shown again with what is wrong; nothing is made.
+    let many: String = (0..11).map(|n| format!("https://{n}.example\n")).collect();
+    for (origins, message) in [
+        ("calc.example", "Line 1 (&#34;calc.example&#34;) must match the pattern"),
+        ("https://calc.example\nhttps://calc.example/app", "Line 2 (&#34;https://calc.example/app&#34;)"),
+        ("ftp://calc.example", "an origin starting with https:// or http://"),
+        (many.as_str(), "Name at most 10 origins (11 given)."),
+    ] {
+        let form = [("csrf", csrf.as_str()), ("name", "calc"), ("expires_in_days", ""), ("origins", origins)];
+        let page = browser.post("/account/keys", &form).await;
+        assert_eq!(page.status, 422, "{origins:?}");
+        assert!(page.contains(message), "{message}: {}", page.body);
+        assert!(page.contains(r#"<textarea id="key-origins" name="origins" rows="3" aria-invalid="true""#));
+    }
+    assert_eq!(site.accounts.keys(AccountId(1), T0).await.unwrap().len(), 1, "nothing more was written");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn usage_shows_as_a_30_day_chart_and_todays_count() {
     let site = site().await;
     let mut browser = site.browser();

@@ -18,8 +18,8 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use hyper::header::{
-    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LANGUAGE, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG,
-    HeaderMap, HeaderName, HeaderValue, VARY,
+    ACCESS_CONTROL_ALLOW_ORIGIN, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LANGUAGE, CONTENT_LENGTH,
+    CONTENT_RANGE, CONTENT_TYPE, ETAG, HeaderMap, HeaderName, HeaderValue, ORIGIN, VARY,
 };
 use hyper::{Method, Request, Response, StatusCode};
 use tapster_store::Store;
@@ -312,7 +312,10 @@ impl App {
             let matched = find(path).filter(|matched| self.public_metrics || !matched.is_for_operators());
             return Gated::Answered(self.answer_keyless(request, matched, || no_endpoint(path), noted));
         }
-        match self.gate.admit(peer, &Credentials::from_headers(request.headers())) {
+        let headers = request.headers();
+        // A browser always sends its page's origin as text; bytes that are not are no origin a key allows.
+        let origin = headers.get(ORIGIN).map(|origin| origin.to_str().unwrap_or("\u{fffd}"));
+        match self.gate.admit(peer, &Credentials::from_headers(headers), origin) {
             Verdict::Now(verdict) => Gated::Answered(self.admitted(request, verdict, noted)),
             Verdict::Later(verdict) => Gated::Waiting(verdict),
         }
@@ -353,6 +356,11 @@ impl App {
             Err(error) => failed(&error, path),
         };
         rate_limit_headers(&mut response, &admission.quota);
+        if let Some(origin) = admission.allowed_origin {
+            // A browser key's answer is for the page it allows, and differs by the page that asks.
+            response.headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+            response.headers.insert(VARY, HeaderValue::from_static("Authorization, Accept-Encoding, Origin"));
+        }
         response
     }
 

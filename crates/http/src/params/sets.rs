@@ -106,7 +106,7 @@ mod tests {
             RecordType::ALL.into_iter().filter(|t| t.is_progression()).map(RecordType::singular).collect();
         let hits: Vec<&str> =
             ["item", "recipe"].into_iter().filter(|value| SearchType::parse(value).is_some()).collect();
-        let policies = crate::gate::Policy::for_limits(tapster_domain::Limits::DEFAULT).map(|p| p.name);
+        let policies = crate::gate::Policy::NAMES;
         let cases: [(&ValueSet, &[&str]); 16] = [
             (&Lang::SET, tapster_i18n::Language::CODES),
             (&Season::SET, tapster_domain::Season::NAMES),

@@ -41,7 +41,7 @@ struct EdgeGate {
 }
 
 impl Gate for EdgeGate {
-    fn admit(&self, peer: IpAddr, credentials: &Credentials) -> Verdict {
+    fn admit(&self, peer: IpAddr, credentials: &Credentials, origin: Option<&str>) -> Verdict {
         if peer == ip(BLOCKED) {
             return Err(Refusal::BlockedAddress).into();
         }
@@ -49,7 +49,7 @@ impl Gate for EdgeGate {
             self.slow_entered.fetch_add(1, Ordering::SeqCst);
             std::thread::sleep(SLOW_FOR);
         }
-        self.one_key.admit(peer, credentials)
+        self.one_key.admit(peer, credentials, origin)
     }
 }
 

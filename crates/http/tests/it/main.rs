@@ -83,7 +83,7 @@ impl Default for OneKey {
 }
 
 impl Gate for OneKey {
-    fn admit(&self, _peer: std::net::IpAddr, credentials: &Credentials) -> Verdict {
+    fn admit(&self, _peer: std::net::IpAddr, credentials: &Credentials, _: Option<&str>) -> Verdict {
         let decided = match credentials {
             Credentials::Key(k) if k == key() => {
                 let minute = Policy { name: "minute", quota: 100, window: 60 };
@@ -94,6 +94,7 @@ impl Gate for OneKey {
                         &[PolicyState { policy: minute, remaining: 99, reset: 60 }],
                     ),
                     requests_today: self.requests.fetch_add(1, Ordering::Relaxed) + 1,
+                    allowed_origin: None,
                 })
             }
             Credentials::Key(_) => Err(Refusal::UnknownKey),

@@ -183,16 +183,16 @@ impl Connection {
         }
     }
 
-    /// Runs `script` on the node that holds `key`, with `args`.
+    /// Runs `script` on the node that holds `keys` (one slot: they share a hash tag), with `args`.
     pub(crate) async fn run<T: FromRedisValue>(
         &mut self,
         script: &Lua,
-        key: &str,
+        keys: &[String],
         args: &[u64],
     ) -> redis::RedisResult<T> {
         let command = |name: &str, script: &str| {
             let mut command = redis::cmd(name);
-            command.arg(script).arg(1).arg(key);
+            command.arg(script).arg(keys.len()).arg(keys);
             for arg in args {
                 command.arg(*arg);
             }

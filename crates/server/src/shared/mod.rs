@@ -3,8 +3,9 @@
 //! Lua script run by `EVALSHA` (`limits.lua`, sent whole to a node that answers `NOSCRIPT`) that
 //! applies the burst, the minute and the day in Redis's own time, so that the replicas' clocks do not
 //! matter; in microseconds, the arrival interval rounded down to one. Each API key's state is one
-//! hash, `<prefix>:{<key id>}`, whose hash tag keeps it, and so each run of the script, on one slot
-//! of a cluster. What is left of each limit is worked out here from what the script returns, by the
+//! hash, `<prefix>:{<key id>}`, and a browser key's caller's burst and minute one more,
+//! `<prefix>:{<key id>}:<address>`, whose hash tag keeps them, and so each run of the script, on one
+//! slot of a cluster. What is left of each limit is worked out here from what the script returns, by the
 //! same functions as the in-process limiter's.
 //!
 //! A key's requests that arrive while its script is running are judged together by the next run,
@@ -43,7 +44,7 @@ use self::breakers::{Breakers, SLOTS, Turn};
 use self::connection::{Connection, Lua};
 pub use self::connection::{RedisServers, RedisTls};
 use crate::limiter::InProcess;
-use crate::limits::{Checked, DAY, Decision, Limiter, gcra, status, wait};
+use crate::limits::{Checked, DAY, Decision, Limiter, Subject, gcra, status, wait};
 
 /// How many times what was admitted while a slot was mended is given back before it waits for the
 /// slot's next failure, and the pause between two tries.
@@ -112,9 +113,9 @@ struct Inner {
     local: InProcess,
     /// Whether Redis is asked about a key now, by its slot.
     breakers: Breakers,
-    /// The requests waiting for the next run of their key's script, by key. A key is here while a
-    /// run for it is in flight.
-    queued: Mutex<HashMap<i64, Vec<Queued>>>,
+    /// The requests waiting for the next run of their subject's script, by subject. A subject is
+    /// here while a run for it is in flight.
+    queued: Mutex<HashMap<Subject, Vec<Queued>>>,
     /// Requests admitted locally while Redis was out of reach, by key and day.
     owed: Mutex<ByBreaker<(i64, u64), u32>>,
     /// The day's count Redis last gave for each key, by key: day and count.
@@ -134,15 +135,16 @@ struct Queued {
     decision: oneshot::Sender<Decision>,
 }
 
-/// Whoever holds this, when dropped, starts the run for the requests of `key` queued behind its own.
+/// Whoever holds this, when dropped, starts the run for the requests of `subject` queued behind its
+/// own.
 struct HandOn {
     inner: Arc<Inner>,
-    key: i64,
+    subject: Subject,
 }
 
 impl Drop for HandOn {
     fn drop(&mut self) {
-        self.inner.hand_on(self.key);
+        self.inner.hand_on(self.subject);
     }
 }
 
@@ -207,11 +209,11 @@ impl Shared {
 }
 
 impl Limiter for Shared {
-    fn limit(&self, key: i64, limits: Limits, now: Duration) -> Checked {
-        if self.inner.is_open(key) {
-            return Checked::Now(self.inner.local_check(key, limits, now));
+    fn limit(&self, subject: Subject, limits: Limits, now: Duration) -> Checked {
+        if self.inner.is_open(subject.key) {
+            return Checked::Now(self.inner.local_check(subject, limits, now));
         }
-        Checked::Later(Box::pin(Arc::clone(&self.inner).check(key, limits, now)))
+        Checked::Later(Box::pin(Arc::clone(&self.inner).check(subject, limits, now)))
     }
 
     /// Raises Redis's count of `day` to what the accounts database recorded (after Redis lost its
@@ -265,10 +267,18 @@ impl Inner {
         format!("{}:{{{key}}}", self.prefix)
     }
 
+    /// The hash that holds `subject`'s burst and minute: its key's own, or its caller's beside it.
+    fn subject_key(&self, subject: Subject) -> String {
+        match subject.visitor {
+            None => self.redis_key(subject.key),
+            Some(visitor) => format!("{}:{{{}}}:{visitor}", self.prefix, subject.key),
+        }
+    }
+
     /// Decides one request of `key`: by a run of the script of its own when none is in flight for
     /// the key, or else by the run that follows it, with every other request queued meanwhile.
-    async fn check(self: Arc<Self>, key: i64, limits: Limits, now: Duration) -> Decision {
-        let queued = match lock(&self.queued).entry(key) {
+    async fn check(self: Arc<Self>, subject: Subject, limits: Limits, now: Duration) -> Decision {
+        let queued = match lock(&self.queued).entry(subject) {
             Entry::Occupied(mut waiting) => {
                 let (decision, decided) = oneshot::channel();
                 waiting.get_mut().push(Queued { now, limits, decision });
@@ -281,41 +291,44 @@ impl Inner {
         };
         if let Some(decided) = queued {
             // Only lost if the run's task was: then decided here, as without Redis.
-            return decided.await.unwrap_or_else(|_| self.local_check(key, limits, now));
+            return decided.await.unwrap_or_else(|_| self.local_check(subject, limits, now));
         }
         // Whether this request's run ends or is dropped (its client went away), the requests queued
         // behind it get theirs.
-        let _next = HandOn { inner: Arc::clone(&self), key };
-        self.judge(key, limits, &[now]).await.pop().unwrap_or_else(|| self.local_check(key, limits, now))
+        let _next = HandOn { inner: Arc::clone(&self), subject };
+        self.judge(subject, limits, &[now])
+            .await
+            .pop()
+            .unwrap_or_else(|| self.local_check(subject, limits, now))
     }
 
     /// Starts the run for the requests of `key` queued behind the one that ended, if there are any;
     /// otherwise the key has no run in flight any more.
-    fn hand_on(self: &Arc<Self>, key: i64) {
+    fn hand_on(self: &Arc<Self>, subject: Subject) {
         // With the latest request's limits: a key's limits changed while it was busy apply from its
         // next run.
         let (waiting, limits) = {
             let mut queued = lock(&self.queued);
-            match queued.get_mut(&key).and_then(|waiting| Some((waiting.last()?.limits, waiting))) {
+            match queued.get_mut(&subject).and_then(|waiting| Some((waiting.last()?.limits, waiting))) {
                 Some((limits, waiting)) => (std::mem::take(waiting), limits),
                 None => {
-                    queued.remove(&key);
+                    queued.remove(&subject);
                     return;
                 }
             }
         };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             // The runtime is going away, and with it the requests.
-            lock(&self.queued).remove(&key);
+            lock(&self.queued).remove(&subject);
             return;
         };
         let inner = Arc::clone(self);
         // Made here, not in the task, so that even a task dropped before it ever runs hands on.
-        let next = HandOn { inner: Arc::clone(self), key };
+        let next = HandOn { inner: Arc::clone(self), subject };
         runtime.spawn(async move {
             let _next = next;
             let times: Vec<Duration> = waiting.iter().map(|queued| queued.now).collect();
-            let decisions = inner.judge(key, limits, &times).await;
+            let decisions = inner.judge(subject, limits, &times).await;
             for (queued, decision) in waiting.into_iter().zip(decisions) {
                 // A request whose client went away needs no answer.
                 let _ = queued.decision.send(decision);
@@ -327,8 +340,9 @@ impl Inner {
     /// an answer in time, trips the breaker and decides them locally. After Redis failed for the
     /// key's slot it may have restarted empty: it judges the slot's keys again once it has been
     /// given back what it lost, which this starts, and until then they are decided locally.
-    async fn judge(self: &Arc<Self>, key: i64, limits: Limits, times: &[Duration]) -> Vec<Decision> {
-        let local = || times.iter().map(|&now| self.local_check(key, limits, now)).collect();
+    async fn judge(self: &Arc<Self>, subject: Subject, limits: Limits, times: &[Duration]) -> Vec<Decision> {
+        let key = subject.key;
+        let local = || times.iter().map(|&now| self.local_check(subject, limits, now)).collect();
         if self.is_open(key) {
             return local();
         }
@@ -338,7 +352,7 @@ impl Inner {
             return local();
         }
         let requests = u32::try_from(times.len()).unwrap_or(u32::MAX);
-        let answer = match self.ask(key, limits, requests).await {
+        let answer = match self.ask(subject, limits, requests).await {
             Ok(answer) => answer,
             Err(error) => {
                 self.failed(key, &error);
@@ -375,13 +389,13 @@ impl Inner {
     }
 
     /// One run of the limits script for `requests` requests of `key`, within the timeout.
-    async fn ask(&self, key: i64, limits: Limits, requests: u32) -> Result<Counted, String> {
+    async fn ask(&self, subject: Subject, limits: Limits, requests: u32) -> Result<Counted, String> {
         let interval = script_interval(limits);
         let tolerance = interval.saturating_mul(u64::from(limits.burst.max(1) - 1));
         let args = [interval, tolerance, limits.per_minute.into(), limits.per_day.into(), requests.into()];
         let mut redis = self.redis.clone();
-        let key = self.redis_key(key);
-        let answer = redis.run::<(u32, u64, u64, u32, u32)>(&self.limits, &key, &args);
+        let keys = [self.subject_key(subject), self.redis_key(subject.key)];
+        let answer = redis.run::<(u32, u64, u64, u32, u32)>(&self.limits, &keys, &args);
         match tokio::time::timeout(self.timeout, answer).await {
             Ok(Ok((admitted, now, tat, minute_count, day_count))) => {
                 Ok(Counted { admitted: admitted.min(requests), now, tat, minute_count, day_count })
@@ -393,16 +407,17 @@ impl Inner {
 
     /// The decision of the local fallback, at the key's fair share; an admitted request is owed to
     /// Redis's day count.
-    fn local_check(&self, key: i64, limits: Limits, now: Duration) -> Decision {
+    fn local_check(&self, subject: Subject, limits: Limits, now: Duration) -> Decision {
         let share = |limit: u32| limit.div_ceil(self.replicas).max(1);
         let fair = Limits {
             per_minute: share(limits.per_minute),
             burst: share(limits.burst),
             per_day: share(limits.per_day),
         };
-        let decision = self.local.check(key, fair, now);
+        let decision = self.local.check(subject, fair, now);
         if let Decision::Allowed(_) = decision {
             let day = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX) / DAY;
+            let key = subject.key;
             *lock(&self.owed).entry(self.breakers.of(key)).or_default().entry((key, day)).or_default() += 1;
         }
         decision
@@ -537,9 +552,9 @@ impl Inner {
             Mode::Add => 0,
             Mode::AtLeast => 1,
         };
-        let key = self.redis_key(key);
+        let keys = [self.redis_key(key)];
         let (mut redis, args) = (self.redis.clone(), [day, requests.into(), mode]);
-        let added = redis.run(&self.add_day, &key, &args);
+        let added = redis.run(&self.add_day, &keys, &args);
         match tokio::time::timeout(self.timeout, added).await {
             Ok(added) => added.map_err(|error| error.to_string()),
             Err(_) => Err(format!("no answer within {} ms", self.timeout.as_millis())),

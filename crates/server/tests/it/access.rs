@@ -148,9 +148,9 @@ async fn owner_keys(data_dir: &Path) -> (String, String) {
     let (accounts, owner, now) = crate::signed_up_now(data_dir, "owner@example.org").await;
     let name = KeyName::parse("expiring").unwrap();
     let expired = ApiKey::generate(|| 11);
-    accounts.create_key(owner, &name, Some(Timestamp(now.0 - 1)), &expired, now).await.unwrap();
+    accounts.create_key(owner, &name, Some(Timestamp(now.0 - 1)), None, &expired, now).await.unwrap();
     let unconfirmed = ApiKey::generate(|| 13);
-    accounts.create_key(owner, &name, None, &unconfirmed, now).await.unwrap();
+    accounts.create_key(owner, &name, None, None, &unconfirmed, now).await.unwrap();
     let conn = rusqlite::Connection::open(data_dir.join(tapster_accounts::ACCOUNTS_DB)).unwrap();
     conn.execute("UPDATE accounts SET email = NULL WHERE email = 'owner@example.org'", []).unwrap();
     (expired.expose().to_owned(), unconfirmed.expose().to_owned())
@@ -292,7 +292,7 @@ fn the_key_endpoint_tells_a_key_its_name_expiry_limits_and_requests_today() {
     let key = ApiKey::generate(|| 17);
     let expires = Timestamp(now.0 + 90 * 86_400);
     let name = KeyName::parse("price bot").unwrap();
-    block(accounts.create_key(owner, &name, Some(expires), &key, now)).unwrap();
+    block(accounts.create_key(owner, &name, Some(expires), None, &key, now)).unwrap();
     let key = key.expose();
 
     let server = Running::start(dir.path());
@@ -396,4 +396,88 @@ fn too_many_failed_authentications_get_429_while_a_valid_key_from_the_address_pa
 /// The wall clock in milliseconds since the Unix epoch, where a test's own clock starts.
 fn now_millis() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64
+}
+
+/// A browser key answers only requests from the pages its owner listed, naming that page in CORS;
+/// each calling address gets the key's burst of its own, while the day cap holds for all of them.
+#[test]
+fn a_browser_key_answers_its_pages_each_caller_with_its_own_burst_and_one_day() {
+    use tapster_accounts::KeyName;
+    use tapster_domain::{ApiKey, Origins};
+    use tapster_test_support::http::get_from;
+
+    let dir = TempDir::new().unwrap();
+    let (accounts, owner, now) = block(crate::signed_up_now(dir.path(), "calc@example.org"));
+    let origins = Origins::parse_lines("https://calc.example\nhttp://localhost:3000").unwrap().unwrap();
+    let name = KeyName::parse("calculator").unwrap();
+    let key = ApiKey::generate(|| 23);
+    let made = block(accounts.create_key(owner, &name, None, Some(&origins), &key, now)).unwrap();
+    let server_key = ApiKey::generate(|| 29);
+    block(accounts.create_key(owner, &name, None, None, &server_key, now)).unwrap();
+    // Three at once for each caller, seven a day for the key: small enough to spend in a test.
+    let conn = rusqlite::Connection::open(dir.path().join(tapster_accounts::ACCOUNTS_DB)).unwrap();
+    conn.execute("UPDATE keys SET burst = 3, per_day = 7 WHERE id = ?1", [made.id]).unwrap();
+    // The gate's time stands still: no refill while the requests run.
+    let clock = Clock::from_fn({
+        let millis = now_millis();
+        move || Duration::from_millis(millis)
+    });
+    let server = Running::start_with_clock(dir.path(), clock);
+    let auth = format!("Bearer {}", key.expose());
+    let call = |from: &str, origin: Option<&str>| {
+        let mut headers = vec![("Authorization", auth.as_str())];
+        headers.extend(origin.map(|origin| ("Origin", origin)));
+        get_from(from.parse().unwrap(), server.addr, "/v1/versions", &headers)
+    };
+
+    // From a script (no Origin) or another site: refused, saying why, and counted nowhere.
+    let missing = call("127.0.0.2", None);
+    assert_eq!(missing.status, 403, "{}", missing.text());
+    assert!(missing.json()["detail"].as_str().unwrap().contains("names no Origin"), "{}", missing.text());
+    let other = call("127.0.0.2", Some("https://evil.example"));
+    assert_eq!(other.status, 403);
+    assert!(other.json()["detail"].as_str().unwrap().contains("https://evil.example"), "{}", other.text());
+    // A browser sends the origin in lower case; another spelling is another origin.
+    assert_eq!(call("127.0.0.2", Some("https://CALC.example")).status, 403);
+
+    // From the page: answered, with CORS naming that page (not `*`), and the limits per address.
+    let first = call("127.0.0.2", Some("https://calc.example"));
+    assert_eq!(first.status, 200, "{}", first.text());
+    assert_eq!(first.header("access-control-allow-origin"), "https://calc.example");
+    assert_eq!(first.header("vary"), "Authorization, Accept-Encoding, Origin");
+    assert_eq!(
+        first.header("ratelimit-policy"),
+        r#""burst-per-address";q=3;w=1, "minute-per-address";q=300;w=60, "day";q=7;w=86400"#
+    );
+    assert_eq!(call("127.0.0.2", Some("http://localhost:3000")).status, 200);
+    assert_eq!(call("127.0.0.2", Some("https://calc.example")).status, 200);
+    let spent = call("127.0.0.2", Some("https://calc.example"));
+    assert_eq!(spent.status, 429);
+    assert_eq!(
+        spent.json()["violated-policies"],
+        serde_json::json!(["burst-per-address"]),
+        "{}",
+        spent.text()
+    );
+
+    // Another visitor has a burst of its own; the day's seven are the key's, over all visitors.
+    for n in 0..3 {
+        assert_eq!(
+            call("127.0.0.3", Some("https://calc.example")).status,
+            200,
+            "second visitor, request {n}"
+        );
+    }
+    let last = call("127.0.0.4", Some("https://calc.example"));
+    assert_eq!(last.status, 200);
+    assert!(last.header("ratelimit").starts_with(r#""day";r=0;"#), "{}", last.header("ratelimit"));
+    let capped = call("127.0.0.5", Some("https://calc.example"));
+    assert_eq!(capped.status, 429);
+    assert_eq!(capped.json()["violated-policies"], serde_json::json!(["day"]), "{}", capped.text());
+
+    // A key for servers is untouched by any of it, and its answers stay open to every page.
+    let answer = get_with_key(server.addr, "/v1/versions", server_key.expose());
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.header("access-control-allow-origin"), "*");
+    server.stop();
 }

@@ -90,7 +90,7 @@ fn the_reference_page_tries_the_api_as_a_signed_in_persons_key() {
         let (accounts, account, now) = signed_up_now(data_dir.path(), "marta@example.org").await;
         accounts.create_session(account, session.hash(), "test", now).await.unwrap();
         let name = KeyName::parse("wiki bot").unwrap();
-        accounts.create_key(account, &name, None, &key, now).await.unwrap().id
+        accounts.create_key(account, &name, None, None, &key, now).await.unwrap().id
     });
     let body = format!("csrf={}&key={id}&target=%2Fv1%2Fkey", csrf.expose());
     let raw = format!(

@@ -36,7 +36,7 @@ fn signed_in_with_key(schema: &TestSchema, email: &str, seed: u8) -> (String, i6
         let (accounts, account, now) = signed_up_now_in(&location, email).await;
         accounts.create_session(account, session.hash(), "test", now).await.unwrap();
         let name = tapster_accounts::KeyName::parse("made in the dashboard").unwrap();
-        accounts.create_key(account, &name, None, &key, now).await.unwrap().id
+        accounts.create_key(account, &name, None, None, &key, now).await.unwrap().id
     });
     (format!("tapster_session={}", session.expose()), id, key.expose().to_owned())
 }

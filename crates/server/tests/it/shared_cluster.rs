@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use tapster_domain::Limits;
-use tapster_server::{Checked, Decision, Limiter, RedisLimits, RedisServers, RedisTls, Shared};
+use tapster_server::{Checked, Decision, Limiter, RedisLimits, RedisServers, RedisTls, Shared, Subject};
 use tapster_test_support::redis::{RedisCluster, RedisServer};
 use tapster_test_support::tls::TestCa;
 
@@ -25,7 +25,7 @@ fn now() -> Duration {
 }
 
 async fn decide(limiter: &Shared, key: i64) -> Decision {
-    match limiter.limit(key, SMALL, now()) {
+    match limiter.limit(Subject::key(key), SMALL, now()) {
         Checked::Now(decision) => decision,
         Checked::Later(decision) => decision.await,
     }

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use tapster_domain::Limits;
-use tapster_server::{Checked, Decision, Limiter, RedisLimits, Shared};
+use tapster_server::{Checked, Decision, Limiter, RedisLimits, Shared, Subject};
 use tapster_test_support::redis::{RedisServer, TestRedis};
 
 const KEY: i64 = 7;
@@ -20,9 +20,14 @@ fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
 }
 
-/// The limiter's decision, waiting for Redis when it asks.
+/// The limiter's decision on a request of `key`, waiting for Redis when it asks.
 async fn decide(limiter: &Shared, key: i64, limits: Limits) -> Decision {
-    match limiter.limit(key, limits, tapster_now()) {
+    decide_for(limiter, Subject::key(key), limits).await
+}
+
+/// The limiter's decision on a request of `subject`, waiting for Redis when it asks.
+async fn decide_for(limiter: &Shared, subject: Subject, limits: Limits) -> Decision {
+    match limiter.limit(subject, limits, tapster_now()) {
         Checked::Now(decision) => decision,
         Checked::Later(decision) => decision.await,
     }
@@ -72,6 +77,49 @@ fn two_replicas_share_one_burst_and_one_day() {
         }
         // Another key is untouched.
         assert!(passed(&decide(&one, KEY + 1, SMALL).await));
+    });
+}
+
+#[test]
+fn a_browser_keys_callers_each_have_a_burst_across_replicas_and_share_the_day() {
+    let Some(redis) = TestRedis::create() else { return };
+    runtime().block_on(async {
+        let one = Shared::new(&RedisLimits::node(redis.url(), redis.prefix(), 2, PATIENT)).unwrap();
+        let two = Shared::new(&RedisLimits::node(redis.url(), redis.prefix(), 2, PATIENT)).unwrap();
+        // Three at once per caller, seven a day for the key.
+        let limits = Limits { per_minute: 60, burst: 3, per_day: 7 };
+        let caller = |address: &str| Subject::visitor(KEY, address.parse().unwrap());
+        let (first, second) = (caller("203.0.113.7"), caller("2001:db8::1"));
+        // The first caller's burst, spent across both replicas.
+        for limiter in [&one, &two, &one] {
+            assert!(passed(&decide_for(limiter, first, limits).await));
+        }
+        match decide_for(&two, first, limits).await {
+            Decision::Limited { status, .. } => assert_eq!((status.burst.left, status.day.left), (0, 4)),
+            allowed => panic!("the first caller's fourth request passed: {allowed:?}"),
+        }
+        // The second caller has a burst of its own, and the day is the key's: seven in all.
+        for limiter in [&two, &one, &two] {
+            assert!(passed(&decide_for(limiter, second, limits).await));
+        }
+        let Decision::Allowed(status) = decide_for(&one, caller("198.51.100.1"), limits).await else {
+            panic!("a third caller's first request")
+        };
+        assert_eq!((status.burst.left, status.day.left, status.requests_today), (2, 0, 7));
+        match decide_for(&two, caller("198.51.100.2"), limits).await {
+            Decision::Limited { retry_after, .. } => assert!(retry_after > Duration::from_secs(1)),
+            allowed => panic!("an eighth request in a day of seven passed: {allowed:?}"),
+        }
+        // The key's own hash holds the day; each caller's hash only its burst and minute, and is
+        // not kept past them.
+        let mut redis_conn =
+            redis::Client::open(redis.url()).unwrap().get_multiplexed_async_connection().await.unwrap();
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg(format!("{}:{{{KEY}}}:203.0.113.7", redis.prefix()))
+            .query_async(&mut redis_conn)
+            .await
+            .unwrap();
+        assert!((1..=62_000).contains(&ttl), "a caller's state is kept {ttl} ms");
     });
 }
 
@@ -128,7 +176,7 @@ fn requests_queued_behind_one_whose_client_went_away_are_still_judged() {
         let limiter = Shared::new(&RedisLimits::node(redis.url(), redis.prefix(), 1, PATIENT)).unwrap();
         // Connected first, so that the request below waits on nothing but its round trip.
         assert!(passed(&decide(&limiter, KEY + 1, SMALL).await));
-        let Checked::Later(mut first) = limiter.limit(KEY, SMALL, tapster_now()) else {
+        let Checked::Later(mut first) = limiter.limit(Subject::key(KEY), SMALL, tapster_now()) else {
             panic!("no Redis asked")
         };
         // Polled once: its script is on its way to Redis.
