@@ -3,11 +3,12 @@
 //! Discord webhook (which takes Discord's own JSON and no signature) or a Standard Webhooks receiver.
 //!
 //! A host given as an IP address is judged here already, so that the person hears at once that
-//! `https://10.0.0.1/` cannot be reached; a name is judged by what it resolves to when delivered to.
+//! `https://10.0.0.1/` cannot be reached; a name is judged by what it resolves to at each delivery.
 
 use std::fmt;
+use std::net::IpAddr;
 
-use url::{Host, Url};
+use url::{Host, Position, Url};
 
 use crate::address::refusal;
 use crate::{Config, EndpointProblem, Error, Result};
@@ -28,6 +29,13 @@ pub enum Kind {
 pub struct Endpoint {
     url: Url,
     kind: Kind,
+}
+
+/// Where an endpoint's host leads: a name to resolve at delivery, or an address as typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target<'a> {
+    Name(&'a str),
+    Address(IpAddr),
 }
 
 /// The hosts Discord serves its webhooks on.
@@ -89,6 +97,37 @@ impl Endpoint {
     /// The URL as it is kept and shown (normalized: `https://Example.COM` is `https://example.com/`).
     pub fn as_str(&self) -> &str {
         self.url.as_str()
+    }
+
+    pub(crate) fn is_https(&self) -> bool {
+        self.url.scheme() == "https"
+    }
+
+    pub(crate) fn target(&self) -> Target<'_> {
+        match self.url.host() {
+            Some(Host::Ipv4(v4)) => Target::Address(v4.into()),
+            Some(Host::Ipv6(v6)) => Target::Address(v6.into()),
+            Some(Host::Domain(name)) => Target::Name(name),
+            None => unreachable!("an endpoint has a host: checked when parsed"),
+        }
+    }
+
+    pub(crate) fn port(&self) -> u16 {
+        self.url.port_or_known_default().expect("http and https have default ports")
+    }
+
+    /// The `Host` header: the host as written in the URL, with its port unless it is the default.
+    pub(crate) fn authority(&self) -> String {
+        let host = self.url.host_str().unwrap_or_default();
+        match self.url.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.to_owned(),
+        }
+    }
+
+    /// The request's target: path and query.
+    pub(crate) fn path_and_query(&self) -> &str {
+        &self.url[Position::BeforePath..Position::AfterQuery]
     }
 }
 
@@ -272,5 +311,19 @@ mod tests {
             ),
         ];
         check(&public(), &cases);
+    }
+
+    #[test]
+    fn the_parts_a_delivery_uses() {
+        let endpoint = Endpoint::parse("https://Example.com:8443/a/b?c=d", &public()).unwrap();
+        assert_eq!(endpoint.target(), Target::Name("example.com"));
+        assert_eq!((endpoint.port(), endpoint.authority()), (8443, "example.com:8443".to_owned()));
+        assert_eq!(endpoint.path_and_query(), "/a/b?c=d");
+        assert!(endpoint.is_https());
+        let endpoint = Endpoint::parse("http://[::1]/", &private()).unwrap();
+        assert_eq!(endpoint.target(), Target::Address("::1".parse().unwrap()));
+        assert_eq!((endpoint.port(), endpoint.authority()), (80, "[::1]".to_owned()));
+        assert_eq!(endpoint.path_and_query(), "/");
+        assert!(!endpoint.is_https());
     }
 }
