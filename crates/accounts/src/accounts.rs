@@ -18,8 +18,10 @@ use tokio::sync::Notify;
 
 use crate::error::{Error, Result};
 use crate::model::{
-    AccessSnapshot, Account, AccountId, DailyUsage, Generation, Issued, KeyAction, KeyName, KeyRecord,
-    KeySelector, NewGeneration, PendingLink, Profile, SessionInfo, SessionRecord, SignIn, Usage,
+    AccessSnapshot, Account, AccountId, AttemptReport, Audience, DailyUsage, DisabledWebhook, EventBodies,
+    Generation, Issued, KeyAction, KeyName, KeyRecord, KeySelector, NewGeneration, NewWebhook, PendingLink,
+    Profile, SessionInfo, SessionRecord, SignIn, Usage, WebhookAttempt, WebhookEndpoint, WebhookEvent,
+    WebhookMessage,
 };
 use crate::postgres::{self, Postgres, PostgresWatcher};
 use crate::sqlite::{self, Sqlite, SqliteWatcher};
@@ -384,6 +386,131 @@ impl Accounts {
     /// Requests each of the account's keys made on each day from `first` to `last` (day numbers).
     pub async fn usage(&self, account: AccountId, first: i64, last: i64) -> Result<Vec<DailyUsage>> {
         on_backend!(self, account_usage(account, first, last))
+    }
+
+    // ---- an owner's webhooks
+
+    /// Adds an endpoint, within the rules: a confirmed, unsuspended account, at most
+    /// [`MAX_WEBHOOKS`](crate::MAX_WEBHOOKS) endpoints.
+    pub async fn create_webhook(
+        &self,
+        account: AccountId,
+        new: &NewWebhook,
+        now: Timestamp,
+    ) -> Result<WebhookEndpoint> {
+        let new = new.clone();
+        on_backend!(self, create_webhook(account, &new, now))
+    }
+
+    /// The owner's endpoints, newest first.
+    pub async fn webhooks(&self, account: AccountId) -> Result<Vec<WebhookEndpoint>> {
+        on_backend!(self, webhooks(account))
+    }
+
+    /// One of the owner's endpoints ([`Error::NoSuchWebhook`] for anyone else's).
+    pub async fn webhook(&self, account: AccountId, id: i64) -> Result<WebhookEndpoint> {
+        on_backend!(self, webhook(account, id))
+    }
+
+    /// Gives the owner's endpoint a new secret; the replaced one still signs beside it for
+    /// [`WEBHOOK_ROTATION_SECS`](crate::WEBHOOK_ROTATION_SECS).
+    pub async fn rotate_webhook_secret(
+        &self,
+        account: AccountId,
+        id: i64,
+        secret: &str,
+        now: Timestamp,
+    ) -> Result<WebhookEndpoint> {
+        let secret = secret.to_owned();
+        on_backend!(self, rotate_webhook_secret(account, id, &secret, now))
+    }
+
+    /// Disables the owner's endpoint (nothing is sent to it meanwhile), or enables it again.
+    pub async fn set_webhook_disabled(
+        &self,
+        account: AccountId,
+        id: i64,
+        disabled: bool,
+        now: Timestamp,
+    ) -> Result<WebhookEndpoint> {
+        on_backend!(self, set_webhook_disabled(account, id, disabled, now))
+    }
+
+    /// Deletes the owner's endpoint, with what waits for it and its deliveries.
+    pub async fn delete_webhook(&self, account: AccountId, id: i64) -> Result<()> {
+        on_backend!(self, delete_webhook(account, id))
+    }
+
+    /// Queues a test event for the owner's endpoint, unless it is disabled.
+    pub async fn queue_webhook_test(
+        &self,
+        account: AccountId,
+        id: i64,
+        bodies: &EventBodies,
+        nonce: &str,
+        now: Timestamp,
+    ) -> Result<()> {
+        let (bodies, nonce) = (bodies.clone(), nonce.to_owned());
+        on_backend!(self, queue_test(account, id, &bodies, &nonce, now))
+    }
+
+    /// The last deliveries of the owner's endpoint, newest first.
+    pub async fn webhook_attempts(&self, account: AccountId, id: i64) -> Result<Vec<WebhookAttempt>> {
+        on_backend!(self, webhook_attempts(account, id))
+    }
+
+    // ---- the webhooks' outbox
+
+    /// Announces `event` about `subject` (a version's name, a key's expiry) once, for every replica
+    /// and restart: the first call queues a message for each endpoint of `audience` that is told of
+    /// it, the body of its kind, with a `webhook-id` made from `nonce`; later calls queue nothing.
+    /// Returns how many it queued.
+    pub async fn announce(
+        &self,
+        event: WebhookEvent,
+        subject: &str,
+        bodies: &EventBodies,
+        audience: Audience,
+        nonce: &str,
+        now: Timestamp,
+    ) -> Result<usize> {
+        let (subject, bodies, nonce) = (subject.to_owned(), bodies.clone(), nonce.to_owned());
+        on_backend!(self, announce(event, &subject, &bodies, audience, &nonce, now))
+    }
+
+    /// Claims up to `limit` messages due at `now`, for `lease` seconds: no other worker (of this
+    /// process or another replica) takes them meanwhile, and one that crashed leaves them to be
+    /// claimed again once its lease is over.
+    pub async fn claim_webhook_messages(
+        &self,
+        now: Timestamp,
+        lease: i64,
+        limit: usize,
+    ) -> Result<Vec<WebhookMessage>> {
+        on_backend!(self, claim_webhook_messages(now, lease, limit))
+    }
+
+    /// Records a try of a claimed message: done, or due again after a wait spread by `jitter` (per
+    /// mille, from the caller's randomness).
+    pub async fn record_webhook_attempt(
+        &self,
+        message: i64,
+        report: &AttemptReport,
+        jitter: u16,
+    ) -> Result<()> {
+        let report = report.clone();
+        on_backend!(self, record_webhook_attempt(message, &report, jitter))
+    }
+
+    /// Disables the endpoints that failed for [`WEBHOOK_FAILING_SECS`](crate::WEBHOOK_FAILING_SECS);
+    /// returns them, with their owners to tell.
+    pub async fn disable_failing_webhooks(&self, now: Timestamp) -> Result<Vec<DisabledWebhook>> {
+        on_backend!(self, disable_failing_webhooks(now))
+    }
+
+    /// Keys that expire after `after` and at or before `until`, not revoked, of live accounts.
+    pub async fn keys_expiring(&self, after: Timestamp, until: Timestamp) -> Result<Vec<KeyRecord>> {
+        on_backend!(self, keys_expiring(after, until))
     }
 }
 

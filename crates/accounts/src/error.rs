@@ -60,6 +60,14 @@ pub enum Error {
     IdentityTaken,
     #[error("no such session")]
     NoSuchSession,
+    #[error("no such webhook endpoint")]
+    NoSuchWebhook,
+    #[error("an account may have at most {max} webhook endpoints; delete one first")]
+    TooManyWebhooks { max: usize },
+    #[error("a webhook endpoint's {0}")]
+    InvalidWebhook(&'static str),
+    #[error("this endpoint is disabled; enable it first")]
+    WebhookDisabled,
     /// `store` is the file, or the database's URL without its password.
     #[error(
         "{store} was written by another generation of Tapster (schema {found}, this build reads up to {expected})"

@@ -3,7 +3,11 @@
 //! and the operator's suspensions and address blocks; and, for several replicas sharing PostgreSQL,
 //! the generations of game data published for all of them (bytes to this crate).
 //!
-//! Only hashes of secrets are stored: of API keys, of session ids, of one-time links. Every caller
+//! Webhooks too: the endpoints accounts register, the events announced once, and the outbox the
+//! server's worker delivers from.
+//!
+//! Only hashes of secrets are stored: of API keys, of session ids, of one-time links; a webhook
+//! endpoint's signing secret is the one kept whole, since signing needs it. Every caller
 //! goes through [`Accounts`], whatever backend holds the data: SQLite in the data dir for one
 //! process, PostgreSQL for several replicas.
 //! Time and randomness come in as arguments; this crate reads no clock and no random source.
@@ -19,11 +23,13 @@ mod token;
 pub use accounts::{Accounts, Location, Watcher};
 pub use error::{Error, Result};
 pub use model::{
-    AccessSnapshot, Account, AccountId, DailyUsage, Generation, Identity, Issued, KEPT_GENERATIONS,
-    KeyAccess, KeyAction, KeyName, KeyRecord, KeySelector, KeyStatus, MAIL_WINDOW_SECS, MAILS_PER_WINDOW,
-    MAX_ACTIVE_KEYS, NewGeneration, PendingLink, Profile, Provider, REVOKED_SHOWN_SECS, SESSION_IDLE_SECS,
-    SESSION_MAX_SECS, SESSION_TOUCH_SECS, SessionInfo, SessionRecord, SignIn, Suspension,
-    TOKEN_LIFETIME_SECS, Usage,
+    AccessSnapshot, Account, AccountId, AttemptReport, Audience, DailyUsage, DisabledWebhook, EventBodies,
+    Generation, Identity, Issued, KEPT_GENERATIONS, KeyAccess, KeyAction, KeyName, KeyRecord, KeySelector,
+    KeyStatus, MAIL_WINDOW_SECS, MAILS_PER_WINDOW, MAX_ACTIVE_KEYS, MAX_WEBHOOKS, NewGeneration, NewWebhook,
+    PendingLink, Profile, Provider, REVOKED_SHOWN_SECS, SESSION_IDLE_SECS, SESSION_MAX_SECS,
+    SESSION_TOUCH_SECS, SessionInfo, SessionRecord, SignIn, Suspension, TOKEN_LIFETIME_SECS, Usage,
+    WEBHOOK_ATTEMPTS_KEPT, WEBHOOK_FAILING_SECS, WEBHOOK_RETRY_SECS, WEBHOOK_ROTATION_SECS, WebhookAttempt,
+    WebhookDescription, WebhookEndpoint, WebhookEvent, WebhookKind, WebhookMessage,
 };
 pub use sqlite::ACCOUNTS_DB;
 pub use token::{KeyHash, Token, TokenHash, hash_key};

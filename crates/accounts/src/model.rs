@@ -11,6 +11,13 @@ use crate::error::{Error, Result};
 use crate::token::{KeyHash, hash_key};
 
 pub(crate) mod rules;
+mod webhooks;
+
+pub use webhooks::{
+    AttemptReport, Audience, DisabledWebhook, EventBodies, MAX_WEBHOOKS, NewWebhook, WEBHOOK_ATTEMPTS_KEPT,
+    WEBHOOK_FAILING_SECS, WEBHOOK_RETRY_SECS, WEBHOOK_ROTATION_SECS, WebhookAttempt, WebhookDescription,
+    WebhookEndpoint, WebhookEvent, WebhookKind, WebhookMessage,
+};
 
 /// A one-time sign-in link is valid this long after it is mailed.
 pub const TOKEN_LIFETIME_SECS: i64 = 15 * 60;

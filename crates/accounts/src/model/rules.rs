@@ -15,8 +15,9 @@ use tapster_domain::{Email, Timestamp};
 
 use super::{
     AccountId, Issued, KeyAction, KeyRecord, MAIL_WINDOW_SECS, MAILS_PER_WINDOW, MAX_ACTIVE_KEYS,
-    PendingLink, Profile, REVOKED_SHOWN_SECS, SESSION_IDLE_SECS, SESSION_MAX_SECS, SESSION_TOUCH_SECS,
-    SessionInfo, Suspension, TOKEN_LIFETIME_SECS,
+    MAX_WEBHOOKS, PendingLink, Profile, REVOKED_SHOWN_SECS, SESSION_IDLE_SECS, SESSION_MAX_SECS,
+    SESSION_TOUCH_SECS, SessionInfo, Suspension, TOKEN_LIFETIME_SECS, WEBHOOK_FAILING_SECS,
+    WEBHOOK_RETRY_SECS, WEBHOOK_ROTATION_SECS, WebhookEndpoint,
 };
 use crate::error::{Error, Result};
 
@@ -444,6 +445,95 @@ impl Purge {
         Self { links_expired_before: now.0 - EXPIRED_LINKS_KEPT_SECS, live: LiveSessions::at(now) }
     }
 }
+
+// ---- webhooks
+
+/// Whether an account may add a webhook endpoint now, given its standing and how many it holds: it
+/// is there, not suspended, confirmed (as for keys), and holds fewer than [`MAX_WEBHOOKS`].
+pub(crate) fn webhook_allowance(standing: Option<Standing>, endpoints: usize) -> Result<()> {
+    let standing = live(standing)?;
+    if let Some(Suspension { reason }) = standing.suspension {
+        return Err(Error::AccountSuspended { reason });
+    }
+    if !standing.confirmed {
+        return Err(Error::Unconfirmed);
+    }
+    if endpoints >= MAX_WEBHOOKS {
+        return Err(Error::TooManyWebhooks { max: MAX_WEBHOOKS });
+    }
+    Ok(())
+}
+
+/// One of `asking`'s endpoints, of the one read by its number: [`owned`], else
+/// [`Error::NoSuchWebhook`].
+pub(crate) fn owned_webhook(found: Option<WebhookEndpoint>, asking: AccountId) -> Result<WebhookEndpoint> {
+    owned(found.map(|endpoint| (endpoint.account, endpoint)), asking, Error::NoSuchWebhook)
+}
+
+/// Whether a test may be sent to `endpoint`: not while it is disabled, as nothing else is.
+pub(crate) fn may_test(endpoint: &WebhookEndpoint) -> Result<()> {
+    match endpoint.disabled {
+        Some(_) => Err(Error::WebhookDisabled),
+        None => Ok(()),
+    }
+}
+
+/// Until when a secret replaced at `now` still signs.
+pub(crate) fn rotated_secret_until(now: Timestamp) -> i64 {
+    now.0 + WEBHOOK_ROTATION_SECS
+}
+
+/// The first wait before a failed message is tried again, doubled after each try up to
+/// [`RETRY_WAIT_MAX_SECS`].
+const RETRY_WAIT_SECS: i64 = 10;
+const RETRY_WAIT_MAX_SECS: i64 = 3_600;
+
+/// What follows a try of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AfterAttempt {
+    Delivered,
+    /// Tried again at this moment (seconds since the epoch).
+    RetryAt(i64),
+    /// Past [`WEBHOOK_RETRY_SECS`]: never tried again.
+    GiveUp,
+}
+
+/// What follows a try at `now` of a message made at `created_at` and tried `attempts` times before:
+/// an exponential wait from [`RETRY_WAIT_SECS`], capped at an hour, spread by `jitter` (per mille,
+/// from the caller's randomness: 0 waits 80 %, 1000 waits 120 %) so that the messages of one
+/// outage do not all come back at once; given up once the next try would fall past a day after it
+/// was made.
+pub(crate) fn after_attempt(
+    delivered: bool,
+    attempts: u32,
+    created_at: Timestamp,
+    now: Timestamp,
+    jitter: u16,
+) -> AfterAttempt {
+    if delivered {
+        return AfterAttempt::Delivered;
+    }
+    let wait = RETRY_WAIT_SECS.saturating_mul(1_i64 << attempts.min(20)).min(RETRY_WAIT_MAX_SECS);
+    let wait = wait * (800 + i64::from(jitter.min(1_000)) * 400 / 1_000) / 1_000;
+    let next = now.0 + wait.max(1);
+    if next > created_at.0 + WEBHOOK_RETRY_SECS { AfterAttempt::GiveUp } else { AfterAttempt::RetryAt(next) }
+}
+
+/// An endpoint's `failing_since` after a try at `at`: cleared by a delivery, set by the first
+/// failure after one.
+pub(crate) fn failing_after(delivered: bool, failing_since: Option<i64>, at: Timestamp) -> Option<i64> {
+    if delivered { None } else { Some(failing_since.unwrap_or(at.0)) }
+}
+
+/// The bound of the endpoints disabled at `now` for failing: those failing since at or before it.
+pub(crate) fn failing_since_at_most(now: Timestamp) -> i64 {
+    now.0 - WEBHOOK_FAILING_SECS
+}
+
+/// Why the worker disabled an endpoint, as its owner reads it.
+pub(crate) const FAILING_REASON: &str = "every delivery failed for 3 days";
+/// Why an owner's endpoint is disabled when they disabled it.
+pub(crate) const OWNER_REASON: &str = "disabled by its owner";
 
 #[cfg(test)]
 mod tests {
@@ -891,5 +981,52 @@ mod tests {
         let purge = Purge::at(NOW);
         assert_eq!(purge.links_expired_before, NOW.0 - 86_400);
         assert_eq!(purge.live, LiveSessions::at(NOW));
+    }
+
+    #[test]
+    fn webhooks_are_for_confirmed_accounts_five_at_most() {
+        let standing = |confirmed, suspension| Some(Standing { confirmed, suspension });
+        assert!(webhook_allowance(standing(true, None), 4).is_ok());
+        assert!(matches!(webhook_allowance(standing(true, None), 5), Err(Error::TooManyWebhooks { max: 5 })));
+        assert!(matches!(webhook_allowance(standing(false, None), 0), Err(Error::Unconfirmed)));
+        let suspended = Some(Suspension { reason: Some("spam".into()) });
+        assert!(matches!(
+            webhook_allowance(standing(true, suspended), 0),
+            Err(Error::AccountSuspended { .. })
+        ));
+        assert!(matches!(webhook_allowance(None, 0), Err(Error::AccountGone)));
+    }
+
+    #[test]
+    fn failed_messages_wait_twice_as_long_each_time_for_a_day() {
+        let made = Timestamp(1_000_000);
+        let at = |secs| Timestamp(made.0 + secs);
+        // The middle of the jitter waits exactly the doubling: 10 s, 20 s, 40 s, ...
+        assert_eq!(after_attempt(false, 0, made, at(0), 500), AfterAttempt::RetryAt(made.0 + 10));
+        assert_eq!(after_attempt(false, 1, made, at(10), 500), AfterAttempt::RetryAt(made.0 + 30));
+        assert_eq!(after_attempt(false, 3, made, at(0), 500), AfterAttempt::RetryAt(made.0 + 80));
+        // Spread by 20 % either way.
+        assert_eq!(after_attempt(false, 3, made, at(0), 0), AfterAttempt::RetryAt(made.0 + 64));
+        assert_eq!(after_attempt(false, 3, made, at(0), 1_000), AfterAttempt::RetryAt(made.0 + 96));
+        // Never more than an hour apart, and never past a day after it was made.
+        assert_eq!(after_attempt(false, 30, made, at(0), 500), AfterAttempt::RetryAt(made.0 + 3_600));
+        assert_eq!(after_attempt(false, 30, made, at(82_800), 500), AfterAttempt::RetryAt(made.0 + 86_400));
+        assert_eq!(after_attempt(false, 30, made, at(82_801), 500), AfterAttempt::GiveUp);
+        assert_eq!(after_attempt(true, 30, made, at(90_000), 500), AfterAttempt::Delivered);
+        // Tried every few minutes at first, about 30 times in the day.
+        let (mut now, mut tries) = (made, 0);
+        while let AfterAttempt::RetryAt(next) = after_attempt(false, tries, made, now, 500) {
+            now = Timestamp(next);
+            tries += 1;
+        }
+        assert!((25..=35).contains(&tries), "{tries} tries");
+    }
+
+    #[test]
+    fn an_endpoint_fails_from_its_first_failure_after_a_delivery() {
+        assert_eq!(failing_after(false, None, Timestamp(5)), Some(5));
+        assert_eq!(failing_after(false, Some(3), Timestamp(5)), Some(3));
+        assert_eq!(failing_after(true, Some(3), Timestamp(5)), None);
+        assert_eq!(failing_since_at_most(Timestamp(3 * 86_400 + 7)), 7);
     }
 }

@@ -89,6 +89,7 @@ pub(crate) async fn delete_account(client: &mut Client, account: AccountId, now:
     .await?;
     tx.execute("DELETE FROM identities WHERE account_id = $1", &[&account.0]).await?;
     tx.execute("DELETE FROM sessions WHERE account_id = $1", &[&account.0]).await?;
+    super::webhooks::delete_endpoints(&tx, "account_id = $1", account.0).await?;
     tx.execute("DELETE FROM email_tokens WHERE account_id = $1 OR email = $2", &[&account.0, &email]).await?;
     tx.execute(
         "UPDATE accounts SET email = NULL, pending_email = NULL, suspended_reason = NULL, deleted_at = $2

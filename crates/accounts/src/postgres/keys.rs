@@ -354,7 +354,7 @@ pub(crate) async fn account_usage(
         .collect())
 }
 
-fn key_record(row: &Row) -> Result<KeyRecord> {
+pub(super) fn key_record(row: &Row) -> Result<KeyRecord> {
     Ok(KeyRecord {
         id: row.get(0),
         account: AccountId(row.get(1)),

@@ -16,6 +16,7 @@ mod schema;
 mod sessions;
 mod signin;
 mod tls;
+mod webhooks;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -32,6 +33,7 @@ pub(crate) use keys::*;
 pub(crate) use published::*;
 pub(crate) use sessions::*;
 pub(crate) use signin::*;
+pub(crate) use webhooks::*;
 
 /// The advisory lock every reading writer holds for its transaction (an arbitrary number: "tap" and
 /// "w" in ASCII).

@@ -9,7 +9,7 @@ use tokio_postgres::Client;
 use crate::error::{Error, Result};
 
 /// Each step takes the database from generation `n` to `n + 1` (the first from an empty schema).
-const STEPS: &[&str] = &[V1, V2, V3];
+const STEPS: &[&str] = &[V1, V2, V3, V4];
 
 /// The generation this build writes.
 pub(crate) const VERSION: i64 = STEPS.len() as i64;
@@ -23,6 +23,9 @@ const V2: &str = include_str!("migrations/2.sql");
 
 /// Browser keys: the origins a key answers.
 const V3: &str = include_str!("migrations/3.sql");
+
+/// Webhooks: endpoints, the events announced, the outbox and the tries at delivering it.
+const V4: &str = include_str!("migrations/4.sql");
 
 /// The advisory lock migrations hold ("tap" and "m" in ASCII).
 const MIGRATION_LOCK: i64 = 0x7461_706d;

@@ -97,6 +97,7 @@ pub(crate) fn delete_account(conn: &mut Connection, account: AccountId, now: Tim
     )?;
     tx.execute("DELETE FROM identities WHERE account_id = ?1", [account.0])?;
     tx.execute("DELETE FROM sessions WHERE account_id = ?1", [account.0])?;
+    super::webhooks::delete_endpoints(&tx, "account_id = ?1", account.0)?;
     tx.execute("DELETE FROM email_tokens WHERE account_id = ?1 OR email = ?2", params![account.0, email])?;
     tx.execute(
         "UPDATE accounts SET email = NULL, pending_email = NULL, suspended_reason = NULL, deleted_at = ?2

@@ -320,7 +320,7 @@ pub(crate) fn account_usage(
     Ok(usage)
 }
 
-fn key_record(row: &Row<'_>) -> rusqlite::Result<KeyRecord> {
+pub(super) fn key_record(row: &Row<'_>) -> rusqlite::Result<KeyRecord> {
     Ok(KeyRecord {
         id: row.get(0)?,
         account: AccountId(row.get(1)?),

@@ -9,6 +9,7 @@ mod published;
 mod schema;
 mod sessions;
 mod signin;
+mod webhooks;
 
 use std::ffi::OsString;
 use std::fs::OpenOptions;
@@ -30,6 +31,7 @@ pub(crate) use keys::*;
 pub(crate) use published::*;
 pub(crate) use sessions::*;
 pub(crate) use signin::*;
+pub(crate) use webhooks::*;
 
 /// File name of the accounts database inside the data dir.
 pub const ACCOUNTS_DB: &str = "accounts.sqlite";

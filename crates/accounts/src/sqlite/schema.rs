@@ -7,7 +7,7 @@ use rusqlite::Connection;
 use crate::error::{Error, Result};
 
 /// Each step takes the database from generation `n` to `n + 1` (the first from an empty file).
-const STEPS: &[&str] = &[V1, V2, V3];
+const STEPS: &[&str] = &[V1, V2, V3, V4];
 
 /// The generation this build writes.
 pub(crate) const VERSION: i64 = STEPS.len() as i64;
@@ -22,6 +22,9 @@ const V2: &str = include_str!("migrations/2.sql");
 
 /// Browser keys: the origins a key answers.
 const V3: &str = include_str!("migrations/3.sql");
+
+/// Webhooks: endpoints, the events announced, the outbox and the tries at delivering it.
+const V4: &str = include_str!("migrations/4.sql");
 
 /// Brings the database on `conn` to [`VERSION`]; refuses a file of a later generation.
 pub(crate) fn migrate(conn: &mut Connection, path: &std::path::Path) -> Result<()> {

@@ -11,6 +11,7 @@ mod published;
 mod sessions;
 mod signin;
 mod tls;
+mod webhooks;
 
 use tapster_accounts::{Accounts, Location, Token};
 use tapster_domain::{ApiKey, Email, Timestamp};

@@ -21,8 +21,8 @@ pub(super) async fn create(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
     let new = match forms::new_key(&form) {
         Ok(new) => new,
         Err(input) => {
-            let view =
-                account_view(inner, ctx, session, Edits { new_key: Some(*input), ..Edits::default() }).await?;
+            let view = account_view(inner, ctx, session, Edits { new_key: Some(*input), ..Edits::default() })
+                .await?;
             return Reply::page(StatusCode::UNPROCESSABLE_ENTITY, &view);
         }
     };
