@@ -10,13 +10,15 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::header::{HeaderValue, RETRY_AFTER};
 use hyper::{Request, Response, StatusCode};
-use tapster_accounts::Accounts;
+use tapster_accounts::{Accounts, WebhookEndpoint};
+use tapster_domain::Email;
 
 use crate::Result;
 use crate::config::Config;
 use crate::console::Console;
 use crate::ctx::{Ctx, Inner};
 use crate::env::Environment;
+use crate::outbox::Outbox;
 use crate::reply::{Failure, Reply, allow_header, capitalized};
 use crate::routes::{self, Found, Handler};
 use crate::views::{Nav, Problem};
@@ -77,6 +79,17 @@ impl Dashboard {
     /// one given is kept. Without one, `/account/try` says the forms are not available here.
     pub fn set_console(&self, console: Arc<dyn Console>) {
         let _ = self.inner.console.set(console);
+    }
+
+    /// Gives the webhook pages the worker that delivers what they queue; the first one given is
+    /// kept. Without one, a test event cannot be sent.
+    pub fn set_outbox(&self, outbox: Arc<dyn Outbox>) {
+        let _ = self.inner.outbox.set(outbox);
+    }
+
+    /// Tells the owner of `endpoint` (at `to`) by mail that it was disabled after failing for days.
+    pub fn mail_webhook_disabled(&self, to: Email, endpoint: &WebhookEndpoint) {
+        self.inner.mail_webhook_disabled(to, endpoint.url.clone());
     }
 
     /// Answers one request from `peer` (the calling address).
@@ -185,6 +198,7 @@ mod tests {
             },
             github: None,
             discord: None,
+            webhooks_allow_private: false,
         };
         let dashboard = Dashboard::new(config, accounts, Arc::new(Fixed(AtomicU64::new(1)))).unwrap();
         for route in ROUTES {

@@ -14,6 +14,9 @@ pub struct Config {
     pub mail: MailConfig,
     pub github: Option<ProviderConfig>,
     pub discord: Option<ProviderConfig>,
+    /// Whether webhook endpoints may be on loopback and private addresses, over plain `http` too
+    /// (`--webhooks-allow-private`: tests and closed networks).
+    pub webhooks_allow_private: bool,
 }
 
 /// The address browsers reach the dashboard at (`https://api.example.org`): links in mails, OAuth

@@ -1,11 +1,13 @@
-//! The dashboard's three cookies, all `HttpOnly`, `SameSite=Lax` and `Path=/`, and on an `https`
+//! The dashboard's cookies, all `HttpOnly`, `SameSite=Lax` and `Path=/`, and on an `https`
 //! public URL `Secure` with the `__Host-` prefix (so that no other host can set them):
 //! - the session: a random id whose hash the accounts store keeps, for 30 days, or less when the
 //!   session ends sooner (90 days after it began);
 //! - the form token: a random value every form repeats in its `csrf` field, for the browser session,
 //!   and a new one at every sign-in and sign-out;
 //! - the sign-in in flight: the OAuth `state` and PKCE verifier of a provider sign-in, for 10 minutes;
-//! - the notice: what the form that redirected here did, read once, for a minute.
+//! - the notice: what the form that redirected here did, read once, for a minute;
+//! - the secret to reveal: which webhook endpoint's new secret the page a rotation redirected to
+//!   shows, once, for a minute (its number: the secret itself never travels in a cookie).
 
 use cookie::time::Duration;
 use cookie::{Cookie, SameSite};
@@ -25,6 +27,7 @@ pub(crate) enum Jar {
     Csrf,
     OAuth,
     Notice,
+    Reveal,
 }
 
 impl Jar {
@@ -34,6 +37,7 @@ impl Jar {
             Self::Csrf => "tapster_csrf",
             Self::OAuth => "tapster_oauth",
             Self::Notice => "tapster_notice",
+            Self::Reveal => "tapster_reveal",
         }
     }
 }
@@ -79,7 +83,7 @@ impl Cookies {
         match jar {
             Jar::Session => cookie = cookie.max_age(Duration::seconds(SESSION_IDLE_SECS)),
             Jar::OAuth => cookie = cookie.max_age(Duration::seconds(OAUTH_SECS)),
-            Jar::Notice => cookie = cookie.max_age(Duration::seconds(NOTICE_SECS)),
+            Jar::Notice | Jar::Reveal => cookie = cookie.max_age(Duration::seconds(NOTICE_SECS)),
             // Lives as long as the browser session: a new one comes with the next page.
             Jar::Csrf => {}
         }

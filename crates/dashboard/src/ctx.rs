@@ -11,7 +11,7 @@ use bytes::Bytes;
 use hyper::header::{HOST, HeaderMap, ORIGIN, USER_AGENT};
 use hyper::{Request, StatusCode};
 use tapster_accounts::{Accounts, Provider, SessionInfo, Token, TokenHash};
-use tapster_domain::{AddressLimit, Timestamp};
+use tapster_domain::{AddressLimit, Email, Timestamp};
 
 use crate::config::{Config, MailTransport};
 use crate::console::Console;
@@ -21,6 +21,7 @@ use crate::forms::Form;
 use crate::mail::Mailer;
 use crate::notice::Notice;
 use crate::oauth::{HttpClient, OAuthProvider};
+use crate::outbox::Outbox;
 use crate::reply::{Failure, Reply};
 use crate::views::{Nav, ProviderLink};
 use crate::{Result, constant_time_eq};
@@ -47,6 +48,8 @@ pub(crate) struct Inner {
     sign_ins: AddressLimit,
     /// What the reference page's "try it" forms are answered through, once the server gives it.
     pub(crate) console: OnceLock<Arc<dyn Console>>,
+    /// The webhooks' worker, once the server gives it.
+    pub(crate) outbox: OnceLock<Arc<dyn Outbox>>,
 }
 
 /// A signed-in browser's session.
@@ -282,6 +285,7 @@ impl Inner {
             http: HttpClient::new()?,
             sign_ins: AddressLimit::new(SIGN_INS_BURST, SIGN_INS_REFILL),
             console: OnceLock::new(),
+            outbox: OnceLock::new(),
             config,
             accounts,
             env,
@@ -326,7 +330,13 @@ impl Inner {
         }
     }
 
-    pub(crate) fn outbox(&self) -> bool {
+    /// Whether mails go to the outbox directory rather than a mail server.
+    pub(crate) fn mails_to_outbox(&self) -> bool {
         matches!(self.config.mail.transport, MailTransport::Outbox(_))
+    }
+
+    /// Mails the owner of an endpoint that was disabled; never waits.
+    pub(crate) fn mail_webhook_disabled(&self, to: Email, url: String) {
+        self.mailer.send(crate::mail::Request::WebhookDisabled { to, url });
     }
 }

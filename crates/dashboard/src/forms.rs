@@ -1,15 +1,19 @@
 //! Forms as typed values. A body is parsed once into its fields (a field sent twice is refused:
-//! nothing should guess which one counted), and each form into a value whose fields are checked, or
-//! into the messages to show beside the fields that are not.
+//! nothing should guess which one counted; only a field of checkboxes, [`REPEATED`], is a list), and
+//! each form into a value whose fields are checked, or into the messages to show beside the fields
+//! that are not.
 
 use hyper::StatusCode;
-use tapster_accounts::{KeyName, Token};
+use tapster_accounts::{KeyName, Token, WebhookDescription, WebhookEvent, WebhookKind};
 use tapster_domain::{Email, Origin, Origins};
+use tapster_webhooks::{Endpoint, Kind};
 
 use crate::reply::Failure;
 
-/// The most fields a form may send; the dashboard's have three at most.
+/// The most fields a form may send; the dashboard's have five at most.
 const MAX_FIELDS: usize = 16;
+/// The fields a form may send more than once: the checkboxes of a list.
+const REPEATED: &[&str] = &["events"];
 
 /// The fields of an `application/x-www-form-urlencoded` body.
 #[derive(Debug)]
@@ -24,7 +28,7 @@ impl Form {
             if fields.len() == MAX_FIELDS {
                 return Err(Failure::bad_request(format!("A form sends at most {MAX_FIELDS} fields.")));
             }
-            if fields.iter().any(|(seen, _)| *seen == name) {
+            if fields.iter().any(|(seen, _)| *seen == name) && !REPEATED.contains(&name.as_ref()) {
                 return Err(Failure::bad_request(format!("The form sent the field {name:?} twice.")));
             }
             fields.push((name.into_owned(), value.into_owned()));
@@ -32,8 +36,14 @@ impl Form {
         Ok(Self { fields })
     }
 
+    /// The field `name`, when it is sent (once, unless it is one of [`REPEATED`]: then the first).
     pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.fields.iter().find(|(field, _)| field == name).map(|(_, value)| value.as_str())
+    }
+
+    /// Every value of the field `name`, in the order sent.
+    pub(crate) fn all(&self, name: &str) -> impl Iterator<Item = &str> {
+        self.fields.iter().filter(move |(field, _)| field == name).map(|(_, value)| value.as_str())
     }
 }
 
@@ -128,6 +138,78 @@ pub(crate) fn new_key(form: &Form) -> Result<NewKey, Box<NewKeyInput>> {
 /// What is kept of the origins field as typed: ten origins of the longest kind, one a line.
 const ORIGINS_TYPED: usize = (Origin::MAX_LEN + 2) * Origins::MAX;
 
+/// A new webhook endpoint, as the form gives it.
+#[derive(Debug)]
+pub(crate) struct NewWebhook {
+    pub(crate) url: Endpoint,
+    pub(crate) description: WebhookDescription,
+    pub(crate) events: Vec<WebhookEvent>,
+}
+
+impl NewWebhook {
+    /// How the endpoint is spoken to: a Discord webhook's URL gets Discord messages.
+    pub(crate) fn kind(&self) -> WebhookKind {
+        match self.url.kind() {
+            Kind::Discord => WebhookKind::Discord,
+            Kind::StandardWebhooks => WebhookKind::Standard,
+        }
+    }
+}
+
+/// The new-endpoint form as typed, to show again beside its messages.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct WebhookInput {
+    pub(crate) url: String,
+    pub(crate) description: String,
+    pub(crate) events: Vec<&'static str>,
+    pub(crate) url_error: Option<String>,
+    pub(crate) description_error: Option<String>,
+    pub(crate) events_error: Option<String>,
+}
+
+/// The new-endpoint form: a URL the webhooks crate accepts (`https` on a public address, unless
+/// `allow_private`), a description, and at least one event to be told of.
+pub(crate) fn new_webhook(form: &Form, allow_private: bool) -> Result<NewWebhook, Box<WebhookInput>> {
+    let mut input = WebhookInput {
+        url: form.get("url").unwrap_or_default().chars().take(Endpoint::MAX_LENGTH + 1).collect(),
+        description: form.get("description").unwrap_or_default().chars().take(200).collect(),
+        ..WebhookInput::default()
+    };
+    let config = tapster_webhooks::Config { allow_private, ..tapster_webhooks::Config::default() };
+    let url = match input.url.trim() {
+        "" => {
+            input.url_error = Some("Enter the URL the events are sent to.".into());
+            None
+        }
+        url => Endpoint::parse(url, &config)
+            .map_err(|e| input.url_error = Some(crate::reply::capitalized(&e.to_string())))
+            .ok(),
+    };
+    let description = WebhookDescription::parse(&input.description)
+        .map_err(|e| input.description_error = Some(crate::reply::capitalized(&e.to_string())))
+        .ok();
+    let mut events = Vec::new();
+    let mut unknown = false;
+    for value in form.all("events") {
+        match WebhookEvent::SUBSCRIBED.into_iter().find(|event| event.as_str() == value) {
+            Some(event) if !events.contains(&event) => events.push(event),
+            Some(_) => {}
+            None => unknown = true,
+        }
+    }
+    input.events = events.iter().map(|event| event.as_str()).collect();
+    if unknown || events.is_empty() {
+        input.events_error =
+            Some("Choose what the endpoint is told of: a version published, a key expiring, or both.".into());
+    }
+    match (url, description) {
+        (Some(url), Some(description)) if input.events_error.is_none() => {
+            Ok(NewWebhook { url, description, events })
+        }
+        _ => Err(Box::new(input)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,5 +282,45 @@ mod tests {
             )
         );
         assert_eq!(refused.origins, "calc.example", "kept to show again");
+    }
+
+    #[test]
+    fn a_webhook_names_its_url_and_the_events_it_is_told_of() {
+        let made = new_webhook(
+            &form("url=https%3A%2F%2Fhooks.example%2Ftapster&description=wiki&events=version.published&events=key.expiring"),
+            false,
+        )
+        .unwrap();
+        assert_eq!(made.url.as_str(), "https://hooks.example/tapster");
+        assert_eq!(made.events, [WebhookEvent::VersionPublished, WebhookEvent::KeyExpiring]);
+        assert_eq!(made.kind(), WebhookKind::Standard);
+        let discord = new_webhook(
+            &form("url=https%3A%2F%2Fdiscord.com%2Fapi%2Fwebhooks%2F1%2Fabc&description=&events=version.published"),
+            false,
+        )
+        .unwrap();
+        assert_eq!(discord.kind(), WebhookKind::Discord);
+
+        for (body, field) in [
+            ("url=&description=&events=version.published", "url"),
+            ("url=http%3A%2F%2F127.0.0.1%3A9%2F&description=&events=version.published", "url"),
+            ("url=https%3A%2F%2Fhooks.example%2F&description=&events=webhook.test", "events"),
+            ("url=https%3A%2F%2Fhooks.example%2F&description=", "events"),
+        ] {
+            let refused = new_webhook(&form(body), false).unwrap_err();
+            let error = match field {
+                "url" => refused.url_error,
+                _ => refused.events_error,
+            };
+            assert!(error.is_some(), "{body}");
+        }
+        // A field of checkboxes may come more than once; no other field may.
+        assert!(Form::parse(b"events=a&events=b").is_ok());
+        assert_eq!(Form::parse(b"url=a&url=b").unwrap_err().status, StatusCode::BAD_REQUEST);
+        // Private addresses are for tests and closed networks, when the operator says so.
+        assert!(
+            new_webhook(&form("url=http%3A%2F%2F127.0.0.1%3A9%2F&description=&events=key.expiring"), true)
+                .is_ok()
+        );
     }
 }

@@ -1,4 +1,5 @@
-//! Sign-in and confirmation mails, made and sent off the request path: a request only queues the
+//! Sign-in and confirmation mails, and the notice that a webhook endpoint was disabled, made and
+//! sent off the request path: a request only queues the
 //! address, so the page it answers is the same, in the same time, whether or not the address has an
 //! account, has had its share of mails, or the mail server is slow. A worker draws the link's token,
 //! stores its hash (the accounts store refuses past three mails per address per 15 minutes) and
@@ -29,12 +30,25 @@ const QUEUE: usize = 1024;
 /// How long one SMTP delivery may take.
 const SMTP_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A mail someone asked for.
+/// A mail to send.
 #[derive(Debug)]
-pub(crate) struct Request {
-    pub(crate) to: Email,
-    /// Set when a signed-in account asked to confirm `to`; otherwise the link signs in.
-    pub(crate) confirming: Option<AccountId>,
+pub(crate) enum Request {
+    /// A one-time link someone asked for.
+    Link {
+        to: Email,
+        /// Set when a signed-in account asked to confirm `to`; otherwise the link signs in.
+        confirming: Option<AccountId>,
+    },
+    /// The owner's webhook endpoint at `url` was disabled after failing for days.
+    WebhookDisabled { to: Email, url: String },
+}
+
+impl Request {
+    fn to(&self) -> &Email {
+        match self {
+            Self::Link { to, .. } | Self::WebhookDisabled { to, .. } => to,
+        }
+    }
 }
 
 /// The queue of mails to send.
@@ -89,7 +103,7 @@ impl Mailer {
     /// Queues a mail; never waits.
     pub(crate) fn send(&self, request: Request) {
         if self.queue.try_send(request).is_err() {
-            tracing::warn!(target: "tapster::dashboard", "the mail queue is full: a sign-in mail was dropped");
+            tracing::warn!(target: "tapster::dashboard", "the mail queue is full: a mail was dropped");
         }
     }
 }
@@ -113,23 +127,28 @@ impl Worker {
     async fn run(self, mut requests: mpsc::Receiver<Request>) {
         while let Some(request) = requests.recv().await {
             if let Err(error) = self.handle(&request).await {
-                tracing::error!(target: "tapster::dashboard", error = %error, "a sign-in mail was not sent");
+                tracing::error!(target: "tapster::dashboard", error = %error, "a mail was not sent");
             }
         }
     }
 
     async fn handle(&self, request: &Request) -> std::result::Result<(), String> {
-        let token = self.env.token().map_err(|e| format!("drawing a token: {e}"))?;
-        let issued = self
-            .accounts
-            .issue_email_token(&request.to, request.confirming, token.hash(), self.env.now())
-            .await
-            .map_err(|e| e.to_string())?;
-        if issued == Issued::Throttled {
-            tracing::info!(target: "tapster::dashboard", "no sign-in mail: the address had three in 15 minutes");
-            return Ok(());
-        }
-        let link = self.public_url.join(&format!("/signin/confirm?token={}", token.expose()));
+        let link = match request {
+            Request::Link { to, confirming } => {
+                let token = self.env.token().map_err(|e| format!("drawing a token: {e}"))?;
+                let issued = self
+                    .accounts
+                    .issue_email_token(to, *confirming, token.hash(), self.env.now())
+                    .await
+                    .map_err(|e| e.to_string())?;
+                if issued == Issued::Throttled {
+                    tracing::info!(target: "tapster::dashboard", "no sign-in mail: the address had three in 15 minutes");
+                    return Ok(());
+                }
+                self.public_url.join(&format!("/signin/confirm?token={}", token.expose()))
+            }
+            Request::WebhookDisabled { .. } => self.public_url.join("/account/webhooks"),
+        };
         let message = letter(&self.from, request, &link).map_err(|e| format!("writing the mail: {e}"))?;
         match &self.transport {
             Transport::Smtp(smtp) => {
@@ -143,7 +162,7 @@ impl Worker {
                 // What the outbox promises: with no mail server, the log is how a link reaches its reader.
                 tracing::info!(
                     target: "tapster::dashboard",
-                    to = %request.to,
+                    to = %request.to(),
                     file = %path.display(),
                     link = %link,
                     "mail written to the outbox (no --smtp-url)"
@@ -161,8 +180,19 @@ fn letter(
     link: &str,
 ) -> std::result::Result<Message, lettre::error::Error> {
     let minutes = TOKEN_LIFETIME_SECS / 60;
-    let (subject, text) = match request.confirming {
-        None => (
+    let (subject, text) = match request {
+        Request::WebhookDisabled { url, .. } => (
+            "A Tapster webhook endpoint of yours is disabled",
+            format!(
+                "Every delivery to your webhook endpoint\n\n\
+                 {url}\n\n\
+                 failed for 3 days, so Tapster stopped sending to it. The deliveries it\n\
+                 tried, with what the endpoint answered, are listed on this page, where\n\
+                 you can send a test event and enable the endpoint again once it is mended:\n\n\
+                 {link}\n"
+            ),
+        ),
+        Request::Link { confirming: None, .. } => (
             "Your Tapster sign-in link",
             format!(
                 "Someone, hopefully you, asked to sign in to Tapster with this address.\n\n\
@@ -173,7 +203,7 @@ fn letter(
                  nothing happens unless the link is opened and confirmed.\n"
             ),
         ),
-        Some(_) => (
+        Request::Link { confirming: Some(_), .. } => (
             "Confirm your address for Tapster",
             format!(
                 "Someone, hopefully you, asked to confirm this address for their Tapster\n\
@@ -184,7 +214,7 @@ fn letter(
             ),
         ),
     };
-    let to: Mailbox = request.to.as_str().parse().map_err(|_| lettre::error::Error::MissingTo)?;
+    let to: Mailbox = request.to().as_str().parse().map_err(|_| lettre::error::Error::MissingTo)?;
     // 7bit keeps the link whole on its line, where quoted-printable would break it at 76 characters
     // (and an outbox file read in an editor would show it broken). 7bit allows lines of up to 998
     // characters of ASCII; the text is that, and were it ever not, quoted-printable it is.
@@ -251,7 +281,7 @@ mod tests {
     #[test]
     fn the_letter_holds_the_link_on_a_line_of_its_own() {
         let from: Mailbox = "Tapster <tapster@example.org>".parse().unwrap();
-        let request = Request { to: Email::parse("marta@example.org").unwrap(), confirming: None };
+        let request = Request::Link { to: Email::parse("marta@example.org").unwrap(), confirming: None };
         let link =
             format!("https://api.example.org/signin/confirm?token={}", Token::from_random([1; 32]).expose());
         let text = String::from_utf8(letter(&from, &request, &link).unwrap().formatted()).unwrap();

@@ -14,10 +14,15 @@ pub(crate) enum Notice {
     Unlinked,
     Deleted,
     SignedOut,
+    WebhookTestQueued,
+    WebhookSecretRotated,
+    WebhookDisabled,
+    WebhookEnabled,
+    WebhookDeleted,
 }
 
 impl Notice {
-    const ALL: [Self; 10] = [
+    const ALL: [Self; 15] = [
         Self::Welcome,
         Self::Confirmed,
         Self::Revoked,
@@ -28,6 +33,11 @@ impl Notice {
         Self::Unlinked,
         Self::Deleted,
         Self::SignedOut,
+        Self::WebhookTestQueued,
+        Self::WebhookSecretRotated,
+        Self::WebhookDisabled,
+        Self::WebhookEnabled,
+        Self::WebhookDeleted,
     ];
 
     /// The cookie's value.
@@ -43,6 +53,11 @@ impl Notice {
             Self::Unlinked => "unlinked",
             Self::Deleted => "deleted",
             Self::SignedOut => "signed-out",
+            Self::WebhookTestQueued => "webhook-test-queued",
+            Self::WebhookSecretRotated => "webhook-secret-rotated",
+            Self::WebhookDisabled => "webhook-disabled",
+            Self::WebhookEnabled => "webhook-enabled",
+            Self::WebhookDeleted => "webhook-deleted",
         }
     }
 
@@ -64,6 +79,15 @@ impl Notice {
             Self::Unlinked => "The sign-in is unlinked.",
             Self::Deleted => "Your account is deleted, and its keys no longer work.",
             Self::SignedOut => "You are signed out.",
+            Self::WebhookTestQueued => {
+                "A test event is on its way: its delivery shows below within seconds (reload the page)."
+            }
+            Self::WebhookSecretRotated => {
+                "The endpoint has a new secret. For the next 24 hours each event is signed with the old one too."
+            }
+            Self::WebhookDisabled => "The endpoint is disabled: nothing is sent to it until you enable it.",
+            Self::WebhookEnabled => "The endpoint is enabled again.",
+            Self::WebhookDeleted => "The endpoint is deleted.",
         }
     }
 }

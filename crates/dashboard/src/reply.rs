@@ -192,7 +192,7 @@ impl From<tapster_accounts::Error> for Failure {
     fn from(error: tapster_accounts::Error) -> Self {
         use tapster_accounts::Error as E;
         let status = match &error {
-            E::NoSuchKey | E::NoSuchIdentity | E::NoSuchSession | E::NoSuchAccount(_) => {
+            E::NoSuchKey | E::NoSuchIdentity | E::NoSuchSession | E::NoSuchAccount(_) | E::NoSuchWebhook => {
                 StatusCode::NOT_FOUND
             }
             E::AccountGone => {
@@ -200,13 +200,17 @@ impl From<tapster_accounts::Error> for Failure {
                     .next("/signin", "Sign in");
             }
             E::Unconfirmed | E::AccountSuspended { .. } | E::TokenForAnotherAccount => StatusCode::FORBIDDEN,
-            E::TooManyKeys { .. } | E::AddressTaken(_) | E::LastSignIn | E::IdentityTaken => {
-                StatusCode::CONFLICT
-            }
+            E::TooManyKeys { .. }
+            | E::TooManyWebhooks { .. }
+            | E::WebhookDisabled
+            | E::AddressTaken(_)
+            | E::LastSignIn
+            | E::IdentityTaken => StatusCode::CONFLICT,
             E::TokenUnknown | E::TokenSpent | E::TokenExpired => StatusCode::BAD_REQUEST,
             E::BadKeySelector(_) | E::AmbiguousKeyPrefix | E::KeyRevoked { .. } | E::InvalidKeyName(_) => {
                 StatusCode::BAD_REQUEST
             }
+            E::InvalidWebhook(_) => StatusCode::UNPROCESSABLE_ENTITY,
             E::Postgres(_) | E::PostgresPool(_) if error.is_unreachable() => {
                 return Self::new(
                     StatusCode::SERVICE_UNAVAILABLE,

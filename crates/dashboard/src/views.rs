@@ -4,7 +4,7 @@
 use askama::Template;
 
 use crate::chart::Chart;
-use crate::forms::NewKeyInput;
+use crate::forms::{NewKeyInput, WebhookInput};
 use tapster_domain::Limits;
 
 /// What the layout needs on every page: whether someone is signed in, and the form token its
@@ -183,4 +183,83 @@ pub(crate) struct Problem {
     pub(crate) title: &'static str,
     pub(crate) message: String,
     pub(crate) next: Option<(&'static str, &'static str)>,
+}
+
+#[derive(Debug, Template)]
+#[template(path = "webhooks.html")]
+pub(crate) struct Webhooks {
+    pub(crate) nav: Nav,
+    pub(crate) notice: Option<&'static str>,
+    /// A secret shown once, after its endpoint's rotation.
+    pub(crate) revealed: Option<Revealed>,
+    pub(crate) endpoints: Vec<EndpointRow>,
+    pub(crate) create: CreateWebhook,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Revealed {
+    pub(crate) url: String,
+    pub(crate) secret: String,
+}
+
+/// The new-endpoint form, or why the account cannot add one now.
+#[derive(Debug, Clone)]
+pub(crate) struct CreateWebhook {
+    pub(crate) refused: Option<String>,
+    pub(crate) input: WebhookInput,
+    /// Each event an endpoint may be told of: its name and how the page says it.
+    pub(crate) events: Vec<(&'static str, &'static str)>,
+}
+
+impl CreateWebhook {
+    /// Whether the box of `event` is ticked: as typed, or both on an empty form.
+    pub(crate) fn checked(&self, event: &str) -> bool {
+        let typed = self.input.url_error.is_some()
+            || self.input.description_error.is_some()
+            || self.input.events_error.is_some();
+        if typed { self.input.events.contains(&event) } else { true }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct EndpointRow {
+    pub(crate) id: i64,
+    pub(crate) url: String,
+    pub(crate) description: String,
+    pub(crate) kind: &'static str,
+    pub(crate) events: Vec<&'static str>,
+    pub(crate) created: String,
+    pub(crate) disabled: bool,
+    pub(crate) failing: bool,
+    /// `active`, `failing since ...` or `disabled on ...: why`.
+    pub(crate) state: String,
+    /// Until when the secret a rotation replaced still signs, while it does.
+    pub(crate) rotated_until: Option<String>,
+    pub(crate) deliveries: Vec<DeliveryRow>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct DeliveryRow {
+    pub(crate) at: String,
+    pub(crate) event: &'static str,
+    pub(crate) message_id: String,
+    pub(crate) attempt: u32,
+    pub(crate) status: String,
+    pub(crate) duration: String,
+    pub(crate) delivered: bool,
+    /// The first characters of what the receiver answered.
+    pub(crate) answer: String,
+    /// Why it failed, when it did.
+    pub(crate) error: String,
+}
+
+#[derive(Debug, Template)]
+#[template(path = "webhook_created.html")]
+pub(crate) struct WebhookCreated {
+    pub(crate) nav: Nav,
+    pub(crate) url: String,
+    pub(crate) description: String,
+    pub(crate) secret: String,
+    /// A Discord endpoint: its messages are not signed (Discord cannot check them).
+    pub(crate) discord: bool,
 }

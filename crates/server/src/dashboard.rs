@@ -36,8 +36,14 @@ pub struct DashboardOptions {
 }
 
 impl DashboardOptions {
-    /// The dashboard's configuration for a server reached at `public_url`, with the data dir `data_dir`.
-    pub(crate) fn config(&self, public_url: PublicUrl, data_dir: &Path) -> Config {
+    /// The dashboard's configuration for a server reached at `public_url`, with the data dir
+    /// `data_dir`, whose webhooks may reach private addresses when `webhooks_allow_private`.
+    pub(crate) fn config(
+        &self,
+        public_url: PublicUrl,
+        data_dir: &Path,
+        webhooks_allow_private: bool,
+    ) -> Config {
         let transport = match &self.smtp_url {
             Some(url) => MailTransport::Smtp(url.clone()),
             None => MailTransport::Outbox(data_dir.join("outbox")),
@@ -48,6 +54,7 @@ impl DashboardOptions {
             mail: MailConfig { from, transport },
             github: self.github.clone(),
             discord: self.discord.clone(),
+            webhooks_allow_private,
         }
     }
 }

@@ -145,7 +145,7 @@ pub(super) fn origin_list(origins: Option<&Origins>) -> Vec<String> {
 }
 
 /// A moment in UTC as `2026-11-22 14:05` (the tables say the zone in their heading).
-fn minute(at: Timestamp) -> String {
+pub(super) fn minute(at: Timestamp) -> String {
     let text = at.to_string();
     format!("{} {}", &text[..10], &text[11..16])
 }
@@ -211,7 +211,7 @@ pub(super) async fn confirm_address(inner: &Inner, ctx: &mut Ctx) -> Result<Repl
     if inner.accounts.account(session.info.account).await?.confirmed() {
         return Ok(Reply::see_other("/account"));
     }
-    inner.mail(ctx, mail::Request { to: email, confirming: Some(session.info.account) });
+    inner.mail(ctx, mail::Request::Link { to: email, confirming: Some(session.info.account) });
     Ok(ctx.redirect(inner, "/account", Notice::ConfirmationSent))
 }
 

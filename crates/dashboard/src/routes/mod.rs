@@ -14,6 +14,7 @@ mod keys;
 mod providers;
 mod signin;
 mod try_it;
+mod webhooks;
 
 use hyper::{Method, StatusCode};
 use tapster_accounts::Provider;
@@ -53,6 +54,13 @@ pub(crate) enum Handler {
     Unlink,
     DeletePage,
     Delete,
+    WebhooksPage,
+    CreateWebhook,
+    TestWebhook,
+    RotateWebhook,
+    DisableWebhook,
+    EnableWebhook,
+    DeleteWebhook,
 }
 
 use Handler::*;
@@ -88,6 +96,12 @@ pub(crate) static ROUTES: &[Route] = &[
     Route::form("/account/sessions/{id}/end", EndSession),
     Route::form("/account/sign-ins/{id}/unlink", Unlink),
     Route::read_and_form("/account/delete", DeletePage, Delete),
+    Route::read_and_form("/account/webhooks", WebhooksPage, CreateWebhook),
+    Route::form("/account/webhooks/{id}/test", TestWebhook),
+    Route::form("/account/webhooks/{id}/rotate", RotateWebhook),
+    Route::form("/account/webhooks/{id}/disable", DisableWebhook),
+    Route::form("/account/webhooks/{id}/enable", EnableWebhook),
+    Route::form("/account/webhooks/{id}/delete", DeleteWebhook),
 ];
 
 impl Route {
@@ -232,6 +246,13 @@ pub(crate) async fn answer(found: Found<'_>, inner: &Inner, ctx: &mut Ctx) -> Re
         Unlink => account::unlink(inner, ctx, number(&params)?).await,
         DeletePage => account::delete_page(inner, ctx).await,
         Delete => account::delete(inner, ctx).await,
+        WebhooksPage => webhooks::page(inner, ctx).await,
+        CreateWebhook => webhooks::create(inner, ctx).await,
+        TestWebhook => webhooks::test(inner, ctx, number(&params)?).await,
+        RotateWebhook => webhooks::rotate(inner, ctx, number(&params)?).await,
+        DisableWebhook => webhooks::disable(inner, ctx, number(&params)?, true).await,
+        EnableWebhook => webhooks::disable(inner, ctx, number(&params)?, false).await,
+        DeleteWebhook => webhooks::delete(inner, ctx, number(&params)?).await,
     }
 }
 

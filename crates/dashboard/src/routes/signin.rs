@@ -37,11 +37,11 @@ pub(super) fn send_link(inner: &Inner, ctx: &Ctx) -> Result<Reply, Failure> {
             return Reply::page(StatusCode::UNPROCESSABLE_ENTITY, &page);
         }
     };
-    inner.mail(ctx, mail::Request { to: email.clone(), confirming: None });
+    inner.mail(ctx, mail::Request::Link { to: email.clone(), confirming: None });
     let page = SignInSent {
         nav: ctx.nav(),
         email: email.to_string(),
-        outbox: inner.outbox(),
+        outbox: inner.mails_to_outbox(),
         minutes: TOKEN_LIFETIME_SECS / 60,
     };
     Reply::page(StatusCode::OK, &page)

@@ -8,6 +8,7 @@ mod keys;
 mod providers;
 mod signin;
 mod try_it;
+mod webhooks;
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -105,6 +106,7 @@ async fn try_site_with(transport: Option<MailTransport>) -> Result<Site, tapster
         },
         github: Some(provider(&github, "gh-client", "gh-secret")),
         discord: Some(provider(&discord, "dc-client", "dc-secret")),
+        webhooks_allow_private: true,
     };
     let env = Arc::new(TestEnv { now: AtomicI64::new(T0.0), counter: AtomicU64::new(1) });
     let dashboard = Dashboard::new(config, accounts.clone(), Arc::clone(&env) as Arc<dyn Environment>)?;
