@@ -5,13 +5,15 @@
 //! like the dashboard (its stylesheet, `/static/style.css`, served beside it). Each keyed route has a
 //! "try it" form, filled with its example request, which the dashboard's script (`/static/try.js`)
 //! shows to a signed-in person and sends through the dashboard as one of their keys; without the
-//! dashboard the forms stay hidden and the page is all there is.
+//! dashboard the forms stay hidden and the page is all there is. After the routes, the webhooks the
+//! document describes: each event, the schema of its body, and the headers every delivery carries.
 
 use askama::Template;
 use serde_json::Value;
 
 use crate::markup::escape;
 use crate::routes::percent_decode;
+use crate::schemas::SCHEMAS;
 
 /// Patterns longer than this are left to the document.
 const MAX_SHOWN_PATTERN: usize = 40;
@@ -21,6 +23,30 @@ const MAX_SHOWN_PATTERN: usize = 40;
 #[template(path = "reference.html")]
 pub(crate) struct Reference {
     sections: Vec<Section>,
+    webhooks: Option<Webhooks>,
+}
+
+/// The document's `webhooks`: the events sent to the endpoints accounts register.
+#[derive(Debug)]
+struct Webhooks {
+    description: Html,
+    events: Vec<WebhookEvent>,
+    /// The headers every delivery carries: name and what it means.
+    headers: Vec<(String, Html)>,
+    /// What a receiver's answers mean: status and what comes of it.
+    responses: Vec<(String, Html)>,
+}
+
+#[derive(Debug)]
+struct WebhookEvent {
+    /// The element id a link to it names: its operation id.
+    anchor: String,
+    /// The event type, `version.published`.
+    name: String,
+    /// The name of its body's schema in the document, `VersionPublishedEvent`.
+    schema: String,
+    summary: Html,
+    description: Html,
 }
 
 /// The routes of one tag (`items`, `service`...).
@@ -122,8 +148,60 @@ impl Reference {
             let Some(section) = sections.iter_mut().find(|s| s.tag == tag) else { continue };
             section.operations.push(operation(document, path, op));
         }
-        Self { sections }
+        let webhooks = webhooks(document, &sections);
+        // A tag of no route (the webhooks') has no section of routes.
+        sections.retain(|s| !s.operations.is_empty());
+        Self { sections, webhooks }
     }
+}
+
+/// The webhooks of `document`, described by their tag's words; `None` when it has none.
+fn webhooks(document: &Value, sections: &[Section]) -> Option<Webhooks> {
+    let hooks = document["webhooks"].as_object().filter(|hooks| !hooks.is_empty())?;
+    let mut events = Vec::new();
+    let mut tag = "";
+    for (name, item) in hooks {
+        let op = &item["post"];
+        tag = op["tags"][0].as_str().unwrap_or(tag);
+        let schema = op["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+            .as_str()
+            .map(|r| r.strip_prefix(SCHEMAS).unwrap_or(r))
+            .unwrap_or_default();
+        events.push(WebhookEvent {
+            anchor: op["operationId"].as_str().unwrap_or_default().to_owned(),
+            name: name.clone(),
+            schema: schema.to_owned(),
+            summary: prose(op["summary"].as_str().unwrap_or_default()),
+            description: prose(op["description"].as_str().unwrap_or_default()),
+        });
+    }
+    // Every event carries the same headers and means the same by its answers: the first one says.
+    let first = &hooks.values().next()?["post"];
+    let headers = first["parameters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            let p = resolve(document, p);
+            (
+                p["name"].as_str().unwrap_or_default().to_owned(),
+                prose(p["description"].as_str().unwrap_or_default()),
+            )
+        })
+        .collect();
+    let responses = first["responses"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(status, response)| {
+            (status.clone(), prose(resolve(document, response)["description"].as_str().unwrap_or_default()))
+        })
+        .collect();
+    let description = match sections.iter().find(|s| s.tag == tag) {
+        Some(section) => Html(section.description.0.clone()),
+        None => Html(String::new()),
+    };
+    Some(Webhooks { description, events, headers, responses })
 }
 
 fn operation(document: &Value, path: &str, op: &Value) -> Operation {

@@ -1,6 +1,7 @@
 //! The JSON shapes of the Tapster API: every answer's `data`, the envelope around it, and the
-//! problems errors are told in. The server writes its answers with these types and writes its OpenAPI
-//! document from their schemas; a client reads the answers into them. One definition for both, so
+//! problems errors are told in; and the bodies of the webhooks it sends ([`webhooks`]). The server
+//! writes its answers and webhooks with these types and writes its OpenAPI document from their
+//! schemas; a client or a receiver reads what it is sent into them. One definition for both, so
 //! that they cannot drift apart.
 //!
 //! Field names are the wire's, as documented in `docs/api.md`. A client compiled against this version
@@ -20,6 +21,7 @@ pub mod relations;
 pub mod search;
 pub mod service;
 pub mod sets;
+pub mod webhooks;
 pub mod world;
 
 pub use common::*;
@@ -32,4 +34,5 @@ pub use relations::*;
 pub use search::*;
 pub use service::*;
 pub use sets::*;
+pub use webhooks::*;
 pub use world::*;

@@ -161,6 +161,10 @@ value_sets! {
     PictureFormat { Png = "png", Webp = "webp" }
     /// The side, in pixels, of the square a picture is served in.
     PictureSize { Px32 = "32", Px64 = "64", Px128 = "128" }
+    /// What a webhook event tells: `version.published` (a game version was published),
+    /// `key.expiring` (one of the account's keys stops working in 7 days) or `webhook.test` (sent
+    /// from the dashboard, to try an endpoint).
+    WebhookEventType { VersionPublished = "version.published", KeyExpiring = "key.expiring", Test = "webhook.test" }
 }
 
 #[cfg(test)]

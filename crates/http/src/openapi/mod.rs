@@ -5,6 +5,7 @@ mod parameters;
 mod portable;
 mod responses;
 mod unions;
+mod webhooks;
 
 use schemars::SchemaGenerator;
 use schemars::generate::SchemaSettings;
@@ -45,6 +46,9 @@ pub(crate) fn document(origin: Option<&str>) -> Value {
         let op = operation(endpoint, &mut generator, &mut partials, &mut envelopes);
         paths.insert(endpoint.path.to_owned(), json!({ "get": op }));
     }
+    // The events sent to receivers: their bodies join the components like the answers' shapes.
+    let webhooks = webhooks::webhooks(&mut generator);
+    tags.push(webhooks::TAG);
     let mut schemas = generator.take_definitions(true);
     for name in partials {
         if let Some(full) = schemas.get(&name) {
@@ -81,6 +85,7 @@ pub(crate) fn document(origin: Option<&str>) -> Value {
         }],
         "tags": tags.iter().map(|t| json!({ "name": t, "description": tag_description(t) })).collect::<Vec<_>>(),
         "paths": paths,
+        "webhooks": webhooks,
         "components": {
             "schemas": schemas,
             "parameters": parameters::components(),
@@ -173,6 +178,7 @@ fn tag_description(tag: &str) -> &'static str {
             "Progression records, named by their key; every type shares one shape with its own `attributes`."
         }
         "search" => "Items and recipes by name, in any of the languages.",
+        webhooks::TAG => webhooks::TAG_DESCRIPTION,
         _ => "",
     }
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use hyper::{Method, StatusCode};
 use serde_json::{Value, json};
+use tapster_wire::{ValueSet, WebhookEventType};
 
 use crate::{Answer, bundled_get, get, request_with};
 
@@ -311,6 +312,194 @@ fn every_operation_has_an_example_that_its_schema_accepts() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The events sent to webhook receivers, in the document's `webhooks`: one `POST` per event type,
+/// whose body is the wire type's component, with the Standard Webhooks headers and what answers mean.
+#[test]
+fn the_webhooks_are_documented_from_the_wire_types() {
+    let doc = document();
+    let webhooks = doc["webhooks"].as_object().expect("the document's webhooks");
+    let names: Vec<&str> = webhooks.keys().map(String::as_str).collect();
+    assert_eq!(names, ["version.published", "key.expiring", "webhook.test"]);
+    assert_eq!(names, <WebhookEventType as ValueSet>::VALUES, "one webhook per event type");
+    let bodies = [
+        ("version.published", "VersionPublishedEvent"),
+        ("key.expiring", "KeyExpiringEvent"),
+        ("webhook.test", "TestEvent"),
+    ];
+    let mut ids = BTreeSet::new();
+    for (name, component) in bodies {
+        let item = &doc["webhooks"][name];
+        assert_eq!(item.as_object().unwrap().len(), 1, "{name}: only POST");
+        let op = &item["post"];
+        assert!(ids.insert(op["operationId"].as_str().unwrap()), "{name}: a unique operation id");
+        assert!(op["summary"].is_string() && op["description"].is_string(), "{name}");
+        let body = &op["requestBody"]["content"]["application/json"]["schema"];
+        assert_eq!(body["$ref"], format!("#/components/schemas/{component}"), "{name}");
+        let schema = resolve(&doc, body);
+        assert_eq!(schema["properties"]["type"]["const"], name, "{name}");
+        let required: Vec<&str> =
+            schema["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        assert_eq!(required, ["type", "schema_version", "timestamp", "data"], "{name}");
+
+        let headers: Vec<&Value> =
+            op["parameters"].as_array().unwrap().iter().map(|p| resolve(&doc, p)).collect();
+        for header in ["webhook-id", "webhook-timestamp", "webhook-signature"] {
+            let p =
+                headers.iter().find(|p| p["name"] == header).unwrap_or_else(|| panic!("{name}: {header}"));
+            assert_eq!(p["in"], "header", "{name}: {header}");
+            assert_eq!(p["required"], true, "{name}: {header}");
+            assert!(!p["description"].as_str().unwrap().is_empty(), "{name}: {header}");
+        }
+        let signature = headers.iter().find(|p| p["name"] == "webhook-signature").unwrap();
+        let how = signature["description"].as_str().unwrap();
+        for words in [
+            "HMAC-SHA256",
+            "whsec_",
+            "`{webhook-id}.{webhook-timestamp}.{body}`",
+            "base64",
+            "`v1,`",
+            "rotated",
+        ] {
+            assert!(how.contains(words), "the signature's description says {words:?}: {how}");
+        }
+        let delivered = op["responses"]["2XX"]["description"].as_str().unwrap();
+        assert!(delivered.starts_with("Any 2xx: delivered"), "{delivered}");
+        let retried = op["responses"]["default"]["description"].as_str().unwrap();
+        assert!(retried.contains("24 hours") && retried.contains("3 days"), "{retried}");
+    }
+    assert!(doc["tags"].as_array().unwrap().iter().any(|t| t["name"] == "webhooks"));
+}
+
+/// Every `$ref` of the document, in `paths`, `webhooks` and the components alike, names something.
+#[test]
+fn every_reference_resolves() {
+    fn walk(doc: &Value, value: &Value, at: &str, dangling: &mut Vec<String>) {
+        match value {
+            Value::Object(object) => {
+                if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
+                    let target = reference.strip_prefix('#').and_then(|pointer| doc.pointer(pointer));
+                    if target.is_none() {
+                        dangling.push(format!("{at}: {reference}"));
+                    }
+                }
+                for (key, child) in object {
+                    walk(doc, child, &format!("{at}/{key}"), dangling);
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    walk(doc, child, &format!("{at}/{i}"), dangling);
+                }
+            }
+            _ => {}
+        }
+    }
+    let doc = document();
+    let mut dangling = Vec::new();
+    walk(&doc, &doc, "", &mut dangling);
+    assert!(dangling.is_empty(), "{dangling:#?}");
+}
+
+/// A payload the server would send, built from the wire types, is valid against the documented body
+/// of its webhook; and one that lacks a member or names another event is not.
+#[test]
+fn webhook_payloads_validate_against_their_documented_bodies() {
+    use tapster_wire::*;
+
+    let doc = document();
+    let body = |name: &str| {
+        doc["webhooks"][name]["post"]["requestBody"]["content"]["application/json"]["schema"].clone()
+    };
+    let published = VersionPublishedEvent {
+        kind: WebhookEventType::VersionPublished,
+        schema_version: WEBHOOK_SCHEMA_VERSION,
+        timestamp: "2025-03-14T09:30:00Z".into(),
+        data: VersionPublished {
+            version: "v1.2".into(),
+            build_id: 14_210_051,
+            released: "2025-03-13".into(),
+            previous: Some("v1.1".into()),
+            changes: Some(ChangeCounts { added: 12, removed: 1, modified: 30 }),
+            highlights: vec![VersionChange {
+                kind: ChangeType::Items,
+                id: Some(1204),
+                key: None,
+                slug: Some("honey-mead".into()),
+                name: "Honey Mead".into(),
+                change: ChangeKind::Modified,
+                fields: vec!["base_price".into()],
+            }],
+            links: VersionLinks {
+                version: "https://api.example.com/v1/versions/v1.2".into(),
+                changes: "https://api.example.com/v1/versions/v1.2/changes".into(),
+                exports: "https://api.example.com/v1/exports?version=v1.2".into(),
+            },
+        },
+    };
+    let first = VersionPublishedEvent {
+        data: VersionPublished {
+            previous: None,
+            changes: None,
+            highlights: vec![],
+            ..published.data.clone()
+        },
+        ..published.clone()
+    };
+    let expiring = KeyExpiringEvent {
+        kind: WebhookEventType::KeyExpiring,
+        schema_version: WEBHOOK_SCHEMA_VERSION,
+        timestamp: "2025-03-14T00:00:05Z".into(),
+        data: KeyExpiring {
+            key: ExpiringKey {
+                name: "wiki bot".into(),
+                prefix: "tap_Ab12Cd34".into(),
+                expires_at: "2025-03-21T00:00:00Z".into(),
+            },
+            days_left: 7,
+            links: KeyLinks { dashboard: "https://api.example.com/account".into() },
+        },
+    };
+    let test = TestEvent {
+        kind: WebhookEventType::Test,
+        schema_version: WEBHOOK_SCHEMA_VERSION,
+        timestamp: "2025-03-14T10:00:00Z".into(),
+        data: TestData { endpoint: "Guild bot".into(), message: "A test event from Tapster.".into() },
+    };
+    let payloads = [
+        ("version.published", serde_json::to_value(&published).unwrap()),
+        ("version.published", serde_json::to_value(&first).unwrap()),
+        ("key.expiring", serde_json::to_value(&expiring).unwrap()),
+        ("webhook.test", serde_json::to_value(&test).unwrap()),
+    ];
+    for (name, payload) in &payloads {
+        assert_eq!(validate(&doc, &body(name), payload), Vec::<String>::new(), "{name}: {payload}");
+    }
+
+    type Breakage = (&'static str, &'static str, fn(&mut Value));
+    let breakages: [Breakage; 6] = [
+        ("version.published", "links missing", |p| {
+            p["data"].as_object_mut().unwrap().remove("links");
+        }),
+        ("version.published", "another event's type", |p| p["type"] = json!("webhook.test")),
+        ("version.published", "11 highlights", |p| {
+            let one = p["data"]["highlights"][0].clone();
+            p["data"]["highlights"] = Value::Array(vec![one; 11]);
+        }),
+        ("key.expiring", "the key's prefix missing", |p| {
+            p["data"]["key"].as_object_mut().unwrap().remove("prefix");
+        }),
+        ("key.expiring", "days_left a string", |p| p["data"]["days_left"] = json!("7")),
+        ("webhook.test", "schema_version missing", |p| {
+            p.as_object_mut().unwrap().remove("schema_version");
+        }),
+    ];
+    for (name, what, breakage) in breakages {
+        let mut bad = payloads.iter().find(|(n, _)| *n == name).unwrap().1.clone();
+        breakage(&mut bad);
+        assert!(!validate(&doc, &body(name), &bad).is_empty(), "{name}: {what} passed validation");
+    }
 }
 
 #[test]

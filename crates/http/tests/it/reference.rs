@@ -44,3 +44,32 @@ fn the_reference_page_shows_every_route_with_its_parameters_and_an_example() {
     assert!(!health.contains("<form"), "public routes need no key to try: {health}");
     assert!(!health.contains("(needs an API key)"), "{health}");
 }
+
+/// The webhooks have one section after the routes: each event with its body's schema and what it
+/// tells, and the headers every delivery carries, escaped as the rest of the page is.
+#[test]
+fn the_reference_page_lists_the_webhooks() {
+    let page = String::from_utf8(bundled_get("/docs").body.to_vec()).unwrap();
+    let document = bundled_get("/openapi.json").json();
+    assert_eq!(page.matches("<h2>webhooks</h2>").count(), 1, "one section, no empty one of routes");
+    let section = &page[page.find("<section id=\"tag-webhooks\">").expect("the webhooks' section")..];
+    for (name, item) in document["webhooks"].as_object().unwrap() {
+        let op = &item["post"];
+        let id = op["operationId"].as_str().unwrap();
+        assert!(
+            page.contains(&format!("<a href=\"#{id}\"><code>POST {name}</code></a>")),
+            "{name} in the contents"
+        );
+        assert!(section.contains(&format!("<tr id=\"{id}\">\n<td><code>{name}</code></td>")), "{name}");
+        let schema = op["requestBody"]["content"]["application/json"]["schema"]["$ref"].as_str().unwrap();
+        let schema = schema.rsplit('/').next().unwrap();
+        assert!(section.contains(&format!("<td><code>{schema}</code></td>")), "{name}: {schema}");
+    }
+    assert!(section.contains(
+        "<summary>Headers of every delivery: webhook-id, webhook-timestamp, webhook-signature</summary>"
+    ));
+    assert!(section.contains("<code>{webhook-id}.{webhook-timestamp}.{body}</code>"), "{section}");
+    assert!(section.contains("<summary>Answers: 2XX, default</summary>"), "{section}");
+    // The tag's words, their quotes escaped.
+    assert!(section.contains("docs/api.md, &quot;Webhooks&quot;."), "{section}");
+}
