@@ -8,6 +8,7 @@ mod cache;
 mod conditional;
 mod envelope;
 mod error;
+mod events;
 pub mod exports;
 mod front;
 mod gate;
@@ -27,6 +28,7 @@ mod value_sets;
 mod views;
 
 pub use app::{App, DEFAULT_CACHE_BUDGET, Pages};
+pub use events::version_published;
 pub use front::Operators;
 pub use gate::{
     Admission, CallingKey, Credentials, Gate, PendingVerdict, Policies, Policy, PolicyState, Quota, Refusal,

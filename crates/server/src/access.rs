@@ -46,7 +46,7 @@ impl Clock {
         Self(Arc::new(time))
     }
 
-    fn now(&self) -> Duration {
+    pub(crate) fn now(&self) -> Duration {
         (self.0)()
     }
 }

@@ -7,7 +7,9 @@
 //! disk, imported with its bulk exports and those written out for mirrors (`game_data`); the
 //! bundled dataset the binary carries (`bundled`, in the format of `archive`), which `serve` imports
 //! into an empty data dir unless told another; and game data published once for every replica,
-//! which each `serve` follows (`published`). The binary in `main.rs` is only its command line.
+//! which each `serve` follows (`published`); and the webhooks' worker, which announces new versions
+//! and expiring keys and delivers the outbox (`webhooks`). The binary in `main.rs` is only its
+//! command line.
 
 mod access;
 mod admin;
@@ -23,6 +25,7 @@ mod published;
 mod reload;
 mod run;
 mod shared;
+mod webhooks;
 
 pub use access::{Access, Clock};
 pub use admin::{Admin, LOCAL_ACCOUNT, NewKey, format_keys};
@@ -34,3 +37,4 @@ pub use logging::{LogFormat, LogLevel, log_subscriber};
 pub use published::{format_generations, megabytes, publish};
 pub use run::{Layout, Service, ServiceBuilder, Sharing};
 pub use shared::{DEFAULT_TIMEOUT as DEFAULT_REDIS_TIMEOUT, RedisLimits, RedisServers, RedisTls, Shared};
+pub use webhooks::{CertificateDer, WebhookSettings};

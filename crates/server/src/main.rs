@@ -14,8 +14,9 @@ use tapster_dashboard::{ProviderConfig, PublicUrl};
 use tapster_domain::{AddressBlock, Limits};
 use tapster_edge::{ClientIpHeader, ServeConfig, StrictTransport, TlsConfig, TlsError, TrustedProxies};
 use tapster_server::{
-    Admin, DEFAULT_MAIL_FROM, DashboardOptions, LOCAL_ACCOUNT, Layout, LogFormat, LogLevel, RedisLimits,
-    RedisServers, RedisTls, Service, ServiceBuilder, Sharing, format_keys, log_subscriber,
+    Admin, CertificateDer, DEFAULT_MAIL_FROM, DashboardOptions, LOCAL_ACCOUNT, Layout, LogFormat, LogLevel,
+    RedisLimits, RedisServers, RedisTls, Service, ServiceBuilder, Sharing, WebhookSettings, format_keys,
+    log_subscriber,
 };
 
 /// jemalloc rather than the system allocator: when new game data replaces the old, glibc keeps the
@@ -70,6 +71,8 @@ enum Command {
         edge: EdgeArgs,
         #[command(flatten)]
         dashboard: DashboardArgs,
+        #[command(flatten)]
+        webhooks: WebhookArgs,
         #[command(flatten)]
         log: Log,
     },
@@ -335,6 +338,38 @@ impl ReplicaArgs {
             replicas: self.replicas,
             timeout: Duration::from_millis(self.redis_timeout_ms),
         }))
+    }
+}
+
+/// Webhooks: which endpoints may be reached.
+#[derive(Debug, clap::Args)]
+struct WebhookArgs {
+    /// Let webhook endpoints be on loopback and private addresses, and over plain http: for tests
+    /// and closed networks, never on a server the public reaches (anyone could make it call into
+    /// its own network).
+    #[arg(long, env = "TAPSTER_WEBHOOKS_ALLOW_PRIVATE")]
+    webhooks_allow_private: bool,
+    /// Trust the certificate authority in this PEM file for webhook endpoints, besides the web's
+    /// roots (a closed network's own CA).
+    #[arg(long, env = "TAPSTER_WEBHOOKS_CA", value_name = "PEM")]
+    webhooks_ca: Option<PathBuf>,
+}
+
+impl WebhookArgs {
+    fn settings(self) -> anyhow::Result<WebhookSettings> {
+        use rustls::pki_types::pem::PemObject;
+        let mut settings =
+            WebhookSettings { allow_private: self.webhooks_allow_private, ..WebhookSettings::default() };
+        if let Some(path) = &self.webhooks_ca {
+            let certificates = CertificateDer::pem_file_iter(path)
+                .and_then(|certificates| certificates.collect::<Result<Vec<_>, _>>())
+                .map_err(|error| {
+                    anyhow::anyhow!("reading the webhooks' CA certificate {}: {error}", path.display())
+                })?;
+            anyhow::ensure!(!certificates.is_empty(), "{} holds no PEM certificate", path.display());
+            settings.extra_roots = certificates;
+        }
+        Ok(settings)
     }
 }
 
@@ -611,6 +646,7 @@ fn main() -> anyhow::Result<()> {
             replicas,
             edge,
             dashboard,
+            webhooks,
             log,
         } => {
             tracing::subscriber::set_global_default(log_subscriber(log.format, log.level, std::io::stderr))
@@ -622,6 +658,7 @@ fn main() -> anyhow::Result<()> {
                 .cache_budget(cache_mib.saturating_mul(1024 * 1024))
                 .public_url(public_url)
                 .dashboard(dashboard.options())
+                .webhooks(webhooks.settings()?)
                 .metrics_apart(metrics_addr);
             serve(addr, service, config)
         }

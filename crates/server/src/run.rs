@@ -26,6 +26,7 @@ use crate::limiter::InProcess;
 use crate::published::Follower;
 use crate::reload::{Reload, Reloader};
 use crate::shared::{RedisLimits, Shared};
+use crate::webhooks::{WebhookSettings, Webhooks};
 
 /// How often a replica looks for a new generation of published game data.
 const FOLLOW_EVERY: Duration = Duration::from_secs(1);
@@ -60,6 +61,10 @@ pub struct Service {
     /// Where operators scrape `/metrics` (`--metrics-addr`), over plain HTTP, instead of beside the
     /// API, which then answers it `404`.
     metrics_listener: Option<TcpListener>,
+    /// How webhooks are delivered.
+    webhooks: WebhookSettings,
+    /// The time the gate and the webhooks' worker read.
+    clock: Clock,
 }
 
 /// How a [`Service`] is opened and serves. Only the data dir and where the shared stores are must
@@ -75,6 +80,7 @@ pub struct ServiceBuilder {
     public_url: Option<PublicUrl>,
     dashboard: DashboardOptions,
     metrics_addr: Option<SocketAddr>,
+    webhooks: WebhookSettings,
 }
 
 /// Where a server keeps what it shares with other replicas: the accounts, and the rate limits.
@@ -154,6 +160,12 @@ impl ServiceBuilder {
         self
     }
 
+    /// How webhooks are delivered (`--webhooks-allow-private`, `--webhooks-ca`).
+    pub fn webhooks(mut self, settings: WebhookSettings) -> Self {
+        self.webhooks = settings;
+        self
+    }
+
     /// How the service will spread connections over threads: the runtime it is opened and run on
     /// should suit it (one thread for [`Layout::PerCore`]).
     pub fn layout(&self) -> Layout {
@@ -166,8 +178,17 @@ impl ServiceBuilder {
     /// binds the metrics address, so that one that is taken is said before anything is served (the
     /// API's listener is the caller's, who needs its address first).
     pub async fn open(self) -> anyhow::Result<Service> {
-        let Self { data_dir, sharing, fixtures, clock, cache_budget, public_url, dashboard, metrics_addr } =
-            self;
+        let Self {
+            data_dir,
+            sharing,
+            fixtures,
+            clock,
+            cache_budget,
+            public_url,
+            dashboard,
+            metrics_addr,
+            webhooks,
+        } = self;
         // The shared stores first: one that cannot be reached (or a certificate refused) is said at
         // once, not after a first import of the game data.
         let admin = Admin::connect(&sharing.accounts).await?;
@@ -210,8 +231,8 @@ impl ServiceBuilder {
         let first_key = admin.first_key().await?;
         let accounts = admin.into_accounts();
         let access = match shared {
-            None => Access::load(accounts.clone(), InProcess::default(), clock).await,
-            Some(limiter) => Access::load(accounts.clone(), limiter, clock).await,
+            None => Access::load(accounts.clone(), InProcess::default(), clock.clone()).await,
+            Some(limiter) => Access::load(accounts.clone(), limiter, clock.clone()).await,
         }
         .context("loading keys and usage")?;
         let metrics_listener = match metrics_addr {
@@ -238,6 +259,8 @@ impl ServiceBuilder {
             public_url,
             dashboard,
             metrics_listener,
+            webhooks,
+            clock,
         })
     }
 }
@@ -255,6 +278,7 @@ impl Service {
             public_url: None,
             dashboard: DashboardOptions::default(),
             metrics_addr: None,
+            webhooks: WebhookSettings::default(),
         }
     }
 
@@ -291,9 +315,14 @@ impl Service {
             self.store.latest().info.name,
             if tls { "https" } else { "http" },
         );
-        let dashboard = self.dashboard.config(self.public_url(addr, tls)?, &self.data_dir);
+        let public_url = self.public_url(addr, tls)?;
+        let dashboard =
+            self.dashboard.config(public_url.clone(), &self.data_dir, self.webhooks.allow_private);
         let dashboard = Dashboard::new(dashboard, self.accounts.clone(), Arc::new(System))
             .context("starting the dashboard")?;
+        let webhooks =
+            Webhooks::new(self.accounts.clone(), &self.webhooks, self.clock.clone(), public_url.origin())?;
+        dashboard.set_outbox(Arc::clone(&webhooks) as Arc<dyn tapster_dashboard::Outbox>);
         let console = Arc::new(ApiConsole::new(Arc::clone(&self.access)));
         dashboard.set_console(Arc::clone(&console) as Arc<dyn tapster_dashboard::Console>);
         tracing::info!(url = dashboard.url(), "the dashboard is served beside the API");
@@ -324,9 +353,15 @@ impl Service {
                 .with_dependency("game data", move || troubled.trouble())
                 .with_generation(move || served.served());
         }
-        let app = Arc::new(app.with_pages(DashboardPages { dashboard, access: Arc::clone(&self.access) }));
+        let app =
+            Arc::new(app.with_pages(DashboardPages {
+                dashboard: dashboard.clone(),
+                access: Arc::clone(&self.access),
+            }));
         console.serve_through(&app);
         let stop = Arc::new(AtomicBool::new(false));
+        // A task of its own: a delivery may take seconds, which nothing else waits for.
+        let delivering = tokio::spawn(webhooks.run(Arc::clone(&app), dashboard, Arc::clone(&stop)));
         let mut watcher = self.accounts.watcher().context("watching the accounts database")?;
         let (access, accounts) = (Arc::clone(&self.access), self.accounts.clone());
         let (mut flushed, mut purged) = (Instant::now(), Instant::now());
@@ -441,6 +476,8 @@ impl Service {
         if let Some(following) = following {
             following.abort();
         }
+        // A delivery cut short is tried again once its claim runs out: the outbox is at least once.
+        delivering.abort();
         let _ = data.join();
         self.access.flush().await.context("recording the last usage counts")?;
         served.context("serving")?;

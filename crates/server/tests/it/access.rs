@@ -11,60 +11,17 @@ use tapster_accounts::KeyAction;
 use tapster_domain::Limits;
 use tapster_server::{Admin, Clock, Service, Sharing};
 use tempfile::TempDir;
-use tokio::sync::oneshot;
 
-use crate::{block, get, get_with_key, mini};
+use crate::{Running, block, get, get_with_key, mini};
 
-/// A running service on a data dir; stops (flushing usage) when dropped.
-struct Running {
-    addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    runtime: tokio::runtime::Runtime,
-    task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+/// A running service on a data dir with the small dataset, whose gate reads the wall clock.
+fn start(data_dir: &Path) -> Running {
+    start_with_clock(data_dir, Clock::system())
 }
 
-impl Running {
-    fn start(data_dir: &Path) -> Self {
-        Self::start_with_clock(data_dir, Clock::system())
-    }
-
-    /// A service whose gate reads the time from `clock`.
-    fn start_with_clock(data_dir: &Path, clock: Clock) -> Self {
-        let runtime =
-            tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-        let service = runtime
-            .block_on(
-                Service::builder(data_dir, &Sharing::none(data_dir))
-                    .fixtures(Some(&mini()))
-                    .clock(clock)
-                    .open(),
-            )
-            .unwrap();
-        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = oneshot::channel();
-        let task = runtime.spawn(service.run(listener, tapster_edge::ServeConfig::default(), async {
-            let _ = stopped.await;
-        }));
-        Self { addr, stop: Some(stop), runtime, task: Some(task) }
-    }
-
-    fn stop(mut self) {
-        self.shutdown();
-    }
-
-    fn shutdown(&mut self) {
-        if let (Some(stop), Some(task)) = (self.stop.take(), self.task.take()) {
-            let _ = stop.send(());
-            self.runtime.block_on(task).unwrap().unwrap();
-        }
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.shutdown();
-    }
+/// A running service on a data dir with the small dataset, whose gate reads the time from `clock`.
+fn start_with_clock(data_dir: &Path, clock: Clock) -> Running {
+    Running::open(Service::builder(data_dir, &Sharing::none(data_dir)).fixtures(Some(&mini())).clock(clock))
 }
 
 fn key(data_dir: &Path, email: &str, limits: Limits) -> String {
@@ -105,7 +62,7 @@ fn every_refusal_has_its_status_type_and_detail() {
     let mistyped = format!("{}{typo}{}", &good[..10], &good[11..]);
     let (expired, unconfirmed) = block(owner_keys(dir.path()));
 
-    let server = Running::start(dir.path());
+    let server = start(dir.path());
     let cases: &[(Option<&str>, u16, &str, &str)] = &[
         (None, 401, "/errors/unauthorized", "needs an API key"),
         (Some(&mistyped), 401, "/errors/unauthorized", "checksum"),
@@ -160,7 +117,7 @@ async fn owner_keys(data_dir: &Path) -> (String, String) {
 fn admin_commands_take_effect_on_the_running_server_within_a_second() {
     let dir = TempDir::new().unwrap();
     let key = key(dir.path(), "marta@example.org", Limits::DEFAULT);
-    let server = Running::start(dir.path());
+    let server = start(dir.path());
     let admin = block(Admin::open(dir.path())).unwrap();
     assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200);
 
@@ -203,7 +160,7 @@ fn a_burst_of_sixty_passes_then_429_with_the_true_retry_after() {
         let millis = Arc::clone(&millis);
         move || Duration::from_millis(millis.load(Ordering::Relaxed))
     });
-    let server = Running::start_with_clock(dir.path(), clock);
+    let server = start_with_clock(dir.path(), clock);
 
     let first = get_with_key(server.addr, "/v1/versions", &key);
     assert_eq!(
@@ -245,7 +202,7 @@ fn not_modified_answers_count_and_refusals_do_not() {
     let dir = TempDir::new().unwrap();
     // Three a minute, and a burst of three that refills only every 20 s: no refill during the test.
     let key = key(dir.path(), "etag@example.org", Limits::new(3, 3, 20_000).unwrap());
-    let server = Running::start(dir.path());
+    let server = start(dir.path());
     let full = get_with_key(server.addr, "/v1/versions", &key);
     let auth = format!("Bearer {key}");
     let conditional = [("Authorization", auth.as_str()), ("If-None-Match", full.header("etag"))];
@@ -259,13 +216,13 @@ fn not_modified_answers_count_and_refusals_do_not() {
 fn the_daily_cap_survives_a_restart() {
     let dir = TempDir::new().unwrap();
     let key = key(dir.path(), "daily@example.org", Limits::new(300, 60, 4).unwrap());
-    let server = Running::start(dir.path());
+    let server = start(dir.path());
     for _ in 0..3 {
         assert_eq!(get_with_key(server.addr, "/v1/versions", &key).status, 200);
     }
     server.stop();
 
-    let server = Running::start(dir.path());
+    let server = start(dir.path());
     let last = get_with_key(server.addr, "/v1/versions", &key);
     assert_eq!(last.status, 200);
     assert!(last.header("ratelimit").starts_with(r#""day";r=0;"#), "{}", last.header("ratelimit"));
@@ -295,7 +252,7 @@ fn the_key_endpoint_tells_a_key_its_name_expiry_limits_and_requests_today() {
     block(accounts.create_key(owner, &name, Some(expires), None, &key, now)).unwrap();
     let key = key.expose();
 
-    let server = Running::start(dir.path());
+    let server = start(dir.path());
     assert_eq!(get_with_key(server.addr, "/v1/versions", key).status, 200);
     let answer = get_with_key(server.addr, "/v1/key", key);
     assert_eq!(answer.status, 200, "{}", String::from_utf8_lossy(&answer.body));
@@ -320,7 +277,7 @@ fn the_key_endpoint_tells_a_key_its_name_expiry_limits_and_requests_today() {
     server.stop();
 
     // Today's count is the accounts database's after a restart, as the daily cap is.
-    let server = Running::start(dir.path());
+    let server = start(dir.path());
     let data = &get_with_key(server.addr, "/v1/key", key).json()["data"];
     assert_eq!(data["requests_today"], 3, "{data}");
     server.stop();
@@ -334,7 +291,7 @@ fn too_many_failed_authentications_get_429_while_a_valid_key_from_the_address_pa
     let revoked = key(dir.path(), "good@example.org", Limits::DEFAULT);
     block(admin.change_key(&revoked, KeyAction::Revoke)).unwrap();
     let unknown = tapster_domain::ApiKey::generate(|| 42).expose().to_owned();
-    let server = Running::start(dir.path());
+    let server = start(dir.path());
     // Well-formed keys that open nothing count: an unknown and a revoked one.
     let failing = |n: usize| match n % 2 {
         0 => get_with_key(server.addr, "/v1/versions", &unknown),
@@ -422,7 +379,7 @@ fn a_browser_key_answers_its_pages_each_caller_with_its_own_burst_and_one_day() 
         let millis = now_millis();
         move || Duration::from_millis(millis)
     });
-    let server = Running::start_with_clock(dir.path(), clock);
+    let server = start_with_clock(dir.path(), clock);
     let auth = format!("Bearer {}", key.expose());
     let call = |from: &str, origin: Option<&str>| {
         let mut headers = vec![("Authorization", auth.as_str())];

@@ -16,6 +16,7 @@ mod shared_cluster;
 mod shared_limits;
 mod tidy;
 mod tls_services;
+mod webhooks;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -25,6 +26,48 @@ use std::sync::{Arc, Mutex};
 
 use tapster_test_support::http::{Answer, get};
 use tapster_test_support::mini;
+
+/// A service running in this process on `127.0.0.1:0`, on a runtime of its own; stops (flushing
+/// usage) when dropped.
+struct Running {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    runtime: tokio::runtime::Runtime,
+    task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+}
+
+impl Running {
+    /// Opens the service `builder` sets up, and serves it.
+    fn open(builder: tapster_server::ServiceBuilder) -> Self {
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let service = runtime.block_on(builder.open()).unwrap();
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel();
+        let task = runtime.spawn(service.run(listener, tapster_edge::ServeConfig::default(), async {
+            let _ = stopped.await;
+        }));
+        Self { addr, stop: Some(stop), runtime, task: Some(task) }
+    }
+
+    fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        if let (Some(stop), Some(task)) = (self.stop.take(), self.task.take()) {
+            let _ = stop.send(());
+            self.runtime.block_on(task).unwrap().unwrap();
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
 
 /// Runs `future` to its end outside any runtime (the admin commands are async).
 fn block<F: Future>(future: F) -> F::Output {
