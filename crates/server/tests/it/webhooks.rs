@@ -515,3 +515,68 @@ fn three_replicas_on_one_postgresql_deliver_each_event_once() {
     assert_eq!(versions, ["v1.0.0.0.1", "v1.0.1.0.0"]);
     drop(replicas);
 }
+
+#[test]
+fn a_key_expiring_within_a_week_is_announced_once_to_its_account_and_discord_gets_a_message() {
+    use tapster_accounts::KeyName;
+    use tapster_domain::ApiKey;
+
+    let mine = Receiver::start(&[]);
+    let discord = Receiver::start(&[]);
+    let theirs = Receiver::start(&[]);
+    let dir = TempDir::new().unwrap();
+    let seconds = Arc::new(AtomicU64::new(now_secs()));
+    let accounts = block(Accounts::open(&Location::DataDir(dir.path().to_owned()))).unwrap();
+    let now = Timestamp(i64::try_from(seconds.load(Ordering::Relaxed)).unwrap());
+    let owner = block(tapster_test_support::accounts::signed_up(&accounts, "keys@example.org", 6, now));
+    let other = block(tapster_test_support::accounts::signed_up(&accounts, "other@example.org", 7, now));
+    let expiring = [WebhookEvent::KeyExpiring];
+    block(accounts.create_webhook(owner, &endpoint(&mine.url("/"), &expiring, &secret(1)), now)).unwrap();
+    // Discord is told by the kind an endpoint was stored with: here a receiver of this machine.
+    let as_discord =
+        NewWebhook { kind: WebhookKind::Discord, ..endpoint(&discord.url("/"), &expiring, &secret(2)) };
+    block(accounts.create_webhook(owner, &as_discord, now)).unwrap();
+    block(accounts.create_webhook(other, &endpoint(&theirs.url("/"), &expiring, &secret(3)), now)).unwrap();
+    let versions = Receiver::start(&[]);
+    let published = [WebhookEvent::VersionPublished];
+    let channel =
+        NewWebhook { kind: WebhookKind::Discord, ..endpoint(&versions.url("/"), &published, &secret(4)) };
+    block(accounts.create_webhook(other, &channel, now)).unwrap();
+    let name = KeyName::parse("wiki bot").unwrap();
+    let key = ApiKey::generate(|| 41);
+    let expires = Timestamp(now.0 + 30 * 86_400);
+    block(accounts.create_key(owner, &name, Some(expires), None, &key, now)).unwrap();
+    let server = serving_with_clock(dir.path(), &seconds, Duration::from_secs(5));
+
+    // The version served is told a Discord channel as a message that links to the changelog.
+    let told = versions.wait_for(1, Duration::from_secs(10)).remove(0).json();
+    let embed = &told["embeds"][0];
+    assert!(embed["title"].as_str().unwrap().starts_with("v1.0.0.0.1 (build "), "{told}");
+    assert!(embed["url"].as_str().unwrap().ends_with("/changelog"), "{told}");
+    assert_eq!(embed["description"], "The first version Tapster serves.");
+    // Not while the key has more than a week left.
+    std::thread::sleep(Duration::from_millis(1_500));
+    assert!(mine.received().is_empty());
+    seconds.fetch_add(23 * 86_400 + 60, Ordering::Relaxed);
+    let got = mine.wait_for(1, Duration::from_secs(10));
+    let event: tapster_wire::KeyExpiringEvent = serde_json::from_slice(&got[0].body).unwrap();
+    assert_eq!(event.data.key.name, "wiki bot");
+    assert_eq!(event.data.key.prefix, key.display_prefix());
+    assert_eq!(event.data.key.expires_at, expires.to_string());
+    assert_eq!(event.data.days_left, 6);
+    assert!(event.data.links.dashboard.ends_with("/account"));
+
+    let message = discord.wait_for(1, Duration::from_secs(10)).remove(0);
+    assert_eq!(message.header("webhook-signature"), "", "Discord checks no signature");
+    let message = message.json();
+    assert!(message["content"].as_str().unwrap().contains("wiki bot"), "{message}");
+    assert_eq!(message["allowed_mentions"]["parse"], serde_json::json!([]));
+    assert!(message["embeds"][0]["title"].as_str().unwrap().starts_with(key.display_prefix()), "{message}");
+
+    // Once: later sweeps find it announced; the other account is told nothing of it.
+    seconds.fetch_add(86_400, Ordering::Relaxed);
+    std::thread::sleep(Duration::from_millis(2_500));
+    assert_eq!((mine.received().len(), discord.received().len()), (1, 1));
+    assert!(theirs.received().is_empty());
+    server.stop();
+}
