@@ -3,7 +3,9 @@
 //! to the outbox, as it does on a newcomer's machine. A person's whole way to a key: sign in by mail,
 //! open the link, confirm, create a key, read it off the page, call the API with it, revoke it (and
 //! see it refused within a second); sign in with GitHub; sign in with Discord with an unverified
-//! address and be refused keys until it is confirmed; a key named like a script shown as text.
+//! address and be refused keys until it is confirmed; a key named like a script shown as text; a
+//! webhook endpoint added, its secret read off the page once, a test event sent to a receiver and
+//! its delivery listed, the secret rotated.
 //! Each page is saved as a screenshot under `target/tmp/screenshots/`, the pages' icons among them.
 //!
 //! Without Chromium and its driver the test is skipped, and says so in `cargo test`'s output, so
@@ -19,6 +21,7 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 use tapster_test_support::{Behaviour, Flavour, MockProvider, User};
 
+use crate::webhooks::Receiver;
 use crate::{get_with_key, mini, serve_with};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -283,8 +286,10 @@ fn a_newcomer_gets_a_key_in_a_browser_and_providers_sign_in() {
             &dc_token,
             "--discord-api-url",
             &dc_api,
+            "--webhooks-allow-private",
         ],
     );
+    let receiver = Receiver::start(&[]);
     let profile = tempfile::TempDir::new().unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async {
@@ -294,7 +299,7 @@ fn a_newcomer_gets_a_key_in_a_browser_and_providers_sign_in() {
             Session { client: client.clone(), addr: server.addr, outbox: data_dir.path().join("outbox") };
         // On a task of its own, so that a failed step still leaves the last page's screenshot and
         // a closed browser behind.
-        let outcome = tokio::spawn(async move { journeys(&session).await }).await;
+        let outcome = tokio::spawn(async move { journeys(&session, &receiver).await }).await;
         let last = Session { client: client.clone(), addr: server.addr, outbox: PathBuf::new() };
         last.screenshot("last").await;
         let _ = client.close().await;
@@ -305,9 +310,10 @@ fn a_newcomer_gets_a_key_in_a_browser_and_providers_sign_in() {
     });
 }
 
-async fn journeys(s: &Session) {
+async fn journeys(s: &Session, receiver: &Receiver) {
     pictures_on_the_pages(s).await;
     by_mail_to_a_key_and_back(s).await;
+    a_webhook_tested_and_rotated(s, receiver).await;
     s.sign_out().await;
     with_github(s).await;
     s.sign_out().await;
@@ -416,6 +422,65 @@ async fn by_mail_to_a_key_and_back(s: &Session) {
         assert!(revoked.elapsed() < Duration::from_secs(1), "still {status} after {:?}", revoked.elapsed());
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// A webhook endpoint on a receiver of this machine: its secret shown once, a test event sent and
+/// signed with it, its delivery listed, and the secret rotated and shown once more.
+async fn a_webhook_tested_and_rotated(s: &Session, receiver: &Receiver) {
+    s.goto("/account").await;
+    s.click("header a[href='/account/webhooks']").await;
+    s.arrive("/account/webhooks").await;
+    s.type_into("#webhook-url", &receiver.url("/tapster")).await;
+    s.type_into("#webhook-description", "wiki import").await;
+    s.click("form[action='/account/webhooks'] button[type=submit]").await;
+    s.until_heading("Your new endpoint").await;
+    let secret = s.text("#new-secret").await;
+    assert!(secret.starts_with("whsec_"), "{secret}");
+    s.screenshot("webhook-created").await;
+
+    s.click("main a.button").await;
+    s.arrive("/account/webhooks").await;
+    assert!(!s.has("#new-secret").await, "the secret is shown once");
+    s.click(".endpoint form[action$='/test'] button").await;
+    s.arrive_saying("/account/webhooks", "A test event is on its way").await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let test = loop {
+        if let Some(test) = receiver.received().into_iter().find(|r| r.json()["type"] == "webhook.test") {
+            break test;
+        }
+        assert!(Instant::now() < deadline, "no test event: {:?}", receiver.received());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let headers = tapster_webhooks::SignedHeaders {
+        id: test.header("webhook-id"),
+        timestamp: test.header("webhook-timestamp"),
+        signature: test.header("webhook-signature"),
+    };
+    let key = tapster_webhooks::Secret::parse(&secret).unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    tapster_webhooks::verify(&key, &headers, &test.body, now, Duration::from_secs(300))
+        .unwrap_or_else(|error| panic!("the test event's signature: {error}"));
+    assert_eq!(test.json()["data"]["endpoint"], "wiki import");
+
+    // Its delivery shows in the list once the page is loaded again.
+    loop {
+        s.goto("/account/webhooks").await;
+        if s.has("table.deliveries tr.delivered").await {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no delivery listed");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(s.text("table.deliveries tr.delivered").await.contains("webhook.test"));
+    s.screenshot("webhook-deliveries").await;
+
+    s.click(".endpoint form[action$='/rotate'] button").await;
+    s.arrive_saying("/account/webhooks", "The endpoint has a new secret.").await;
+    let rotated = s.text("#new-secret").await;
+    assert!(rotated.starts_with("whsec_") && rotated != secret, "{rotated}");
+    s.screenshot("webhook-rotated").await;
+    s.goto("/account/webhooks").await;
+    assert!(!s.has("#new-secret").await, "a rotated secret is shown once");
 }
 
 async fn with_github(s: &Session) {

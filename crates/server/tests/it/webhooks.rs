@@ -26,7 +26,7 @@ use crate::{Running, block, mini, serve_with};
 
 /// What a receiver does with a request.
 #[derive(Debug, Clone, Copy)]
-enum Act {
+pub(crate) enum Act {
     Answer(u16),
     /// Answers `302` to this address, which must never be asked.
     Redirect(SocketAddr),
@@ -36,17 +36,17 @@ enum Act {
 
 /// One request a receiver got.
 #[derive(Debug, Clone)]
-struct Received {
+pub(crate) struct Received {
     headers: Vec<(String, String)>,
-    body: Vec<u8>,
+    pub(crate) body: Vec<u8>,
 }
 
 impl Received {
-    fn header(&self, name: &str) -> &str {
+    pub(crate) fn header(&self, name: &str) -> &str {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map_or("", |(_, v)| v.as_str())
     }
 
-    fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
     }
@@ -54,13 +54,13 @@ impl Received {
 
 /// A webhook receiver on `127.0.0.1`: keeps every request, and acts on each as scripted (then
 /// answers `200`).
-struct Receiver {
+pub(crate) struct Receiver {
     addr: SocketAddr,
     got: Arc<Mutex<Vec<Received>>>,
 }
 
 impl Receiver {
-    fn start(script: &[Act]) -> Self {
+    pub(crate) fn start(script: &[Act]) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let got = Arc::new(Mutex::new(Vec::new()));
@@ -76,11 +76,11 @@ impl Receiver {
         Self { addr, got }
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 
-    fn received(&self) -> Vec<Received> {
+    pub(crate) fn received(&self) -> Vec<Received> {
         self.got.lock().unwrap().clone()
     }
 
