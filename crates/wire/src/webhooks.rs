@@ -61,7 +61,8 @@ pub struct VersionLinks {
     /// Every change since the version before: `/v1/versions/{version}/changes`.
     #[schemars(extend("format" = "uri"))]
     pub changes: String,
-    /// Its bulk exports, one file per language: `/v1/exports?version={version}`.
+    /// The list of bulk exports, `/v1/exports`, newest version first: this version's files, one
+    /// per language, are at its top (the list takes no parameter).
     #[schemars(extend("format" = "uri"))]
     pub exports: String,
 }
@@ -178,7 +179,7 @@ mod tests {
                 links: VersionLinks {
                     version: "https://api.example.com/v1/versions/v1.2".into(),
                     changes: "https://api.example.com/v1/versions/v1.2/changes".into(),
-                    exports: "https://api.example.com/v1/exports?version=v1.2".into(),
+                    exports: "https://api.example.com/v1/exports".into(),
                 },
             },
         };
@@ -201,7 +202,7 @@ mod tests {
                     "links": {
                         "version": "https://api.example.com/v1/versions/v1.2",
                         "changes": "https://api.example.com/v1/versions/v1.2/changes",
-                        "exports": "https://api.example.com/v1/exports?version=v1.2",
+                        "exports": "https://api.example.com/v1/exports",
                     },
                 },
             }),

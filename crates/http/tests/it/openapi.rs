@@ -434,7 +434,7 @@ fn webhook_payloads_validate_against_their_documented_bodies() {
             links: VersionLinks {
                 version: "https://api.example.com/v1/versions/v1.2".into(),
                 changes: "https://api.example.com/v1/versions/v1.2/changes".into(),
-                exports: "https://api.example.com/v1/exports?version=v1.2".into(),
+                exports: "https://api.example.com/v1/exports".into(),
             },
         },
     };
