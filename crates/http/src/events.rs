@@ -36,7 +36,7 @@ pub fn version_published(store: &Store, version: &Catalog, origin: &str) -> Vers
         links: VersionLinks {
             version: format!("{origin}/v1/versions/{name}"),
             changes: format!("{origin}/v1/versions/{name}/changes"),
-            exports: format!("{origin}/v1/exports?version={name}"),
+            exports: format!("{origin}/v1/exports"),
         },
     }
 }
