@@ -203,6 +203,7 @@ impl From<tapster_accounts::Error> for Failure {
             E::TooManyKeys { .. }
             | E::TooManyWebhooks { .. }
             | E::WebhookDisabled
+            | E::WebhookTestPending
             | E::AddressTaken(_)
             | E::LastSignIn
             | E::IdentityTaken => StatusCode::CONFLICT,

@@ -438,13 +438,23 @@ const EXPIRED_LINKS_KEPT_SECS: i64 = 86_400;
 pub(crate) struct Purge {
     pub(crate) links_expired_before: i64,
     pub(crate) live: LiveSessions,
+    /// Webhook messages done before this moment go, once no try of theirs is kept.
+    pub(crate) messages_done_before: i64,
 }
 
 impl Purge {
     pub(crate) fn at(now: Timestamp) -> Self {
-        Self { links_expired_before: now.0 - EXPIRED_LINKS_KEPT_SECS, live: LiveSessions::at(now) }
+        Self {
+            links_expired_before: now.0 - EXPIRED_LINKS_KEPT_SECS,
+            live: LiveSessions::at(now),
+            messages_done_before: now.0 - DONE_MESSAGES_KEPT_SECS,
+        }
     }
 }
+
+/// How long a delivered or given-up webhook message is kept (then only while its endpoint's log
+/// still shows a try of it).
+const DONE_MESSAGES_KEPT_SECS: i64 = 30 * 86_400;
 
 // ---- webhooks
 
@@ -470,12 +480,17 @@ pub(crate) fn owned_webhook(found: Option<WebhookEndpoint>, asking: AccountId) -
     owned(found.map(|endpoint| (endpoint.account, endpoint)), asking, Error::NoSuchWebhook)
 }
 
-/// Whether a test may be sent to `endpoint`: not while it is disabled, as nothing else is.
-pub(crate) fn may_test(endpoint: &WebhookEndpoint) -> Result<()> {
-    match endpoint.disabled {
-        Some(_) => Err(Error::WebhookDisabled),
-        None => Ok(()),
+/// Whether a test may be sent to `endpoint`, given whether a test of it is still on its way: not
+/// while it is disabled, as nothing else is; and one at a time, so that a page's button cannot make
+/// Tapster send a stranger's server a stream of requests.
+pub(crate) fn may_test(endpoint: &WebhookEndpoint, test_pending: bool) -> Result<()> {
+    if endpoint.disabled.is_some() {
+        return Err(Error::WebhookDisabled);
     }
+    if test_pending {
+        return Err(Error::WebhookTestPending);
+    }
+    Ok(())
 }
 
 /// Until when a secret replaced at `now` still signs.

@@ -155,8 +155,14 @@ pub(crate) async fn backup(_: &mut Client, _: &Path) -> Result<PathBuf> {
 /// Forgets what no longer matters ([`Purge`]): links long expired, and sessions past their idle
 /// time or their absolute lifetime.
 pub(crate) async fn purge(client: &mut Client, now: Timestamp) -> Result<()> {
-    let Purge { links_expired_before, live } = Purge::at(now);
+    let Purge { links_expired_before, live, messages_done_before } = Purge::at(now);
     let tx = client.transaction().await?;
+    tx.execute(
+        "DELETE FROM webhook_messages WHERE done_at < $1
+             AND NOT EXISTS (SELECT 1 FROM webhook_attempts t WHERE t.message_id = webhook_messages.id)",
+        &[&messages_done_before],
+    )
+    .await?;
     tx.execute("DELETE FROM email_tokens WHERE expires_at < $1", &[&links_expired_before]).await?;
     tx.execute(
         "DELETE FROM sessions WHERE last_seen_at <= $1 OR created_at <= $2",

@@ -199,7 +199,14 @@ pub(crate) async fn queue_test(
 ) -> Result<()> {
     let tx = write_transaction(client).await?;
     let endpoint = rules::owned_webhook(endpoint_by_id(&tx, id).await?, account)?;
-    rules::may_test(&endpoint)?;
+    let pending: bool = tx
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM webhook_messages WHERE endpoint_id = $1 AND event = $2 AND done_at IS NULL)",
+            &[&id, &WebhookEvent::Test.as_str()],
+        )
+        .await?
+        .get(0);
+    rules::may_test(&endpoint, pending)?;
     queue(&tx, &endpoint, WebhookEvent::Test, bodies, nonce, now).await?;
     tx.commit().await?;
     Ok(())

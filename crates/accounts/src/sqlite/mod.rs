@@ -122,8 +122,13 @@ pub(crate) fn backup(conn: &mut Connection, dest: &Path) -> Result<PathBuf> {
 /// Forgets what no longer matters ([`Purge`]): links long expired, and sessions past their idle
 /// time or their absolute lifetime.
 pub(crate) fn purge(conn: &mut Connection, now: Timestamp) -> Result<()> {
-    let Purge { links_expired_before, live } = Purge::at(now);
+    let Purge { links_expired_before, live, messages_done_before } = Purge::at(now);
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute(
+        "DELETE FROM webhook_messages WHERE done_at < ?1
+             AND NOT EXISTS (SELECT 1 FROM webhook_attempts t WHERE t.message_id = webhook_messages.id)",
+        [messages_done_before],
+    )?;
     tx.execute("DELETE FROM email_tokens WHERE expires_at < ?1", [links_expired_before])?;
     tx.execute(
         "DELETE FROM sessions WHERE last_seen_at <= ?1 OR created_at <= ?2",

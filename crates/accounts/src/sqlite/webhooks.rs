@@ -178,7 +178,12 @@ pub(crate) fn queue_test(
 ) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let endpoint = rules::owned_webhook(endpoint_by_id(&tx, id)?, account)?;
-    rules::may_test(&endpoint)?;
+    let pending: bool = tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM webhook_messages WHERE endpoint_id = ?1 AND event = ?2 AND done_at IS NULL)",
+        params![id, WebhookEvent::Test.as_str()],
+        |row| row.get(0),
+    )?;
+    rules::may_test(&endpoint, pending)?;
     queue(&tx, &endpoint, WebhookEvent::Test, bodies, nonce, now)?;
     tx.commit()?;
     Ok(())

@@ -305,3 +305,39 @@ async fn keys_expiring_soon_are_found_and_a_deleted_account_leaves_no_endpoint()
         assert!(s.accounts.keys_expiring(T0, at(7 * 86_400)).await.unwrap().is_empty());
     }
 }
+
+#[tokio::test]
+async fn one_test_at_a_time_and_old_messages_are_forgotten_once_no_try_of_them_is_shown() {
+    for s in stores().await {
+        let marta = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
+        let endpoint = s
+            .accounts
+            .create_webhook(marta, &new("https://a.example", WebhookKind::Standard, BOTH), T0)
+            .await
+            .unwrap();
+        s.accounts.queue_webhook_test(marta, endpoint.id, &bodies(), "t1", T0).await.unwrap();
+        let again = s.accounts.queue_webhook_test(marta, endpoint.id, &bodies(), "t2", T0).await;
+        assert!(matches!(again, Err(Error::WebhookTestPending)), "{again:?}");
+        let message = s.accounts.claim_webhook_messages(T0, 60, 10).await.unwrap().remove(0);
+        s.accounts.record_webhook_attempt(message.id, &report(T0, true), 0).await.unwrap();
+        s.accounts.queue_webhook_test(marta, endpoint.id, &bodies(), "t3", at(1)).await.unwrap();
+
+        // Done a month ago: kept while the endpoint's log shows a try of it, then forgotten.
+        s.accounts.purge(at(31 * 86_400)).await.unwrap();
+        assert_eq!(s.accounts.webhook_attempts(marta, endpoint.id).await.unwrap().len(), 1);
+        s.execute_behind("DELETE FROM webhook_attempts").await;
+        s.accounts.purge(at(31 * 86_400)).await.unwrap();
+        // The pending one stays; the done one is gone.
+        let pending = s.accounts.claim_webhook_messages(at(31 * 86_400), 60, 10).await.unwrap();
+        assert_eq!(
+            pending.iter().map(|m| m.message_id.as_str()).collect::<Vec<_>>(),
+            [format!("msg_t3{}", endpoint.id)]
+        );
+        // A try reported for the forgotten message finds nothing to hang on (as for a deleted endpoint's).
+        s.accounts.record_webhook_attempt(message.id, &report(at(31 * 86_400), true), 0).await.unwrap();
+        assert!(
+            s.accounts.webhook_attempts(marta, endpoint.id).await.unwrap().is_empty(),
+            "the message was kept"
+        );
+    }
+}
