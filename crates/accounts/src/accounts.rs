@@ -19,9 +19,9 @@ use tokio::sync::Notify;
 use crate::error::{Error, Result};
 use crate::model::{
     AccessSnapshot, Account, AccountId, AttemptReport, Audience, DailyUsage, DisabledWebhook, EventBodies,
-    Generation, Issued, KeyAction, KeyName, KeyRecord, KeySelector, NewGeneration, NewWebhook, PendingLink,
-    Profile, SessionInfo, SessionRecord, SignIn, Usage, WebhookAttempt, WebhookEndpoint, WebhookEvent,
-    WebhookMessage,
+    Generation, Issued, KeyAction, KeyName, KeyRecord, KeySelector, NewGeneration, NewWebhook, Nonce,
+    PendingLink, Profile, SessionInfo, SessionRecord, SignIn, Usage, WebhookAttempt, WebhookEndpoint,
+    WebhookEvent, WebhookMessage,
 };
 use crate::postgres::{self, Postgres, PostgresWatcher};
 use crate::sqlite::{self, Sqlite, SqliteWatcher};
@@ -390,6 +390,12 @@ impl Accounts {
 
     // ---- an owner's webhooks
 
+    /// Whether the owner may add an endpoint now: refused as [`create_webhook`](Self::create_webhook)
+    /// would refuse.
+    pub async fn webhook_allowance(&self, account: AccountId) -> Result<()> {
+        on_backend!(self, may_create_webhook(account))
+    }
+
     /// Adds an endpoint, within the rules: a confirmed, unsuspended account, at most
     /// [`MAX_WEBHOOKS`](crate::MAX_WEBHOOKS) endpoints.
     pub async fn create_webhook(
@@ -441,16 +447,17 @@ impl Accounts {
         on_backend!(self, delete_webhook(account, id))
     }
 
-    /// Queues a test event for the owner's endpoint, unless it is disabled.
+    /// Queues a test event for the owner's endpoint, unless it is disabled; one at a time: while one
+    /// is still on its way, asking again makes it due now.
     pub async fn queue_webhook_test(
         &self,
         account: AccountId,
         id: i64,
         bodies: &EventBodies,
-        nonce: &str,
+        nonce: Nonce,
         now: Timestamp,
     ) -> Result<()> {
-        let (bodies, nonce) = (bodies.clone(), nonce.to_owned());
+        let bodies = bodies.clone();
         on_backend!(self, queue_test(account, id, &bodies, &nonce, now))
     }
 
@@ -471,41 +478,41 @@ impl Accounts {
         subject: &str,
         bodies: &EventBodies,
         audience: Audience,
-        nonce: &str,
+        nonce: Nonce,
         now: Timestamp,
     ) -> Result<usize> {
-        let (subject, bodies, nonce) = (subject.to_owned(), bodies.clone(), nonce.to_owned());
+        let (subject, bodies) = (subject.to_owned(), bodies.clone());
         on_backend!(self, announce(event, &subject, &bodies, audience, &nonce, now))
     }
 
-    /// Claims up to `limit` messages due at `now`, for `lease` seconds: no other worker (of this
-    /// process or another replica) takes them meanwhile, and one that crashed leaves them to be
-    /// claimed again once its lease is over.
+    /// Claims up to `limit` messages due at `now`, for `lease` seconds, under `claim` (a value of the
+    /// caller's randomness): no other worker (of this process or another replica) takes them
+    /// meanwhile, and one that crashed, or outlived its lease, leaves them to be claimed again.
+    /// Replicas' clocks must agree to well within a lease.
     pub async fn claim_webhook_messages(
         &self,
         now: Timestamp,
         lease: i64,
         limit: usize,
+        claim: &str,
     ) -> Result<Vec<WebhookMessage>> {
-        on_backend!(self, claim_webhook_messages(now, lease, limit))
+        let claim = claim.to_owned();
+        on_backend!(self, claim_webhook_messages(now, lease, limit, &claim))
     }
 
-    /// Records a try of a claimed message: done, or due again after a wait spread by `jitter` (per
-    /// mille, from the caller's randomness).
+    /// Records a try of `message`, as it was claimed: done, or due again after a wait spread by
+    /// `jitter` (per mille, from the caller's randomness). A try whose claim another worker has
+    /// taken over since records nothing. When the try disables its endpoint (every try failed for
+    /// [`WEBHOOK_FAILING_SECS`](crate::WEBHOOK_FAILING_SECS)), the endpoint is returned with its
+    /// owner to tell.
     pub async fn record_webhook_attempt(
         &self,
-        message: i64,
+        message: &WebhookMessage,
         report: &AttemptReport,
         jitter: u16,
-    ) -> Result<()> {
-        let report = report.clone();
-        on_backend!(self, record_webhook_attempt(message, &report, jitter))
-    }
-
-    /// Disables the endpoints that failed for [`WEBHOOK_FAILING_SECS`](crate::WEBHOOK_FAILING_SECS);
-    /// returns them, with their owners to tell.
-    pub async fn disable_failing_webhooks(&self, now: Timestamp) -> Result<Vec<DisabledWebhook>> {
-        on_backend!(self, disable_failing_webhooks(now))
+    ) -> Result<Option<DisabledWebhook>> {
+        let (id, claim, report) = (message.id, message.claim.clone(), report.clone());
+        on_backend!(self, record_webhook_attempt(id, &claim, &report, jitter))
     }
 
     /// Keys that expire after `after` and at or before `until`, not revoked, of live accounts.

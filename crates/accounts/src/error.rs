@@ -68,8 +68,6 @@ pub enum Error {
     InvalidWebhook(&'static str),
     #[error("this endpoint is disabled; enable it first")]
     WebhookDisabled,
-    #[error("a test event for this endpoint is still on its way; wait for its delivery first")]
-    WebhookTestPending,
     /// `store` is the file, or the database's URL without its password.
     #[error(
         "{store} was written by another generation of Tapster (schema {found}, this build reads up to {expected})"

@@ -26,10 +26,10 @@ pub use model::{
     AccessSnapshot, Account, AccountId, AttemptReport, Audience, DailyUsage, DisabledWebhook, EventBodies,
     Generation, Identity, Issued, KEPT_GENERATIONS, KeyAccess, KeyAction, KeyName, KeyRecord, KeySelector,
     KeyStatus, MAIL_WINDOW_SECS, MAILS_PER_WINDOW, MAX_ACTIVE_KEYS, MAX_WEBHOOKS, NewGeneration, NewWebhook,
-    PendingLink, Profile, Provider, REVOKED_SHOWN_SECS, SESSION_IDLE_SECS, SESSION_MAX_SECS,
+    Nonce, PendingLink, Profile, Provider, REVOKED_SHOWN_SECS, SESSION_IDLE_SECS, SESSION_MAX_SECS,
     SESSION_TOUCH_SECS, SessionInfo, SessionRecord, SignIn, Suspension, TOKEN_LIFETIME_SECS, Usage,
     WEBHOOK_ATTEMPTS_KEPT, WEBHOOK_FAILING_SECS, WEBHOOK_RETRY_SECS, WEBHOOK_ROTATION_SECS, WebhookAttempt,
-    WebhookDescription, WebhookEndpoint, WebhookEvent, WebhookKind, WebhookMessage,
+    WebhookDescription, WebhookEndpoint, WebhookEvent, WebhookKind, WebhookMessage, message_id,
 };
 pub use sqlite::ACCOUNTS_DB;
 pub use token::{KeyHash, Token, TokenHash, hash_key};

@@ -14,9 +14,9 @@ pub(crate) mod rules;
 mod webhooks;
 
 pub use webhooks::{
-    AttemptReport, Audience, DisabledWebhook, EventBodies, MAX_WEBHOOKS, NewWebhook, WEBHOOK_ATTEMPTS_KEPT,
-    WEBHOOK_FAILING_SECS, WEBHOOK_RETRY_SECS, WEBHOOK_ROTATION_SECS, WebhookAttempt, WebhookDescription,
-    WebhookEndpoint, WebhookEvent, WebhookKind, WebhookMessage,
+    AttemptReport, Audience, DisabledWebhook, EventBodies, MAX_WEBHOOKS, NewWebhook, Nonce,
+    WEBHOOK_ATTEMPTS_KEPT, WEBHOOK_FAILING_SECS, WEBHOOK_RETRY_SECS, WEBHOOK_ROTATION_SECS, WebhookAttempt,
+    WebhookDescription, WebhookEndpoint, WebhookEvent, WebhookKind, WebhookMessage, message_id,
 };
 
 /// A one-time sign-in link is valid this long after it is mailed.

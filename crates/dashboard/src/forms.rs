@@ -10,7 +10,7 @@ use tapster_webhooks::{Endpoint, Kind};
 
 use crate::reply::Failure;
 
-/// The most fields a form may send; the dashboard's have five at most.
+/// The most fields a form may send; the dashboard's have seven at most.
 const MAX_FIELDS: usize = 16;
 /// The fields a form may send more than once: the checkboxes of a list.
 const REPEATED: &[&str] = &["events"];
@@ -116,6 +116,8 @@ pub(crate) fn new_key(form: &Form) -> Result<NewKey, Box<NewKeyInput>> {
         origins: form.get("origins").unwrap_or_default().chars().take(ORIGINS_TYPED).collect(),
         ..NewKeyInput::default()
     };
+    // Cut short, the last line could read as another origin: a field this long is refused whole.
+    let too_long = form.get("origins").unwrap_or_default().chars().count() > ORIGINS_TYPED;
     let name = KeyName::parse(&input.name)
         .map_err(|e| input.name_error = Some(crate::reply::capitalized(&e.to_string())))
         .ok();
@@ -126,9 +128,15 @@ pub(crate) fn new_key(form: &Form) -> Result<NewKey, Box<NewKeyInput>> {
     if days.is_none() {
         input.expiry_error = Some("Choose when the key expires: never, or after 30, 90 or 365 days.".into());
     }
-    let origins = Origins::parse_lines(&input.origins)
-        .map_err(|e| input.origins_error = Some(crate::reply::capitalized(&e.to_string())))
-        .ok();
+    let origins = match too_long {
+        true => {
+            input.origins_error = Some(format!("Name at most {} origins, one a line.", Origins::MAX));
+            None
+        }
+        false => Origins::parse_lines(&input.origins)
+            .map_err(|e| input.origins_error = Some(crate::reply::capitalized(&e.to_string())))
+            .ok(),
+    };
     match (name, days, origins) {
         (Some(name), Some(days), Some(origins)) => Ok(NewKey { name, days, origins }),
         _ => Err(Box::new(input)),
@@ -144,17 +152,24 @@ pub(crate) struct NewWebhook {
     pub(crate) url: Endpoint,
     pub(crate) description: WebhookDescription,
     pub(crate) events: Vec<WebhookEvent>,
+    /// How it is spoken to, when the form chose; else as its URL says.
+    pub(crate) chosen: Option<WebhookKind>,
 }
 
 impl NewWebhook {
-    /// How the endpoint is spoken to: a Discord webhook's URL gets Discord messages.
+    /// How the endpoint is spoken to: as the form chose (a relay in front of Discord, say), or else
+    /// Discord messages for a Discord webhook's URL and signed JSON for any other.
     pub(crate) fn kind(&self) -> WebhookKind {
-        match self.url.kind() {
+        self.chosen.unwrap_or(match self.url.kind() {
             Kind::Discord => WebhookKind::Discord,
             Kind::StandardWebhooks => WebhookKind::Standard,
-        }
+        })
     }
 }
+
+/// The kinds the form offers beside "as the URL says" (the empty value): value and label.
+pub(crate) const KINDS: [(&str, &str); 2] =
+    [("standard", "Signed JSON (Standard Webhooks)"), ("discord", "A Discord message")];
 
 /// The new-endpoint form as typed, to show again beside its messages.
 #[derive(Debug, Default, Clone)]
@@ -162,9 +177,12 @@ pub(crate) struct WebhookInput {
     pub(crate) url: String,
     pub(crate) description: String,
     pub(crate) events: Vec<&'static str>,
+    /// `standard`, `discord`, or empty for "as the URL says".
+    pub(crate) kind: String,
     pub(crate) url_error: Option<String>,
     pub(crate) description_error: Option<String>,
     pub(crate) events_error: Option<String>,
+    pub(crate) kind_error: Option<String>,
 }
 
 /// The new-endpoint form: a URL the webhooks crate accepts (`https` on a public address, unless
@@ -173,8 +191,19 @@ pub(crate) fn new_webhook(form: &Form, allow_private: bool) -> Result<NewWebhook
     let mut input = WebhookInput {
         url: form.get("url").unwrap_or_default().chars().take(Endpoint::MAX_LENGTH + 1).collect(),
         description: form.get("description").unwrap_or_default().chars().take(200).collect(),
+        kind: form.get("kind").unwrap_or_default().chars().take(20).collect(),
         ..WebhookInput::default()
     };
+    let chosen = match input.kind.as_str() {
+        "" => Some(None),
+        kind => WebhookKind::parse(kind).map(Some),
+    };
+    if chosen.is_none() {
+        input.kind_error = Some(
+            "Choose how the endpoint is sent events: as its URL says, signed JSON, or a Discord message."
+                .into(),
+        );
+    }
     let config = tapster_webhooks::Config { allow_private, ..tapster_webhooks::Config::default() };
     let url = match input.url.trim() {
         "" => {
@@ -202,9 +231,9 @@ pub(crate) fn new_webhook(form: &Form, allow_private: bool) -> Result<NewWebhook
         input.events_error =
             Some("Choose what the endpoint is told of: a version published, a key expiring, or both.".into());
     }
-    match (url, description) {
-        (Some(url), Some(description)) if input.events_error.is_none() => {
-            Ok(NewWebhook { url, description, events })
+    match (url, description, chosen) {
+        (Some(url), Some(description), Some(chosen)) if input.events_error.is_none() => {
+            Ok(NewWebhook { url, description, events, chosen })
         }
         _ => Err(Box::new(input)),
     }
@@ -282,6 +311,15 @@ mod tests {
             )
         );
         assert_eq!(refused.origins, "calc.example", "kept to show again");
+        let padded =
+            format!("name=calc&expires_in_days=&origins=https%3A%2F%2Fcalc.example{}", "%0A".repeat(3_000));
+        assert!(
+            new_key(&form(&padded))
+                .unwrap_err()
+                .origins_error
+                .unwrap()
+                .starts_with("Name at most 10 origins")
+        );
     }
 
     #[test]
@@ -300,6 +338,18 @@ mod tests {
         )
         .unwrap();
         assert_eq!(discord.kind(), WebhookKind::Discord);
+        // A kind chosen in the form wins over the URL's (a relay in front of Discord, say).
+        let relayed = new_webhook(
+            &form("url=https%3A%2F%2Frelay.example%2Fdiscord&kind=discord&events=version.published"),
+            false,
+        )
+        .unwrap();
+        assert_eq!(relayed.kind(), WebhookKind::Discord);
+        let refused = new_webhook(
+            &form("url=https%3A%2F%2Frelay.example%2F&kind=slack&events=version.published"),
+            false,
+        );
+        assert!(refused.unwrap_err().kind_error.is_some());
 
         for (body, field) in [
             ("url=&description=&events=version.published", "url"),

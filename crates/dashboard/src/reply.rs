@@ -203,7 +203,6 @@ impl From<tapster_accounts::Error> for Failure {
             E::TooManyKeys { .. }
             | E::TooManyWebhooks { .. }
             | E::WebhookDisabled
-            | E::WebhookTestPending
             | E::AddressTaken(_)
             | E::LastSignIn
             | E::IdentityTaken => StatusCode::CONFLICT,

@@ -185,7 +185,8 @@ pub(crate) struct Problem {
     pub(crate) next: Option<(&'static str, &'static str)>,
 }
 
-#[derive(Debug, Template)]
+/// No `Debug`: it may hold a secret shown once.
+#[derive(Template)]
 #[template(path = "webhooks.html")]
 pub(crate) struct Webhooks {
     pub(crate) nav: Nav,
@@ -196,7 +197,8 @@ pub(crate) struct Webhooks {
     pub(crate) create: CreateWebhook,
 }
 
-#[derive(Debug, Clone)]
+/// No `Debug`: it holds a secret.
+#[derive(Clone)]
 pub(crate) struct Revealed {
     pub(crate) url: String,
     pub(crate) secret: String,
@@ -209,6 +211,8 @@ pub(crate) struct CreateWebhook {
     pub(crate) input: WebhookInput,
     /// Each event an endpoint may be told of: its name and how the page says it.
     pub(crate) events: Vec<(&'static str, &'static str)>,
+    /// Each kind the form offers beside "as the URL says": its value and label.
+    pub(crate) kinds: Vec<(&'static str, &'static str)>,
 }
 
 impl CreateWebhook {
@@ -216,7 +220,8 @@ impl CreateWebhook {
     pub(crate) fn checked(&self, event: &str) -> bool {
         let typed = self.input.url_error.is_some()
             || self.input.description_error.is_some()
-            || self.input.events_error.is_some();
+            || self.input.events_error.is_some()
+            || self.input.kind_error.is_some();
         if typed { self.input.events.contains(&event) } else { true }
     }
 }
@@ -253,7 +258,8 @@ pub(crate) struct DeliveryRow {
     pub(crate) error: String,
 }
 
-#[derive(Debug, Template)]
+/// No `Debug`: it holds a whole secret.
+#[derive(Template)]
 #[template(path = "webhook_created.html")]
 pub(crate) struct WebhookCreated {
     pub(crate) nav: Nav,

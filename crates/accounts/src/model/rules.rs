@@ -480,17 +480,26 @@ pub(crate) fn owned_webhook(found: Option<WebhookEndpoint>, asking: AccountId) -
     owned(found.map(|endpoint| (endpoint.account, endpoint)), asking, Error::NoSuchWebhook)
 }
 
-/// Whether a test may be sent to `endpoint`, given whether a test of it is still on its way: not
-/// while it is disabled, as nothing else is; and one at a time, so that a page's button cannot make
-/// Tapster send a stranger's server a stream of requests.
-pub(crate) fn may_test(endpoint: &WebhookEndpoint, test_pending: bool) -> Result<()> {
-    if endpoint.disabled.is_some() {
-        return Err(Error::WebhookDisabled);
+/// Whether a test may be sent to `endpoint`: not while it is disabled, as nothing else is.
+pub(crate) fn may_test(endpoint: &WebhookEndpoint) -> Result<()> {
+    match endpoint.disabled {
+        Some(_) => Err(Error::WebhookDisabled),
+        None => Ok(()),
     }
-    if test_pending {
-        return Err(Error::WebhookTestPending);
-    }
-    Ok(())
+}
+
+/// What asking for a test does, given whether a test of the endpoint is still on its way: one at a
+/// time, so that a page's button cannot make Tapster send a stranger's server a stream of requests;
+/// a pending one (waiting after a failure, say, while its owner mends the receiver) is tried now
+/// instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TestAsked {
+    Queue,
+    TryPendingNow,
+}
+
+pub(crate) fn test_asked(test_pending: bool) -> TestAsked {
+    if test_pending { TestAsked::TryPendingNow } else { TestAsked::Queue }
 }
 
 /// Until when a secret replaced at `now` still signs.
@@ -540,9 +549,11 @@ pub(crate) fn failing_after(delivered: bool, failing_since: Option<i64>, at: Tim
     if delivered { None } else { Some(failing_since.unwrap_or(at.0)) }
 }
 
-/// The bound of the endpoints disabled at `now` for failing: those failing since at or before it.
-pub(crate) fn failing_since_at_most(now: Timestamp) -> i64 {
-    now.0 - WEBHOOK_FAILING_SECS
+/// Whether a try at `at` disables its endpoint: it failed, and so has every try since
+/// `failing_since` (the endpoint's, after this try), at least [`WEBHOOK_FAILING_SECS`] before. Decided
+/// at a failed try, so that an endpoint is never disabled for days nobody tried it.
+pub(crate) fn disables(delivered: bool, failing_since: Option<i64>, at: Timestamp) -> bool {
+    !delivered && failing_since.is_some_and(|since| at.0 - since >= WEBHOOK_FAILING_SECS)
 }
 
 /// Why the worker disabled an endpoint, as its owner reads it.
@@ -1042,6 +1053,10 @@ mod tests {
         assert_eq!(failing_after(false, None, Timestamp(5)), Some(5));
         assert_eq!(failing_after(false, Some(3), Timestamp(5)), Some(3));
         assert_eq!(failing_after(true, Some(3), Timestamp(5)), None);
-        assert_eq!(failing_since_at_most(Timestamp(3 * 86_400 + 7)), 7);
+        assert!(!disables(false, Some(7), Timestamp(3 * 86_400 + 6)));
+        assert!(disables(false, Some(7), Timestamp(3 * 86_400 + 7)));
+        assert!(!disables(true, None, Timestamp(3 * 86_400 + 7)));
+        assert_eq!(test_asked(true), TestAsked::TryPendingNow);
+        assert_eq!(test_asked(false), TestAsked::Queue);
     }
 }

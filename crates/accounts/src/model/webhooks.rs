@@ -110,8 +110,8 @@ pub struct NewWebhook {
     pub secret: String,
 }
 
-/// An endpoint, as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An endpoint, as stored. (Its `Debug` leaves the secrets out.)
+#[derive(Clone, PartialEq, Eq)]
 pub struct WebhookEndpoint {
     pub id: i64,
     pub account: AccountId,
@@ -127,6 +127,20 @@ pub struct WebhookEndpoint {
     pub disabled: Option<(Timestamp, String)>,
     /// Since when its deliveries have failed, with none delivered since.
     pub failing_since: Option<Timestamp>,
+}
+
+impl std::fmt::Debug for WebhookEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebhookEndpoint")
+            .field("id", &self.id)
+            .field("account", &self.account)
+            .field("url", &self.url)
+            .field("kind", &self.kind)
+            .field("events", &self.events)
+            .field("disabled", &self.disabled)
+            .field("failing_since", &self.failing_since)
+            .finish_non_exhaustive()
+    }
 }
 
 impl WebhookEndpoint {
@@ -169,6 +183,8 @@ pub enum Audience {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookMessage {
     pub id: i64,
+    /// What the worker claimed it with: its try is recorded only while the claim is still its own.
+    pub claim: String,
     /// `webhook-id`: the same on every try, so that a receiver can tell a retry from a new event.
     pub message_id: String,
     pub event: WebhookEvent,
@@ -202,6 +218,15 @@ pub struct WebhookAttempt {
     /// Which try of its message this was, from 1.
     pub attempt: u32,
     pub report: AttemptReport,
+}
+
+/// The random bytes that make the `webhook-id`s of one event unique, from the caller's randomness.
+pub type Nonce = [u8; 12];
+
+/// The `webhook-id` of an event's message to `endpoint`: the same on every try of it, and unique
+/// over endpoints and events (`msg_`, the nonce in hex, `_`, the endpoint's number).
+pub fn message_id(nonce: &Nonce, endpoint: i64) -> String {
+    format!("msg_{}_{endpoint}", tapster_domain::hex(nonce))
 }
 
 /// An endpoint the worker disabled because it kept failing, with its owner's address to tell.

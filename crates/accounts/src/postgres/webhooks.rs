@@ -1,8 +1,8 @@
 //! Webhooks, as the SQLite backend keeps them, for several replicas: an owner's writes under the
 //! write lock; an event announced once by its row's primary key, whichever replica comes first;
 //! messages claimed with `FOR UPDATE SKIP LOCKED`, so that of replicas claiming at once each takes
-//! other rows and every message is delivered by one of them; failing endpoints disabled by one
-//! `UPDATE ... RETURNING`, so that one replica tells each owner.
+//! other rows and every message is delivered by one of them; a try recorded under the claim it was
+//! made with, which also decides, for one replica, whether its endpoint is now disabled.
 
 use tapster_domain::{Email, Timestamp};
 use tokio_postgres::{Client, GenericClient, Row};
@@ -10,10 +10,11 @@ use tokio_postgres::{Client, GenericClient, Row};
 use super::account::standing;
 use super::write_transaction;
 use crate::error::{Error, Result};
-use crate::model::rules::{self, AfterAttempt, FAILING_REASON, OWNER_REASON};
+use crate::model::rules::{self, AfterAttempt, FAILING_REASON, OWNER_REASON, TestAsked};
 use crate::model::{
-    AccountId, AttemptReport, Audience, DisabledWebhook, EventBodies, KeyRecord, NewWebhook,
+    AccountId, AttemptReport, Audience, DisabledWebhook, EventBodies, KeyRecord, NewWebhook, Nonce,
     WEBHOOK_ATTEMPTS_KEPT, WebhookAttempt, WebhookEndpoint, WebhookEvent, WebhookKind, WebhookMessage,
+    message_id,
 };
 use crate::sql::{KEY_COLUMNS, WEBHOOK_COLUMNS, events_column, parse_events};
 
@@ -49,6 +50,19 @@ pub(crate) async fn create_webhook(
     let endpoint = endpoint_by_id(&tx, id).await?.ok_or(Error::NoSuchWebhook)?;
     tx.commit().await?;
     Ok(endpoint)
+}
+
+/// Whether `account` may add an endpoint now ([`rules::webhook_allowance`]).
+pub(crate) async fn may_create_webhook(client: &mut Client, account: AccountId) -> Result<()> {
+    allowance(&*client, account).await
+}
+
+async fn allowance(client: &impl GenericClient, account: AccountId) -> Result<()> {
+    let held: i64 = client
+        .query_one("SELECT count(*) FROM webhook_endpoints WHERE account_id = $1", &[&account.0])
+        .await?
+        .get(0);
+    rules::webhook_allowance(standing(client, account).await?, usize::try_from(held).unwrap_or(usize::MAX))
 }
 
 /// An owner's endpoints, newest first.
@@ -148,7 +162,7 @@ pub(crate) async fn announce(
     subject: &str,
     bodies: &EventBodies,
     audience: Audience,
-    nonce: &str,
+    nonce: &Nonce,
     now: Timestamp,
 ) -> Result<usize> {
     let tx = client.transaction().await?;
@@ -188,17 +202,19 @@ pub(crate) async fn announce(
     Ok(queued)
 }
 
-/// Queues a test message for an owner's endpoint ([`rules::may_test`]).
+/// Queues a test message for an owner's endpoint ([`rules::may_test`]), or makes the one still on
+/// its way due now ([`rules::test_asked`]).
 pub(crate) async fn queue_test(
     client: &mut Client,
     account: AccountId,
     id: i64,
     bodies: &EventBodies,
-    nonce: &str,
+    nonce: &Nonce,
     now: Timestamp,
 ) -> Result<()> {
     let tx = write_transaction(client).await?;
     let endpoint = rules::owned_webhook(endpoint_by_id(&tx, id).await?, account)?;
+    rules::may_test(&endpoint)?;
     let pending: bool = tx
         .query_one(
             "SELECT EXISTS (SELECT 1 FROM webhook_messages WHERE endpoint_id = $1 AND event = $2 AND done_at IS NULL)",
@@ -206,8 +222,17 @@ pub(crate) async fn queue_test(
         )
         .await?
         .get(0);
-    rules::may_test(&endpoint, pending)?;
-    queue(&tx, &endpoint, WebhookEvent::Test, bodies, nonce, now).await?;
+    match rules::test_asked(pending) {
+        TestAsked::Queue => queue(&tx, &endpoint, WebhookEvent::Test, bodies, nonce, now).await?,
+        TestAsked::TryPendingNow => {
+            tx.execute(
+                "UPDATE webhook_messages SET next_attempt_at = least(next_attempt_at, $3)
+                 WHERE endpoint_id = $1 AND event = $2 AND done_at IS NULL",
+                &[&id, &WebhookEvent::Test.as_str(), &now.0],
+            )
+            .await?;
+        }
+    }
     tx.commit().await?;
     Ok(())
 }
@@ -217,7 +242,7 @@ async fn queue(
     endpoint: &WebhookEndpoint,
     event: WebhookEvent,
     bodies: &EventBodies,
-    nonce: &str,
+    nonce: &Nonce,
     now: Timestamp,
 ) -> Result<()> {
     let body = match endpoint.kind {
@@ -228,31 +253,32 @@ async fn queue(
         .execute(
             "INSERT INTO webhook_messages (endpoint_id, message_id, event, body, created_at, next_attempt_at)
              VALUES ($1, $2, $3, $4, $5, $5)",
-            &[&endpoint.id, &format!("msg_{nonce}{}", endpoint.id), &event.as_str(), body, &now.0],
+            &[&endpoint.id, &message_id(nonce, endpoint.id), &event.as_str(), body, &now.0],
         )
         .await?;
     Ok(())
 }
 
-/// Claims up to `limit` messages due at `now` for `lease` seconds (see the SQLite backend's), the
-/// rows another replica is claiming skipped.
+/// Claims up to `limit` messages due at `now` for `lease` seconds under `claim` (see the SQLite
+/// backend's), the rows another replica is claiming skipped.
 pub(crate) async fn claim_webhook_messages(
     client: &mut Client,
     now: Timestamp,
     lease: i64,
     limit: usize,
+    claim: &str,
 ) -> Result<Vec<WebhookMessage>> {
     let tx = client.transaction().await?;
     let rows = tx
         .query(
-            "UPDATE webhook_messages SET claimed_until = $3 WHERE id IN (
+            "UPDATE webhook_messages SET claimed_until = $3, claim = $4 WHERE id IN (
                  SELECT m.id FROM webhook_messages m JOIN webhook_endpoints w ON w.id = m.endpoint_id
                  WHERE m.done_at IS NULL AND m.next_attempt_at <= $1
                    AND (m.claimed_until IS NULL OR m.claimed_until <= $1) AND w.disabled_at IS NULL
                  ORDER BY m.next_attempt_at, m.id LIMIT $2
                  FOR UPDATE OF m SKIP LOCKED)
              RETURNING id, message_id, event, body, created_at, attempts, endpoint_id",
-            &[&now.0, &i64::try_from(limit).unwrap_or(i64::MAX), &(now.0 + lease)],
+            &[&now.0, &i64::try_from(limit).unwrap_or(i64::MAX), &(now.0 + lease), &claim],
         )
         .await?;
     let mut messages = Vec::with_capacity(rows.len());
@@ -263,6 +289,7 @@ pub(crate) async fn claim_webhook_messages(
         let endpoint = endpoint_by_id(&tx, row.get(6)).await?.ok_or(Error::NoSuchWebhook)?;
         messages.push(WebhookMessage {
             id: row.get(0),
+            claim: claim.to_owned(),
             message_id: row.get(1),
             event,
             body: row.get(3),
@@ -276,28 +303,30 @@ pub(crate) async fn claim_webhook_messages(
     Ok(messages)
 }
 
-/// Records a try of a claimed message and what follows it (see the SQLite backend's).
+/// Records a try of a message claimed under `claim` and what follows it, and whether it disables
+/// its endpoint (see the SQLite backend's); the rows locked, so that of two reports one counts.
 pub(crate) async fn record_webhook_attempt(
     client: &mut Client,
     message: i64,
+    claim: &str,
     report: &AttemptReport,
     jitter: u16,
-) -> Result<()> {
+) -> Result<Option<DisabledWebhook>> {
     let tx = client.transaction().await?;
     let Some(row) = tx
         .query_opt(
-            "SELECT m.endpoint_id, m.created_at, m.attempts, w.failing_since
-             FROM webhook_messages m JOIN webhook_endpoints w ON w.id = m.endpoint_id WHERE m.id = $1
+            "SELECT m.endpoint_id, m.created_at, m.attempts, w.failing_since, w.disabled_at IS NOT NULL
+             FROM webhook_messages m JOIN webhook_endpoints w ON w.id = m.endpoint_id
+             WHERE m.id = $1 AND m.claim = $2 AND m.done_at IS NULL
              FOR UPDATE OF m, w",
-            &[&message],
+            &[&message, &claim],
         )
         .await?
     else {
-        // Deleted with its endpoint while it was being delivered.
-        return Ok(());
+        return Ok(None);
     };
-    let (endpoint, created_at, attempts, failing_since): (i64, i64, i64, Option<i64>) =
-        (row.get(0), row.get(1), row.get(2), row.get(3));
+    let (endpoint, created_at, attempts, failing_since, disabled): (i64, i64, i64, Option<i64>, bool) =
+        (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4));
     tx.execute(
         "INSERT INTO webhook_attempts (endpoint_id, message_id, attempt, at, status, duration_ms, answer, error,
                                        delivered)
@@ -322,46 +351,27 @@ pub(crate) async fn record_webhook_attempt(
             AfterAttempt::RetryAt(at) => (Some(at), None),
         };
     tx.execute(
-        "UPDATE webhook_messages SET attempts = attempts + 1, claimed_until = NULL,
+        "UPDATE webhook_messages SET attempts = attempts + 1, claimed_until = NULL, claim = NULL,
              next_attempt_at = coalesce($2, next_attempt_at), done_at = $3 WHERE id = $1",
         &[&message, &next, &done],
     )
     .await?;
-    tx.execute(
-        "UPDATE webhook_endpoints SET failing_since = $2 WHERE id = $1",
-        &[&endpoint, &rules::failing_after(report.delivered, failing_since, report.at)],
-    )
-    .await?;
+    let failing_since = rules::failing_after(report.delivered, failing_since, report.at);
+    tx.execute("UPDATE webhook_endpoints SET failing_since = $2 WHERE id = $1", &[&endpoint, &failing_since])
+        .await?;
     tx.execute(
         "DELETE FROM webhook_attempts WHERE endpoint_id = $1 AND id NOT IN
              (SELECT id FROM webhook_attempts WHERE endpoint_id = $1 ORDER BY id DESC LIMIT $2)",
         &[&endpoint, &i64::try_from(WEBHOOK_ATTEMPTS_KEPT).unwrap_or(i64::MAX)],
     )
     .await?;
-    tx.commit().await?;
-    Ok(())
-}
-
-/// Disables the endpoints that have failed for too long ([`rules::failing_since_at_most`]) in one
-/// statement, so that each is disabled, and its owner told, by one replica.
-pub(crate) async fn disable_failing_webhooks(
-    client: &mut Client,
-    now: Timestamp,
-) -> Result<Vec<DisabledWebhook>> {
-    let tx = client.transaction().await?;
-    let ids: Vec<i64> = tx
-        .query(
-            "UPDATE webhook_endpoints SET disabled_at = $2, disabled_reason = $3
-             WHERE disabled_at IS NULL AND failing_since <= $1 RETURNING id",
-            &[&rules::failing_since_at_most(now), &now.0, &FAILING_REASON],
+    let disabled_now = if !disabled && rules::disables(report.delivered, failing_since, report.at) {
+        tx.execute(
+            "UPDATE webhook_endpoints SET disabled_at = $2, disabled_reason = $3 WHERE id = $1",
+            &[&endpoint, &report.at.0, &FAILING_REASON],
         )
-        .await?
-        .iter()
-        .map(|row| row.get(0))
-        .collect();
-    let mut disabled = Vec::with_capacity(ids.len());
-    for id in ids {
-        let endpoint = endpoint_by_id(&tx, id).await?.ok_or(Error::NoSuchWebhook)?;
+        .await?;
+        let endpoint = endpoint_by_id(&tx, endpoint).await?.ok_or(Error::NoSuchWebhook)?;
         let owner: Option<String> = tx
             .query_opt(
                 "SELECT email FROM accounts WHERE id = $1 AND deleted_at IS NULL",
@@ -373,11 +383,12 @@ pub(crate) async fn disable_failing_webhooks(
             .map(|email| Email::parse(&email))
             .transpose()
             .map_err(|_| Error::Corrupt(format!("the address of account {}", endpoint.account.0)))?;
-        disabled.push(DisabledWebhook { endpoint, owner });
-    }
-    disabled.sort_by_key(|disabled| disabled.endpoint.id);
+        Some(DisabledWebhook { endpoint, owner })
+    } else {
+        None
+    };
     tx.commit().await?;
-    Ok(disabled)
+    Ok(disabled_now)
 }
 
 /// The last tries of an owner's endpoint, newest first.

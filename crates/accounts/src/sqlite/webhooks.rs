@@ -7,10 +7,11 @@ use tapster_domain::{Email, Timestamp};
 
 use super::account::standing;
 use crate::error::{Error, Result};
-use crate::model::rules::{self, AfterAttempt, FAILING_REASON, OWNER_REASON};
+use crate::model::rules::{self, AfterAttempt, FAILING_REASON, OWNER_REASON, TestAsked};
 use crate::model::{
-    AccountId, AttemptReport, Audience, DisabledWebhook, EventBodies, KeyRecord, NewWebhook,
+    AccountId, AttemptReport, Audience, DisabledWebhook, EventBodies, KeyRecord, NewWebhook, Nonce,
     WEBHOOK_ATTEMPTS_KEPT, WebhookAttempt, WebhookEndpoint, WebhookEvent, WebhookKind, WebhookMessage,
+    message_id,
 };
 use crate::sql::{KEY_COLUMNS, WEBHOOK_COLUMNS, events_column, parse_events};
 
@@ -22,11 +23,7 @@ pub(crate) fn create_webhook(
     now: Timestamp,
 ) -> Result<WebhookEndpoint> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let held: i64 =
-        tx.query_row("SELECT count(*) FROM webhook_endpoints WHERE account_id = ?1", [account.0], |row| {
-            row.get(0)
-        })?;
-    rules::webhook_allowance(standing(&tx, account)?, usize::try_from(held).unwrap_or(usize::MAX))?;
+    allowance(&tx, account)?;
     tx.execute(
         "INSERT INTO webhook_endpoints (account_id, url, description, kind, events, secret, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -43,6 +40,19 @@ pub(crate) fn create_webhook(
     let endpoint = endpoint_by_id(&tx, tx.last_insert_rowid())?.ok_or(Error::NoSuchWebhook)?;
     tx.commit()?;
     Ok(endpoint)
+}
+
+/// Whether `account` may add an endpoint now ([`rules::webhook_allowance`]).
+pub(crate) fn may_create_webhook(conn: &mut Connection, account: AccountId) -> Result<()> {
+    allowance(conn, account)
+}
+
+fn allowance(conn: &Connection, account: AccountId) -> Result<()> {
+    let held: i64 =
+        conn.query_row("SELECT count(*) FROM webhook_endpoints WHERE account_id = ?1", [account.0], |row| {
+            row.get(0)
+        })?;
+    rules::webhook_allowance(standing(conn, account)?, usize::try_from(held).unwrap_or(usize::MAX))
 }
 
 /// An owner's endpoints, newest first.
@@ -134,7 +144,7 @@ pub(crate) fn announce(
     subject: &str,
     bodies: &EventBodies,
     audience: Audience,
-    nonce: &str,
+    nonce: &Nonce,
     now: Timestamp,
 ) -> Result<usize> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -167,24 +177,34 @@ pub(crate) fn announce(
     Ok(queued)
 }
 
-/// Queues a test message for an owner's endpoint ([`rules::may_test`]).
+/// Queues a test message for an owner's endpoint ([`rules::may_test`]), or makes the one still on
+/// its way due now ([`rules::test_asked`]).
 pub(crate) fn queue_test(
     conn: &mut Connection,
     account: AccountId,
     id: i64,
     bodies: &EventBodies,
-    nonce: &str,
+    nonce: &Nonce,
     now: Timestamp,
 ) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let endpoint = rules::owned_webhook(endpoint_by_id(&tx, id)?, account)?;
+    rules::may_test(&endpoint)?;
     let pending: bool = tx.query_row(
         "SELECT EXISTS (SELECT 1 FROM webhook_messages WHERE endpoint_id = ?1 AND event = ?2 AND done_at IS NULL)",
         params![id, WebhookEvent::Test.as_str()],
         |row| row.get(0),
     )?;
-    rules::may_test(&endpoint, pending)?;
-    queue(&tx, &endpoint, WebhookEvent::Test, bodies, nonce, now)?;
+    match rules::test_asked(pending) {
+        TestAsked::Queue => queue(&tx, &endpoint, WebhookEvent::Test, bodies, nonce, now)?,
+        TestAsked::TryPendingNow => {
+            tx.execute(
+                "UPDATE webhook_messages SET next_attempt_at = min(next_attempt_at, ?3)
+                 WHERE endpoint_id = ?1 AND event = ?2 AND done_at IS NULL",
+                params![id, WebhookEvent::Test.as_str(), now.0],
+            )?;
+        }
+    }
     tx.commit()?;
     Ok(())
 }
@@ -194,7 +214,7 @@ fn queue(
     endpoint: &WebhookEndpoint,
     event: WebhookEvent,
     bodies: &EventBodies,
-    nonce: &str,
+    nonce: &Nonce,
     now: Timestamp,
 ) -> Result<()> {
     let body = match endpoint.kind {
@@ -204,18 +224,19 @@ fn queue(
     tx.execute(
         "INSERT INTO webhook_messages (endpoint_id, message_id, event, body, created_at, next_attempt_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-        params![endpoint.id, format!("msg_{nonce}{}", endpoint.id), event.as_str(), body, now.0],
+        params![endpoint.id, message_id(nonce, endpoint.id), event.as_str(), body, now.0],
     )?;
     Ok(())
 }
 
-/// Claims up to `limit` messages due at `now` for `lease` seconds: due, not done, not claimed by a
-/// worker whose lease still runs, and for an endpoint that is enabled.
+/// Claims up to `limit` messages due at `now` for `lease` seconds, under `claim`: due, not done,
+/// not claimed by a worker whose lease still runs, and for an endpoint that is enabled.
 pub(crate) fn claim_webhook_messages(
     conn: &mut Connection,
     now: Timestamp,
     lease: i64,
     limit: usize,
+    claim: &str,
 ) -> Result<Vec<WebhookMessage>> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let claimed: Vec<(i64, String, String, String, i64, u32, i64)> = {
@@ -234,14 +255,15 @@ pub(crate) fn claim_webhook_messages(
     let mut messages = Vec::with_capacity(claimed.len());
     for (id, message_id, event, body, created_at, attempts, endpoint_id) in claimed {
         tx.execute(
-            "UPDATE webhook_messages SET claimed_until = ?2 WHERE id = ?1",
-            params![id, now.0 + lease],
+            "UPDATE webhook_messages SET claimed_until = ?2, claim = ?3 WHERE id = ?1",
+            params![id, now.0 + lease, claim],
         )?;
         let endpoint = endpoint_by_id(&tx, endpoint_id)?.ok_or(Error::NoSuchWebhook)?;
         let event = WebhookEvent::parse(&event)
             .ok_or_else(|| Error::Corrupt(format!("a webhook event {event:?}")))?;
         messages.push(WebhookMessage {
             id,
+            claim: claim.to_owned(),
             message_id,
             event,
             body,
@@ -254,27 +276,39 @@ pub(crate) fn claim_webhook_messages(
     Ok(messages)
 }
 
-/// Records a try of a claimed message and what follows it ([`rules::after_attempt`], spread by
-/// `jitter`): done, or due again later; and its endpoint's failures ([`rules::failing_after`]).
-/// Keeps the endpoint's last [`WEBHOOK_ATTEMPTS_KEPT`] tries.
+/// Records a try of a message claimed under `claim` and what follows it ([`rules::after_attempt`],
+/// spread by `jitter`): done, or due again later; and its endpoint's failures
+/// ([`rules::failing_after`]), which may disable it ([`rules::disables`]): then it is returned, with
+/// its owner's address to tell. A try whose claim is no longer its message's (the lease ran out and
+/// another worker claimed it, or the message is gone with its endpoint) records nothing. Keeps the
+/// endpoint's last [`WEBHOOK_ATTEMPTS_KEPT`] tries.
 pub(crate) fn record_webhook_attempt(
     conn: &mut Connection,
     message: i64,
+    claim: &str,
     report: &AttemptReport,
     jitter: u16,
-) -> Result<()> {
+) -> Result<Option<DisabledWebhook>> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let Some((endpoint, created_at, attempts, failing_since)) = tx
+    let Some((endpoint, created_at, attempts, failing_since, disabled)) = tx
         .query_row(
-            "SELECT m.endpoint_id, m.created_at, m.attempts, w.failing_since
-             FROM webhook_messages m JOIN webhook_endpoints w ON w.id = m.endpoint_id WHERE m.id = ?1",
-            [message],
-            |row| Ok((row.get::<_, i64>(0)?, row.get(1)?, row.get::<_, u32>(2)?, row.get(3)?)),
+            "SELECT m.endpoint_id, m.created_at, m.attempts, w.failing_since, w.disabled_at IS NOT NULL
+             FROM webhook_messages m JOIN webhook_endpoints w ON w.id = m.endpoint_id
+             WHERE m.id = ?1 AND m.claim = ?2 AND m.done_at IS NULL",
+            params![message, claim],
+            |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get(1)?,
+                    row.get::<_, u32>(2)?,
+                    row.get(3)?,
+                    row.get::<_, bool>(4)?,
+                ))
+            },
         )
         .optional()?
     else {
-        // Deleted with its endpoint while it was being delivered.
-        return Ok(());
+        return Ok(None);
     };
     tx.execute(
         "INSERT INTO webhook_attempts (endpoint_id, message_id, attempt, at, status, duration_ms, answer, error,
@@ -298,44 +332,26 @@ pub(crate) fn record_webhook_attempt(
             AfterAttempt::RetryAt(at) => (Some(at), None),
         };
     tx.execute(
-        "UPDATE webhook_messages SET attempts = attempts + 1, claimed_until = NULL,
+        "UPDATE webhook_messages SET attempts = attempts + 1, claimed_until = NULL, claim = NULL,
              next_attempt_at = coalesce(?2, next_attempt_at), done_at = ?3 WHERE id = ?1",
         params![message, next, done],
     )?;
+    let failing_since = rules::failing_after(report.delivered, failing_since, report.at);
     tx.execute(
         "UPDATE webhook_endpoints SET failing_since = ?2 WHERE id = ?1",
-        params![endpoint, rules::failing_after(report.delivered, failing_since, report.at)],
+        params![endpoint, failing_since],
     )?;
     tx.execute(
         "DELETE FROM webhook_attempts WHERE endpoint_id = ?1 AND id NOT IN
              (SELECT id FROM webhook_attempts WHERE endpoint_id = ?1 ORDER BY id DESC LIMIT ?2)",
         params![endpoint, WEBHOOK_ATTEMPTS_KEPT as i64],
     )?;
-    tx.commit()?;
-    Ok(())
-}
-
-/// Disables the endpoints that have failed for too long ([`rules::failing_since_at_most`]); returns
-/// them with their owners' addresses, to be told.
-pub(crate) fn disable_failing_webhooks(
-    conn: &mut Connection,
-    now: Timestamp,
-) -> Result<Vec<DisabledWebhook>> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let failing: Vec<i64> = {
-        let mut stmt = tx.prepare(
-            "SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL AND failing_since <= ?1 ORDER BY id",
-        )?;
-        stmt.query_map([rules::failing_since_at_most(now)], |row| row.get(0))?
-            .collect::<rusqlite::Result<_>>()?
-    };
-    let mut disabled = Vec::with_capacity(failing.len());
-    for id in failing {
+    let disabled_now = if !disabled && rules::disables(report.delivered, failing_since, report.at) {
         tx.execute(
             "UPDATE webhook_endpoints SET disabled_at = ?2, disabled_reason = ?3 WHERE id = ?1",
-            params![id, now.0, FAILING_REASON],
+            params![endpoint, report.at.0, FAILING_REASON],
         )?;
-        let endpoint = endpoint_by_id(&tx, id)?.ok_or(Error::NoSuchWebhook)?;
+        let endpoint = endpoint_by_id(&tx, endpoint)?.ok_or(Error::NoSuchWebhook)?;
         let owner: Option<String> = tx
             .query_row(
                 "SELECT email FROM accounts WHERE id = ?1 AND deleted_at IS NULL",
@@ -348,10 +364,12 @@ pub(crate) fn disable_failing_webhooks(
             .map(|email| Email::parse(&email))
             .transpose()
             .map_err(|_| Error::Corrupt(format!("the address of account {}", endpoint.account.0)))?;
-        disabled.push(DisabledWebhook { endpoint, owner });
-    }
+        Some(DisabledWebhook { endpoint, owner })
+    } else {
+        None
+    };
     tx.commit()?;
-    Ok(disabled)
+    Ok(disabled_now)
 }
 
 /// The last tries of an owner's endpoint, newest first.

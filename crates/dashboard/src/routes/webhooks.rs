@@ -88,8 +88,9 @@ pub(super) async fn test(inner: &Inner, ctx: &mut Ctx, id: i64) -> Result<Reply,
     };
     let endpoint = inner.accounts.webhook(session.info.account, id).await?;
     let bodies = outbox.test_bodies(&endpoint, ctx.now);
-    let nonce = nonce(inner)?;
-    inner.accounts.queue_webhook_test(session.info.account, id, &bodies, &nonce, ctx.now).await?;
+    let mut nonce = [0; 12];
+    inner.env.fill_random(&mut nonce).map_err(Failure::internal)?;
+    inner.accounts.queue_webhook_test(session.info.account, id, &bodies, nonce, ctx.now).await?;
     outbox.queued();
     Ok(ctx.redirect(inner, "/account/webhooks", Notice::WebhookTestQueued))
 }
@@ -153,7 +154,7 @@ async fn webhooks_view(
     };
     let refused = match refused {
         Some(refused) => Some(refused),
-        None => allowance(inner, session, endpoints.len()).await?,
+        None => allowance(inner, session).await?,
     };
     Ok(Webhooks {
         nav: ctx.nav(),
@@ -167,24 +168,21 @@ async fn webhooks_view(
                 .iter()
                 .map(|event| (event.as_str(), event_label(*event)))
                 .collect(),
+            kinds: forms::KINDS.to_vec(),
         },
     })
 }
 
-/// Why the owner cannot add an endpoint now, if they cannot: the rules of the store, asked before
-/// the form is shown so that it is not offered in vain.
-async fn allowance(inner: &Inner, session: Session, held: usize) -> Result<Option<String>, Failure> {
-    let account = inner.accounts.account(session.info.account).await?;
-    let refusal = if account.suspension.is_some() {
-        Some(Error::AccountSuspended { reason: None })
-    } else if !account.confirmed() {
-        Some(Error::Unconfirmed)
-    } else if held >= tapster_accounts::MAX_WEBHOOKS {
-        Some(Error::TooManyWebhooks { max: tapster_accounts::MAX_WEBHOOKS })
-    } else {
-        None
-    };
-    refusal.map(|refusal| refused_webhook(&refusal)).transpose()
+/// Why the owner cannot add an endpoint now, if they cannot, asked before the form is shown so that
+/// it is not offered in vain.
+async fn allowance(inner: &Inner, session: Session) -> Result<Option<String>, Failure> {
+    match inner.accounts.webhook_allowance(session.info.account).await {
+        Ok(()) => Ok(None),
+        Err(
+            refusal @ (Error::TooManyWebhooks { .. } | Error::Unconfirmed | Error::AccountSuspended { .. }),
+        ) => refused_webhook(&refusal).map(Some),
+        Err(other) => Err(other.into()),
+    }
 }
 
 /// Why the account cannot add an endpoint, in the words of its page.
@@ -264,12 +262,4 @@ fn new_secret(inner: &Inner) -> Result<Secret, Failure> {
     let mut random = [0; 32];
     inner.env.fill_random(&mut random).map_err(Failure::internal)?;
     Ok(Secret::generate(random))
-}
-
-/// What makes a message's `webhook-id` unique (the endpoint's number follows it): 12 random bytes
-/// as hex, and a separator.
-fn nonce(inner: &Inner) -> Result<String, Failure> {
-    let mut random = [0; 12];
-    inner.env.fill_random(&mut random).map_err(Failure::internal)?;
-    Ok(format!("{}_", tapster_domain::hex(&random)))
 }

@@ -80,7 +80,7 @@ async fn an_endpoint_is_added_its_secret_shown_once_and_tested() {
     let tested = browser.post(&format!("/account/webhooks/{id}/test"), &[("csrf", &listed.csrf())]).await;
     assert_eq!(tested.sent_to(), "/account/webhooks (webhook-test-queued)");
     assert_eq!(outbox.queued.load(Ordering::Relaxed), 1);
-    let claimed = site.accounts.claim_webhook_messages(T0, 60, 10).await.unwrap();
+    let claimed = site.accounts.claim_webhook_messages(T0, 60, 10, "worker").await.unwrap();
     assert_eq!(claimed.len(), 1);
     assert_eq!(claimed[0].event, WebhookEvent::Test);
     assert_eq!(claimed[0].body, format!(r#"{{"type":"webhook.test","endpoint":{id},"at":{}}}"#, T0.0));
@@ -94,7 +94,7 @@ async fn an_endpoint_is_added_its_secret_shown_once_and_tested() {
         error: Some("answered 500 Internal Server Error".into()),
         delivered: false,
     };
-    site.accounts.record_webhook_attempt(claimed[0].id, &report, 500).await.unwrap();
+    site.accounts.record_webhook_attempt(&claimed[0], &report, 500).await.unwrap();
     let page = browser.get("/account/webhooks").await;
     assert!(page.contains("answered 500 Internal Server Error"), "{}", page.body);
     assert!(page.contains("&#60;h1&#62;Oops&#60;/h1&#62;") && !page.contains("<h1>Oops"), "{}", page.body);

@@ -73,7 +73,8 @@ pub(super) fn key_expiring(
     origin: &str,
     now: Timestamp,
 ) -> EventBodies {
-    let days_left = u32::try_from((expires_at.0 - now.0).max(0) / 86_400).unwrap_or(u32::MAX);
+    // Rounded up: a key announced a week ahead, a few seconds late, still has 7 days.
+    let days_left = u32::try_from(((expires_at.0 - now.0).max(0) + 86_399) / 86_400).unwrap_or(u32::MAX);
     let timestamp = now.to_string();
     let dashboard = format!("{origin}/account");
     let content = format!("Your Tapster API key “{}” expires in {days_left} days.", key.name);

@@ -9,20 +9,22 @@
 //! - Due messages are claimed for a lease (so that of several replicas one delivers each), signed
 //!   as Standard Webhooks specify (or sent as a Discord message, unsigned), delivered by
 //!   `tapster-webhooks` (public addresses only unless allowed, 10 s, no redirects) and the try
-//!   recorded; the store decides when a failed one is tried again, and when an endpoint that keeps
-//!   failing is disabled, whose owner the dashboard then mails.
+//!   recorded under its claim; the store decides when a failed one is tried again, and whether a
+//!   failure disables an endpoint that kept failing, whose owner the dashboard then mails.
 //!
-//! The worker wakes every second, and at once when the dashboard queues a test event.
+//! The worker wakes every second, and at once when the dashboard queues a test event; it delivers
+//! a batch at a time, looking at new data, keys and its stop between batches.
 
 mod events;
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use tapster_accounts::{
-    Accounts, AttemptReport, Audience, EventBodies, WebhookEndpoint, WebhookEvent, WebhookKind,
-    WebhookMessage,
+    Accounts, AttemptReport, Audience, DisabledWebhook, EventBodies, Nonce, WebhookEndpoint, WebhookEvent,
+    WebhookKind, WebhookMessage,
 };
 use tapster_dashboard::{Dashboard, Outbox};
 use tapster_domain::Timestamp;
@@ -42,7 +44,9 @@ const POLL: Duration = Duration::from_secs(1);
 const SWEEP_EVERY_SECS: i64 = 60;
 /// Messages claimed at once; more are claimed as soon as these are done.
 const BATCH: usize = 16;
-/// How long a claim holds: more than a delivery may take, so that no other replica sends it too.
+/// How long a claim holds at least; and at least three deliveries' time, so that no other replica
+/// sends a message while a delivery of it may still be under way (replicas' clocks must agree to
+/// well within it).
 const LEASE_SECS: i64 = 60;
 /// A key is announced as expiring this long before it does.
 const EXPIRING_WITHIN_SECS: i64 = 7 * 86_400;
@@ -86,6 +90,8 @@ impl WebhookSettings {
 pub(crate) struct Webhooks {
     accounts: Accounts,
     client: Client,
+    /// How long a claim holds, in seconds: see [`LEASE_SECS`].
+    lease: i64,
     clock: Clock,
     /// Where the links of events lead: the server's public URL.
     origin: String,
@@ -101,9 +107,11 @@ impl Webhooks {
     ) -> anyhow::Result<Arc<Self>> {
         let client = Client::new(settings.config())
             .map_err(|error| anyhow::anyhow!("setting up webhook deliveries: {error}"))?;
+        let timeout = i64::try_from(settings.timeout.as_secs()).unwrap_or(i64::MAX);
         Ok(Arc::new(Self {
             accounts,
             client,
+            lease: LEASE_SECS.max(timeout.saturating_mul(3)),
             clock,
             origin: origin.trim_end_matches('/').to_owned(),
             wake: Notify::new(),
@@ -115,14 +123,17 @@ impl Webhooks {
     }
 
     /// Runs until `stop` is set: announces what the served data and the keys call for, delivers
-    /// what is due, and tells the dashboard of endpoints it disabled.
+    /// what is due, and tells the dashboard of endpoints a failure disabled.
     pub(crate) async fn run(self: Arc<Self>, app: Arc<App>, dashboard: Dashboard, stop: Arc<AtomicBool>) {
         let mut announced: Option<FileStamp> = None;
+        // The versions this process saw announced: the store keeps them for every replica, but the
+        // bodies of an event are not made again to find that out.
+        let mut versions: HashSet<String> = HashSet::new();
         let mut swept: Option<Timestamp> = None;
         while !stop.load(Ordering::Relaxed) {
             let store = app.store();
             if announced != Some(store.stamp()) {
-                match self.announce_versions(&store).await {
+                match self.announce_versions(&store, &mut versions).await {
                     Ok(()) => announced = Some(store.stamp()),
                     Err(error) => tracing::warn!(
                         error = format!("{error:#}"),
@@ -132,28 +143,40 @@ impl Webhooks {
             }
             let now = self.now();
             if swept.is_none_or(|at| now.0 - at.0 >= SWEEP_EVERY_SECS) {
-                self.sweep(&dashboard).await;
+                self.announce_expiring_keys().await;
                 swept = Some(now);
             }
-            if let Err(error) = self.deliver_due().await {
-                tracing::warn!(%error, "the webhook outbox could not be read (tried again in a second)");
+            let more = match self.deliver_due(&dashboard).await {
+                Ok(more) => more,
+                Err(error) => {
+                    tracing::warn!(
+                        error = format!("{error:#}"),
+                        "the webhook outbox could not be read (tried again in a second)"
+                    );
+                    false
+                }
+            };
+            if !more {
+                let _ = tokio::time::timeout(POLL, self.wake.notified()).await;
             }
-            let _ = tokio::time::timeout(POLL, self.wake.notified()).await;
         }
     }
 
-    /// Announces every version `store` serves, oldest first; those announced before are skipped by
-    /// the store.
-    async fn announce_versions(&self, store: &Store) -> anyhow::Result<()> {
+    /// Announces every version `store` serves, oldest first, but those in `announced` (which it
+    /// adds them to); the store skips those another replica, or an earlier run, announced.
+    async fn announce_versions(&self, store: &Store, announced: &mut HashSet<String>) -> anyhow::Result<()> {
         let mut versions: Vec<_> = store.versions().collect();
         versions.reverse();
         for catalog in versions {
-            let now = self.now();
             let name = catalog.info.name.to_string();
+            if announced.contains(&name) {
+                continue;
+            }
+            let now = self.now();
             let bodies = events::version_published(store, catalog, &self.origin, now);
             let queued = self
                 .accounts
-                .announce(WebhookEvent::VersionPublished, &name, &bodies, Audience::Everyone, &nonce()?, now)
+                .announce(WebhookEvent::VersionPublished, &name, &bodies, Audience::Everyone, nonce()?, now)
                 .await?;
             if queued > 0 {
                 tracing::info!(
@@ -166,71 +189,70 @@ impl Webhooks {
         Ok(())
     }
 
-    /// Announces the keys that expire within a week, and disables the endpoints that failed for
-    /// days, telling their owners.
-    async fn sweep(&self, dashboard: &Dashboard) {
+    /// Announces the keys that expire within a week to their accounts' endpoints.
+    async fn announce_expiring_keys(&self) {
         let now = self.now();
-        match self.accounts.keys_expiring(now, Timestamp(now.0 + EXPIRING_WITHIN_SECS)).await {
-            Ok(keys) => {
-                for key in keys {
-                    let Some(expires_at) = key.expires_at else { continue };
-                    let subject = format!("key {} until {}", key.id, expires_at.0);
-                    let bodies = events::key_expiring(&key, expires_at, &self.origin, now);
-                    let audience = Audience::Account(key.account);
-                    let announced = async {
-                        let nonce = nonce()?;
-                        let event = WebhookEvent::KeyExpiring;
-                        Ok::<_, anyhow::Error>(
-                            self.accounts.announce(event, &subject, &bodies, audience, &nonce, now).await?,
-                        )
-                    };
-                    if let Err(error) = announced.await {
-                        tracing::warn!(%error, key = key.prefix, "a key's coming expiry could not be announced to webhooks");
-                    }
-                }
+        let keys = match self.accounts.keys_expiring(now, Timestamp(now.0 + EXPIRING_WITHIN_SECS)).await {
+            Ok(keys) => keys,
+            Err(error) => return tracing::warn!(%error, "the keys about to expire could not be read"),
+        };
+        for key in keys {
+            let Some(expires_at) = key.expires_at else { continue };
+            let subject = format!("key {} until {}", key.id, expires_at.0);
+            let bodies = events::key_expiring(&key, expires_at, &self.origin, now);
+            let audience = Audience::Account(key.account);
+            let announced = async {
+                let event = WebhookEvent::KeyExpiring;
+                Ok::<_, anyhow::Error>(
+                    self.accounts.announce(event, &subject, &bodies, audience, nonce()?, now).await?,
+                )
+            };
+            if let Err(error) = announced.await {
+                tracing::warn!(
+                    error = format!("{error:#}"),
+                    key = key.prefix,
+                    "a key's coming expiry could not be announced to webhooks"
+                );
             }
-            Err(error) => tracing::warn!(%error, "the keys about to expire could not be read"),
         }
-        match self.accounts.disable_failing_webhooks(now).await {
-            Ok(disabled) => {
-                for disabled in disabled {
+    }
+
+    /// Delivers a batch of the messages due now, and mails the owners of endpoints their failures
+    /// disabled; true when the batch was full (more may be due).
+    async fn deliver_due(self: &Arc<Self>, dashboard: &Dashboard) -> anyhow::Result<bool> {
+        let claim = tapster_domain::hex(&random::<16>()?);
+        let claimed = self.accounts.claim_webhook_messages(self.now(), self.lease, BATCH, &claim).await?;
+        let full = claimed.len() == BATCH;
+        let mut deliveries = JoinSet::new();
+        for message in claimed {
+            let worker = Arc::clone(self);
+            deliveries.spawn(async move { worker.deliver(message).await });
+        }
+        while let Some(delivered) = deliveries.join_next().await {
+            match delivered {
+                Ok(Ok(None)) | Err(_) => {}
+                Ok(Ok(Some(disabled))) => {
+                    let (id, host) = (disabled.endpoint.id, host_of(&disabled.endpoint.url));
                     tracing::warn!(
-                        url = disabled.endpoint.url,
+                        endpoint = id,
+                        host,
                         "a webhook endpoint failed for 3 days and is disabled"
                     );
                     if let Some(owner) = disabled.owner {
                         dashboard.mail_webhook_disabled(owner, &disabled.endpoint);
                     }
                 }
-            }
-            Err(error) => tracing::warn!(%error, "failing webhook endpoints could not be disabled"),
-        }
-    }
-
-    /// Delivers the messages due now, a batch at a time, until none is left.
-    async fn deliver_due(self: &Arc<Self>) -> tapster_accounts::Result<()> {
-        loop {
-            let claimed = self.accounts.claim_webhook_messages(self.now(), LEASE_SECS, BATCH).await?;
-            let full = claimed.len() == BATCH;
-            let mut deliveries = JoinSet::new();
-            for message in claimed {
-                let worker = Arc::clone(self);
-                deliveries.spawn(async move { worker.deliver(message).await });
-            }
-            while let Some(delivered) = deliveries.join_next().await {
-                if let Ok(Err(error)) = delivered {
-                    let error = format!("{error:#}");
-                    tracing::warn!(%error, "a webhook delivery could not be recorded (it is tried again once its claim ends)");
-                }
-            }
-            if !full {
-                return Ok(());
+                Ok(Err(error)) => tracing::warn!(
+                    error = format!("{error:#}"),
+                    "a webhook delivery could not be recorded (it is tried again once its claim ends)"
+                ),
             }
         }
+        Ok(full)
     }
 
-    /// One try of `message`, recorded.
-    async fn deliver(&self, message: WebhookMessage) -> anyhow::Result<()> {
+    /// One try of `message`, recorded; the endpoint, when the try disabled it.
+    async fn deliver(&self, message: WebhookMessage) -> anyhow::Result<Option<DisabledWebhook>> {
         let at = self.now();
         let report = match self.attempt(&message, at).await {
             Ok(outcome) => AttemptReport {
@@ -250,7 +272,7 @@ impl Webhooks {
                 delivered: false,
             },
         };
-        Ok(self.accounts.record_webhook_attempt(message.id, &report, jitter()?).await?)
+        Ok(self.accounts.record_webhook_attempt(&message, &report, jitter()?).await?)
     }
 
     /// Sends `message` to its endpoint: the URL judged again as it is now (an operator may have
@@ -304,16 +326,24 @@ impl Outbox for Webhooks {
     }
 }
 
-/// What makes the `webhook-id`s of one announcement unique (each endpoint's number follows it).
-fn nonce() -> anyhow::Result<String> {
-    let mut random = [0; 12];
-    getrandom::fill(&mut random).map_err(|error| anyhow::anyhow!("drawing a message id: {error}"))?;
-    Ok(format!("{}_", tapster_domain::hex(&random)))
+/// What makes the `webhook-id`s of one announcement unique, from the OS's randomness.
+fn nonce() -> anyhow::Result<Nonce> {
+    random()
 }
 
 /// How a failed message's wait is spread, per mille, from the OS's randomness.
 fn jitter() -> anyhow::Result<u16> {
-    let mut random = [0; 2];
-    getrandom::fill(&mut random).map_err(|error| anyhow::anyhow!("drawing a retry's jitter: {error}"))?;
-    Ok(u16::from_le_bytes(random) % 1_001)
+    Ok(u16::from_le_bytes(random()?) % 1_001)
+}
+
+fn random<const N: usize>() -> anyhow::Result<[u8; N]> {
+    let mut bytes = [0; N];
+    getrandom::fill(&mut bytes).map_err(|error| anyhow::anyhow!("drawing random bytes: {error}"))?;
+    Ok(bytes)
+}
+
+/// The host of an endpoint's URL, for the log: the rest (a Discord webhook's token) is a secret.
+fn host_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    rest.split(['/', '?', '#']).next().unwrap_or_default()
 }

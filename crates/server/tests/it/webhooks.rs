@@ -563,7 +563,7 @@ fn a_key_expiring_within_a_week_is_announced_once_to_its_account_and_discord_get
     assert_eq!(event.data.key.name, "wiki bot");
     assert_eq!(event.data.key.prefix, key.display_prefix());
     assert_eq!(event.data.key.expires_at, expires.to_string());
-    assert_eq!(event.data.days_left, 6);
+    assert_eq!(event.data.days_left, 7, "a week ahead, rounded up");
     assert!(event.data.links.dashboard.ends_with("/account"));
 
     let message = discord.wait_for(1, Duration::from_secs(10)).remove(0);
@@ -578,5 +578,33 @@ fn a_key_expiring_within_a_week_is_announced_once_to_its_account_and_discord_get
     std::thread::sleep(Duration::from_millis(2_500));
     assert_eq!((mine.received().len(), discord.received().len()), (1, 1));
     assert!(theirs.received().is_empty());
+    server.stop();
+}
+
+#[test]
+fn an_event_not_yet_delivered_survives_a_restart() {
+    let receiver = Receiver::start(&[Act::Answer(503)]);
+    let dir = TempDir::new().unwrap();
+    let seconds = Arc::new(AtomicU64::new(now_secs()));
+    let accounts = block(Accounts::open(&Location::DataDir(dir.path().to_owned()))).unwrap();
+    let now = Timestamp(i64::try_from(seconds.load(Ordering::Relaxed)).unwrap());
+    let owner = block(tapster_test_support::accounts::signed_up(&accounts, "restart@example.org", 8, now));
+    let events = [WebhookEvent::VersionPublished];
+    let id = block(accounts.create_webhook(owner, &endpoint(&receiver.url("/"), &events, &secret(1)), now))
+        .unwrap()
+        .id;
+    let server = serving_with_clock(dir.path(), &seconds, Duration::from_secs(5));
+    until_tried(&accounts, id, 1);
+    server.stop();
+
+    // Another process, later: the message waited in the accounts database, and goes out as it was.
+    seconds.fetch_add(120, Ordering::Relaxed);
+    let server = serving_with_clock(dir.path(), &seconds, Duration::from_secs(5));
+    let log = until_tried(&accounts, id, 2);
+    assert!(log[0].report.delivered, "{log:?}");
+    let got = receiver.received();
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].header("webhook-id"), got[1].header("webhook-id"));
+    assert_eq!(got[0].body, got[1].body);
     server.stop();
 }

@@ -42,8 +42,10 @@ CREATE TABLE webhook_messages (
     created_at      BIGINT  NOT NULL,
     attempts        BIGINT  NOT NULL DEFAULT 0,
     next_attempt_at BIGINT  NOT NULL,
-    -- A worker that claimed it is delivering it until then; past it, another may.
+    -- A worker that claimed it is delivering it until then; past it, another may. Its try is
+    -- recorded only under the claim it was made with.
     claimed_until   BIGINT,
+    claim           TEXT,
     -- Delivered or given up.
     done_at         BIGINT
 );

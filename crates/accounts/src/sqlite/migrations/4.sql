@@ -1,8 +1,10 @@
 -- Webhooks: the endpoints accounts registered, the events announced once, the outbox of messages
--- (one per endpoint and event, until delivered or given up) and the tries at delivering them.
+-- (one per endpoint and event, until delivered or given up) and the tries at delivering them. Their
+-- numbers are never given out twice (AUTOINCREMENT): a late report of a try must not find another
+-- message, or endpoint, under the number of one that was deleted meanwhile.
 
 CREATE TABLE webhook_endpoints (
-    id              INTEGER PRIMARY KEY,
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
     account_id      INTEGER NOT NULL REFERENCES accounts (id),
     url             TEXT    NOT NULL,
     description     TEXT    NOT NULL,
@@ -33,7 +35,7 @@ CREATE TABLE webhook_announcements (
 ) WITHOUT ROWID;
 
 CREATE TABLE webhook_messages (
-    id              INTEGER PRIMARY KEY,
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
     endpoint_id     INTEGER NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
     -- webhook-id: the same on every try.
     message_id      TEXT    NOT NULL UNIQUE,
@@ -42,8 +44,10 @@ CREATE TABLE webhook_messages (
     created_at      INTEGER NOT NULL,
     attempts        INTEGER NOT NULL DEFAULT 0,
     next_attempt_at INTEGER NOT NULL,
-    -- A worker that claimed it is delivering it until then; past it, another may.
+    -- A worker that claimed it is delivering it until then; past it, another may. Its try is
+    -- recorded only under the claim it was made with.
     claimed_until   INTEGER,
+    claim           TEXT,
     -- Delivered or given up.
     done_at         INTEGER
 );
@@ -51,7 +55,7 @@ CREATE INDEX webhook_messages_due ON webhook_messages (next_attempt_at) WHERE do
 CREATE INDEX webhook_messages_by_endpoint ON webhook_messages (endpoint_id);
 
 CREATE TABLE webhook_attempts (
-    id          INTEGER PRIMARY KEY,
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
     endpoint_id INTEGER NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
     message_id  INTEGER NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
     attempt     INTEGER NOT NULL,
