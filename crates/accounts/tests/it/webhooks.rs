@@ -46,6 +46,15 @@ fn report(at: Timestamp, delivered: bool) -> AttemptReport {
     }
 }
 
+/// Marta's account, with an endpoint told of every event.
+async fn marta_with_an_endpoint(
+    s: &crate::Store,
+) -> (tapster_accounts::AccountId, tapster_accounts::WebhookEndpoint) {
+    let marta = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
+    let endpoint = new("https://a.example", WebhookKind::Standard, BOTH);
+    (marta, s.accounts.create_webhook(marta, &endpoint, T0).await.unwrap())
+}
+
 #[tokio::test]
 async fn an_owner_keeps_five_endpoints_rotates_disables_and_deletes_them() {
     for s in stores().await {
@@ -185,12 +194,7 @@ async fn an_event_is_announced_once_to_the_endpoints_told_of_it_each_in_its_kind
 #[tokio::test]
 async fn a_claimed_message_is_one_workers_until_its_lease_ends_and_failures_are_tried_again() {
     for s in stores().await {
-        let marta = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
-        let endpoint = s
-            .accounts
-            .create_webhook(marta, &new("https://a.example", WebhookKind::Standard, BOTH), T0)
-            .await
-            .unwrap();
+        let (marta, endpoint) = marta_with_an_endpoint(&s).await;
         s.accounts.queue_webhook_test(marta, endpoint.id, &bodies(), nonce(11), at(0)).await.unwrap();
 
         let first = s.accounts.claim_webhook_messages(at(0), 60, 10, CLAIM).await.unwrap();
@@ -235,12 +239,7 @@ async fn a_claimed_message_is_one_workers_until_its_lease_ends_and_failures_are_
 #[tokio::test]
 async fn a_message_is_given_up_after_a_day_and_an_endpoint_failing_for_three_is_disabled_once() {
     for s in stores().await {
-        let marta = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
-        let endpoint = s
-            .accounts
-            .create_webhook(marta, &new("https://a.example", WebhookKind::Standard, BOTH), T0)
-            .await
-            .unwrap();
+        let (marta, endpoint) = marta_with_an_endpoint(&s).await;
         s.accounts
             .announce(WebhookEvent::VersionPublished, "v2", &bodies(), Audience::Everyone, nonce(4), at(0))
             .await
@@ -296,12 +295,7 @@ async fn a_message_is_given_up_after_a_day_and_an_endpoint_failing_for_three_is_
 #[tokio::test]
 async fn the_attempts_kept_are_the_last_fifty() {
     for s in stores().await {
-        let marta = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
-        let endpoint = s
-            .accounts
-            .create_webhook(marta, &new("https://a.example", WebhookKind::Standard, BOTH), T0)
-            .await
-            .unwrap();
+        let (marta, endpoint) = marta_with_an_endpoint(&s).await;
         for n in 0..55 {
             s.accounts
                 .queue_webhook_test(marta, endpoint.id, &bodies(), nonce(100 + n as u8), at(n))
@@ -348,12 +342,7 @@ async fn keys_expiring_soon_are_found_and_a_deleted_account_leaves_no_endpoint()
 #[tokio::test]
 async fn one_test_at_a_time_and_old_messages_are_forgotten_once_no_try_of_them_is_shown() {
     for s in stores().await {
-        let marta = signed_up(&s.accounts, "marta@example.org", 1, T0).await;
-        let endpoint = s
-            .accounts
-            .create_webhook(marta, &new("https://a.example", WebhookKind::Standard, BOTH), T0)
-            .await
-            .unwrap();
+        let (marta, endpoint) = marta_with_an_endpoint(&s).await;
         s.accounts.queue_webhook_test(marta, endpoint.id, &bodies(), nonce(11), T0).await.unwrap();
         let failed = s.accounts.claim_webhook_messages(T0, 60, 10, CLAIM).await.unwrap().remove(0);
         s.accounts.record_webhook_attempt(&failed, &report(T0, false), 500).await.unwrap();
