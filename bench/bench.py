@@ -5,6 +5,8 @@ Subcommands (bench/run calls them; all talk to 127.0.0.1 only):
 
   fetch BASE KEY OUT          fetch every scenario once from tapster, write its body and headers to
                               OUT/scenarios/ and an nginx config serving the same bytes to OUT/nginx.conf
+  floor BASE KEY OUT          after fetch: ask tapster each scenario's request as wrk sends it and write
+                              OUT/floor/answers.json, what bench/floor answers from memory (the floor)
   uris BASE KEY OUT FIXTURES  write OUT/mix.txt (the latency mix) and OUT/sweep-*.txt (the RSS sweep)
   deepest BASE KEY OUT        find the recipe with the deepest tree (latest version), write its path
   wait BASE T0_NS TIMEOUT_S   poll BASE/healthz until 200; print milliseconds since T0_NS
@@ -47,6 +49,10 @@ H2_SCENARIOS = [("item", 1.2), ("list", 1.2)]
 
 # Response headers nginx does not copy: it makes these itself (or they describe the connection).
 NOT_COPIED = {"date", "content-length", "connection", "keep-alive", "transfer-encoding", "server", "content-type"}
+# Response headers the floor does not copy: hyper writes them itself, as it does for tapster.
+FLOOR_NOT_COPIED = {"date", "content-length", "connection", "keep-alive", "transfer-encoding"}
+# The target of the floor's table: tapster's cached answers within reach of its own stack (issue 35).
+FLOOR_TARGET = 0.8
 
 
 def get(base: str, key: str, path: str, extra: dict[str, str] | None = None):
@@ -358,9 +364,31 @@ def pctl(sorted_xs: list[float], p: float) -> float:
     return sorted_xs[k]
 
 
+def cmd_floor(base: str, key: str, out: str) -> None:
+    out_p = Path(out)
+    sc, floor = out_p / "scenarios", out_p / "floor"
+    floor.mkdir(parents=True, exist_ok=True)
+    answers = []
+    for name, path, inm, _ in SCENARIOS:
+        if path == ICON:
+            path = (sc / "icon.path").read_text().strip()
+        extra = {"If-None-Match": (sc / f"{name}.etag").read_text().strip()} if inm else {}
+        status, headers, body = get(base, key, path, extra)
+        (floor / f"{name}.body").write_bytes(body)
+        answers.append({
+            "target": path,
+            "if_none_match": inm,
+            "status": status,
+            "headers": [[k, v] for k, v in headers if k.lower() not in FLOOR_NOT_COPIED],
+            "body_file": f"{name}.body",
+        })
+    (floor / "answers.json").write_text(json.dumps(answers, indent=1))
+
+
 def cmd_report(out: str) -> None:
     o = Path(out)
     rows = []  # (measure, tapster, nginx, value, target, ok)
+    floors = []  # (case, tapster, floor, tapster / floor, CPU per request, target, ok)
 
     def add(measure, value, target, ok, t="", n=""):
         rows.append((measure, t, n, value, target, ok))
@@ -397,6 +425,17 @@ def cmd_report(out: str) -> None:
         add(label, f"{ratio:.2f}{cpu_note}" + (f", {bad} errors" if bad else ""),
             f">= {target}" if target else "reported", (ratio >= target if target else None) if not bad else False,
             f"{t_best:,.0f}/s", f"{n_best:,.0f}/s")
+        f_runs = sorted(o.glob(f"{out_prefix}-floor-{run}-r*.txt"))
+        if f_runs:
+            fl = [parse(read(p)) for p in f_runs]
+            f_best = max(r["rps"] or 0 for r in fl)
+            f_bad = sum(r["bad"] + r["sock"] for r in fl)
+            fc = cpu("floor")
+            f_ratio = t_best / f_best if f_best else 0.0
+            floors.append((label, f"{t_best:,.0f}/s", f"{f_best:,.0f}/s",
+                           f"{f_ratio:.2f}" + (f", {f_bad} errors" if f_bad else ""),
+                           f"{tc[0]:.1f} vs {fc[0]:.1f} us" if tc and fc else "",
+                           f">= {FLOOR_TARGET}", f_ratio >= FLOOR_TARGET and not (bad or f_bad)))
 
     def resolved(path: str) -> str:
         return read(o / "scenarios" / "icon.path").strip() if path == ICON else path
@@ -516,6 +555,9 @@ def cmd_report(out: str) -> None:
     print_table(("measure", "tapster", "nginx", "result", "target", "met"), rows)
     missed = [r for r in rows if r[5] is False]
     print(f"\n{sum(1 for r in rows if r[5] is True)} targets met, {len(missed)} not met")
+    if floors:
+        print("\nAgainst the floor (bench/floor: hyper alone answering tapster's bytes from memory, same core):\n")
+        print_table(("case", "tapster", "floor", "tapster / floor", "CPU per request", "target", "met"), floors)
 
 
 def print_table(head: tuple, rows: list, fit: int | None = None) -> None:
@@ -554,6 +596,7 @@ def main() -> None:
     cmd, *args = sys.argv[1:]
     {
         "fetch": cmd_fetch,
+        "floor": cmd_floor,
         "uris": cmd_uris,
         "deepest": cmd_deepest,
         "wait": cmd_wait,
