@@ -394,7 +394,12 @@ impl Inner {
         let tolerance = interval.saturating_mul(u64::from(limits.burst.max(1) - 1));
         let args = [interval, tolerance, limits.per_minute.into(), limits.per_day.into(), requests.into()];
         let mut redis = self.redis.clone();
-        let keys = [self.subject_key(subject), self.redis_key(subject.key)];
+        let whole = self.redis_key(subject.key);
+        let own = match subject.visitor {
+            None => whole.clone(),
+            Some(_) => self.subject_key(subject),
+        };
+        let keys = [own, whole];
         let answer = redis.run::<(u32, u64, u64, u32, u32)>(&self.limits, &keys, &args);
         match tokio::time::timeout(self.timeout, answer).await {
             Ok(Ok((admitted, now, tat, minute_count, day_count))) => {
