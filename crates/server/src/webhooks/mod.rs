@@ -185,6 +185,7 @@ impl Webhooks {
                     "a game version was announced to webhooks"
                 );
             }
+            announced.insert(name);
         }
         Ok(())
     }
