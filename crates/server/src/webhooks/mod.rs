@@ -37,10 +37,13 @@ use tokio::task::JoinSet;
 use crate::access::Clock;
 
 pub use tapster_webhooks::CertificateDer;
+/// How webhooks are delivered (`--webhooks-allow-private`, `--webhooks-ca`; the timeout for tests):
+/// the delivery crate's own settings, as the server is given them.
+pub use tapster_webhooks::Config as WebhookSettings;
 
 /// How often the worker looks for due messages when nothing wakes it.
 const POLL: Duration = Duration::from_secs(1);
-/// How often expiring keys and failing endpoints are looked for, in the worker's clock's seconds.
+/// How often keys about to expire are looked for, in the worker's clock's seconds.
 const SWEEP_EVERY_SECS: i64 = 60;
 /// Messages claimed at once; more are claimed as soon as these are done.
 const BATCH: usize = 16;
@@ -52,38 +55,6 @@ const LEASE_SECS: i64 = 60;
 const EXPIRING_WITHIN_SECS: i64 = 7 * 86_400;
 /// Characters of a receiver's answer kept with the try.
 const ANSWER_KEPT: usize = 500;
-
-/// How webhooks are delivered (`--webhooks-allow-private`; the rest for tests and closed networks).
-#[derive(Debug, Clone)]
-pub struct WebhookSettings {
-    /// Endpoints may be on loopback and private addresses, over plain `http` too.
-    pub allow_private: bool,
-    /// How long one delivery may take.
-    pub timeout: Duration,
-    /// Certificates trusted as roots besides the web's (a test's own CA), DER.
-    pub extra_roots: Vec<CertificateDer<'static>>,
-}
-
-impl Default for WebhookSettings {
-    fn default() -> Self {
-        let defaults = tapster_webhooks::Config::default();
-        Self {
-            allow_private: defaults.allow_private,
-            timeout: defaults.timeout,
-            extra_roots: defaults.extra_roots,
-        }
-    }
-}
-
-impl WebhookSettings {
-    fn config(&self) -> tapster_webhooks::Config {
-        tapster_webhooks::Config {
-            allow_private: self.allow_private,
-            timeout: self.timeout,
-            extra_roots: self.extra_roots.clone(),
-        }
-    }
-}
 
 /// The worker's state, shared with the dashboard's [`Outbox`].
 #[derive(Debug)]
@@ -105,7 +76,7 @@ impl Webhooks {
         clock: Clock,
         origin: &str,
     ) -> anyhow::Result<Arc<Self>> {
-        let client = Client::new(settings.config())
+        let client = Client::new(settings.clone())
             .map_err(|error| anyhow::anyhow!("setting up webhook deliveries: {error}"))?;
         let timeout = i64::try_from(settings.timeout.as_secs()).unwrap_or(i64::MAX);
         Ok(Arc::new(Self {
