@@ -197,11 +197,12 @@ struct Keys {
 }
 
 /// One key as the gate reads it, with what every answer to it shares made once: what `/v1/key` and
-/// the log say of it, and its `RateLimit-Policy` value.
+/// the log say of it, its policies, and their `RateLimit-Policy` value.
 #[derive(Debug)]
 struct KeyEntry {
     access: KeyAccess,
     described: Arc<CallingKey>,
+    named: [Policy; 3],
     policies: Policies,
 }
 
@@ -213,13 +214,15 @@ impl From<AccessSnapshot> for Keys {
             .keys
             .into_iter()
             .map(|(hash, access)| {
+                let named = policies(&access);
                 let entry = KeyEntry {
                     described: Arc::new(CallingKey {
                         prefix: access.prefix.clone(),
                         name: access.name.clone(),
                         expires_at: access.expires_at,
                     }),
-                    policies: Policies::new(&policies(&access)),
+                    named,
+                    policies: Policies::new(&named),
                     access,
                 };
                 (hash, entry)
@@ -313,6 +316,8 @@ struct Caller {
     subject: Subject,
     limits: Limits,
     described: Arc<CallingKey>,
+    /// Its burst, minute and day, as its answers name them.
+    named: [Policy; 3],
     policies: Policies,
     /// For a browser key, the allowed origin the request came from.
     allowed_origin: Option<HeaderValue>,
@@ -424,6 +429,7 @@ fn usable(entry: &KeyEntry, peer: IpAddr, page: Page<'_>, now: Duration) -> Resu
         subject,
         limits: access.limits,
         described: Arc::clone(&entry.described),
+        named: entry.named,
         policies: entry.policies.clone(),
         allowed_origin,
     })
@@ -431,10 +437,7 @@ fn usable(entry: &KeyEntry, peer: IpAddr, page: Page<'_>, now: Duration) -> Resu
 
 /// The limiter's status of `key` for the `RateLimit` headers.
 fn quota(key: &Caller, status: Status) -> Quota {
-    let [burst, minute, day] = match key.subject.visitor {
-        Some(_) => Policy::for_browser_key(key.limits),
-        None => Policy::for_limits(key.limits),
-    };
+    let [burst, minute, day] = key.named;
     let state = |policy, window: Remaining| PolicyState {
         policy,
         remaining: window.left,
