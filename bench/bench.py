@@ -13,6 +13,9 @@ Subcommands (bench/run calls them; all talk to 127.0.0.1 only):
   rss PID                     print VmRSS and VmHWM of PID in KiB
   cpu PID                     print utime+stime of PID in clock ticks
   report OUT                  read everything bench/run wrote to OUT and print the table
+  count OUT N SCENARIO...     read bench/count's callgrind dumps in OUT (N requests each) and print
+                              instructions per request, tapster against the floor, and the functions
+                              the difference is made of (OUT/count-*.txt keep the whole lists)
 
 With NGINX_TLS_PORT, TLS_CERT and TLS_KEY set, fetch also gives nginx an HTTPS server (TLS 1.3 and
 HTTP/2) on that port with the same certificate, key and locations.
@@ -586,6 +589,76 @@ def oha_result(path: Path):
     return ms, bad, answered, d.get("summary", {}).get("requestsPerSec", 0.0), statuses, errors
 
 
+def callgrind_dumps(out: Path, server: str) -> dict[str, Path]:
+    """bench/count's dumps of one server by scenario: each names the scenario as its trigger."""
+    dumps = {}
+    for f in sorted(out.glob(f"callgrind.{server}.*")):
+        m = re.search(r"^desc: Trigger: (?:Client Request: |dump )(\S+)$", read(f), re.M)
+        if m:
+            dumps[m.group(1)] = f
+    return dumps
+
+
+def callgrind_total(f: Path) -> int:
+    m = re.search(r"^(?:summary|totals): (\d+)", read(f), re.M)
+    if not m:
+        raise SystemExit(f"{f}: no instruction total")
+    return int(m.group(1))
+
+
+def callgrind_functions(f: Path) -> dict[str, int]:
+    """Instructions of each function itself (not of what it calls), by name (its inlined parts, which
+    callgrind files under their own source files, added up), from callgrind_annotate. The frames that
+    were running when the counters were zeroed (`main`, the runtime, the accept loop) are left out:
+    callgrind gives them the whole dump."""
+    import subprocess
+    text = subprocess.run(
+        ["callgrind_annotate", "--inclusive=no", "--auto=no", "--threshold=100", str(f)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    total = callgrind_total(f)
+    functions: dict[str, int] = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*([\d,]+) \([\s\d.]+%\)\s+(.*?)(?: \[[^\]]*\])?(?: \([\d,]+x\))?$", line)
+        if not m or ":" not in m.group(2):
+            continue
+        cost, name = int(m.group(1).replace(",", "")), m.group(2).split(":", 1)[1]
+        if cost > total // 2:
+            continue
+        functions[name] = functions.get(name, 0) + cost
+    return functions
+
+
+def cmd_count(out: str, n: str, *scenarios: str) -> None:
+    o, n_req = Path(out), int(n)
+    tapster, floor = callgrind_dumps(o, "tapster"), callgrind_dumps(o, "floor")
+    rows = []
+    for name in scenarios:
+        t = callgrind_total(tapster[name]) / n_req if name in tapster else None
+        f = callgrind_total(floor[name]) / n_req if name in floor else None
+        ratio = f"{f / t:.2f}" if t and f else "-"
+        rows.append((name, f"{t:,.0f}" if t else "-", f"{f:,.0f}" if f else "-",
+                     f"{t - f:,.0f}" if t and f else "-", ratio))
+    # User-space instructions only: not the throughput target (the kernel's share is the same for both).
+    head = ("case", "tapster", "floor", "difference", "floor / tapster")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    for r in [head, tuple("-" * w for w in widths), *rows]:
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |")
+    for name in scenarios:
+        if name not in tapster or name not in floor:
+            continue
+        t, f = callgrind_functions(tapster[name]), callgrind_functions(floor[name])
+        diff = sorted(((t.get(k, 0) - f.get(k, 0)) / n_req, k) for k in set(t) | set(f))
+        diff.reverse()
+        lines = [f"{d:10,.1f}  {t.get(k, 0) / n_req:10,.1f}  {f.get(k, 0) / n_req:10,.1f}  {k}" for d, k in diff]
+        head = f"{'tapster-floor':>10}  {'tapster':>10}  {'floor':>10}  function (instructions per request, itself)"
+        (o / f"count-{name}.txt").write_text("\n".join([head, *lines]) + "\n")
+        print(f"\n{name}: where tapster's extra instructions are (whole list: {o / f'count-{name}.txt'})")
+        print(head)
+        for line in lines[:20]:
+            print(line)
+
+
 def cmd_oha_summary(path: str) -> None:
     ms, bad, answered, rate, statuses, errors = oha_result(Path(path))
     print(f"oha: {answered} answers at {rate:,.0f}/s; p50 {ms[0]:.2f} ms, p99 {ms[1]:.2f} ms, "
@@ -604,6 +677,7 @@ def main() -> None:
         "cpu": cmd_cpu,
         "report": cmd_report,
         "oha-summary": cmd_oha_summary,
+        "count": cmd_count,
     }[cmd](*args)
 
 
