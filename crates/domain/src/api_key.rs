@@ -9,8 +9,9 @@ use crate::{Error, Result};
 const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /// A well-formed API key (its checksum holds). Whether it belongs to anyone is the store's business.
+/// Its ASCII characters are held in place: every `/v1` request reads one, without an allocation.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct ApiKey(String);
+pub struct ApiKey([u8; ApiKey::LEN]);
 
 impl ApiKey {
     pub const PREFIX: &'static str = "tap_";
@@ -34,7 +35,14 @@ impl ApiKey {
         }
         let checksum = checksum(&key[Self::PREFIX.len()..]);
         key.extend(checksum.map(char::from));
-        Self(key)
+        Self::held(&key)
+    }
+
+    /// `key`, of [`ApiKey::LEN`] ASCII characters, held.
+    fn held(key: &str) -> Self {
+        let mut bytes = [0; Self::LEN];
+        bytes.copy_from_slice(key.as_bytes());
+        Self(bytes)
     }
 
     /// Makes a new key from `fill`, which fills a buffer with uniformly random bytes (the OS's
@@ -69,17 +77,18 @@ impl ApiKey {
         if checksum(random) != sum.as_bytes() {
             return Err(Error::Checksum);
         }
-        Ok(Self(value.to_owned()))
+        Ok(Self::held(value))
     }
 
     /// The whole key. Shown once, at creation; never stored or logged.
     pub fn expose(&self) -> &str {
-        &self.0
+        // ASCII letters and digits by construction, so always UTF-8.
+        std::str::from_utf8(&self.0).unwrap_or_default()
     }
 
     /// The public part that identifies the key in listings and logs (`tap_Ab12Cd34`).
     pub fn display_prefix(&self) -> &str {
-        &self.0[..Self::DISPLAY_LEN]
+        &self.expose()[..Self::DISPLAY_LEN]
     }
 }
 

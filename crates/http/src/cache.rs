@@ -15,6 +15,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
+use foldhash::fast::RandomState;
 use hyper::header::HeaderValue;
 
 use crate::conditional::etag;
@@ -101,7 +102,8 @@ pub(crate) struct ResponseCache {
 
 #[derive(Debug, Default)]
 struct Inner {
-    entries: HashMap<Arc<str>, Arc<Rendered>>,
+    /// Keys are request targets, which callers choose: hashed with a seed of this process's own.
+    entries: HashMap<Arc<str>, Arc<Rendered>, RandomState>,
     /// Keys in the order they were stored, oldest first.
     order: VecDeque<Arc<str>>,
     used: usize,

@@ -157,12 +157,14 @@ pub enum Refusal {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Quota {
     pub policies: Policies,
-    /// Each policy after the request, in the order of `policies`; empty for a key without limits.
-    pub states: Vec<PolicyState>,
+    /// Each policy after the request, in the order of `policies`, held in place (every answer has
+    /// one, so it costs no allocation); the first `held` count.
+    states: [PolicyState; Quota::MAX_POLICIES],
+    held: usize,
 }
 
 /// One rate-limit policy: what it allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Policy {
     /// `burst`, `minute` or `day`.
     pub name: &'static str,
@@ -197,7 +199,7 @@ impl Policy {
 }
 
 /// What is left of one policy after a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PolicyState {
     pub policy: Policy,
     pub remaining: u32,
@@ -233,15 +235,29 @@ impl Default for Policies {
 }
 
 impl Quota {
+    /// The most policies a key has: its burst, minute and day.
+    pub const MAX_POLICIES: usize = 3;
+
     /// `policies` with the state of each after a request.
+    ///
+    /// # Panics
+    /// With more than [`Quota::MAX_POLICIES`] states: no key has more policies.
     pub fn new(policies: Policies, states: &[PolicyState]) -> Self {
-        Self { policies, states: states.to_vec() }
+        assert!(states.len() <= Self::MAX_POLICIES, "a key has at most {} policies", Self::MAX_POLICIES);
+        let mut held = [PolicyState::default(); Self::MAX_POLICIES];
+        held[..states.len()].copy_from_slice(states);
+        Self { policies, states: held, held: states.len() }
+    }
+
+    /// Each policy after the request, in the order of `policies`; none for a key without limits.
+    pub fn states(&self) -> &[PolicyState] {
+        &self.states[..self.held]
     }
 
     /// The policy nearest to exhaustion: the smallest share left, and on a tie the one that takes
     /// longest to come back; `None` for a key without limits.
     pub fn nearest(&self) -> Option<PolicyState> {
-        self.states.iter().copied().min_by(|a, b| {
+        self.states().iter().copied().min_by(|a, b| {
             let share_a = u64::from(a.remaining) * u64::from(b.policy.quota);
             let share_b = u64::from(b.remaining) * u64::from(a.policy.quota);
             share_a.cmp(&share_b).then(b.reset.cmp(&a.reset))
@@ -251,8 +267,16 @@ impl Quota {
     /// `RateLimit`: the policy nearest to exhaustion, e.g. `"burst";r=42;t=1`.
     pub(crate) fn state_header(&self) -> Option<HeaderValue> {
         let nearest = self.nearest()?;
-        let mut value =
-            ascii_header(format!("\"{}\";r={};t={}", nearest.policy.name, nearest.remaining, nearest.reset));
+        // Written piece by piece, as every answer has one: `format!` cost more than the rest of
+        // the headers together.
+        let (mut remaining, mut reset) = (itoa::Buffer::new(), itoa::Buffer::new());
+        let (remaining, reset) = (remaining.format(nearest.remaining), reset.format(nearest.reset));
+        let mut bytes = Vec::with_capacity(nearest.policy.name.len() + remaining.len() + reset.len() + 8);
+        for piece in ["\"", nearest.policy.name, "\";r=", remaining, ";t=", reset] {
+            bytes.extend_from_slice(piece.as_bytes());
+        }
+        let mut value = HeaderValue::from_maybe_shared(Bytes::from(bytes))
+            .unwrap_or_else(|_| HeaderValue::from_static(""));
         // New with every answer: marked so that HTTP/2 sends it as a literal that is never indexed
         // (HPACK), rather than adding each value to the connection's header table, where it pushed
         // out the headers that repeat (Cache-Control, Vary, CORS...) and had them encoded anew. A

@@ -14,6 +14,7 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use foldhash::fast::RandomState;
 use hyper::header::HeaderValue;
 use tapster_accounts::{AccessSnapshot, Accounts, KeyAccess, KeyHash, Usage, hash_key};
 use tapster_domain::{AddressBlock, AddressLimit, ApiKey, Limits, Timestamp};
@@ -67,7 +68,7 @@ pub struct Access {
     hashes: KeyHashes,
     /// Requests counted since the last flush, by key and day; shared with the decisions a limiter
     /// makes later.
-    pending: Arc<Mutex<HashMap<(i64, i64), Usage>>>,
+    pending: Arc<Mutex<HashMap<(i64, i64), Usage, RandomState>>>,
     /// Why the accounts store cannot be read now, while it cannot: keys are judged by the last
     /// snapshot meanwhile.
     accounts_trouble: Mutex<Option<String>>,
@@ -164,7 +165,7 @@ impl Access {
 /// logged; what it opens is still looked up in the current snapshot on every request, so revoking
 /// it takes effect as before.
 #[derive(Debug, Default)]
-struct KeyHashes(RwLock<HashMap<Box<str>, KeyHash>>);
+struct KeyHashes(RwLock<HashMap<Box<str>, KeyHash, RandomState>>);
 
 impl KeyHashes {
     /// What `lookup` finds under the hash of `key`, remembering the hash when it finds something.
@@ -189,10 +190,10 @@ impl KeyHashes {
 /// prefixes of all of them, and the blocked addresses.
 #[derive(Debug)]
 struct Keys {
-    keys: HashMap<KeyHash, KeyEntry>,
+    keys: HashMap<KeyHash, KeyEntry, RandomState>,
     /// The hash of every key, by its id: for the dashboard's console, which names keys by id.
-    ids: HashMap<i64, KeyHash>,
-    prefixes: HashSet<String>,
+    ids: HashMap<i64, KeyHash, RandomState>,
+    prefixes: HashSet<String, RandomState>,
     blocked: Vec<AddressBlock>,
 }
 
@@ -258,7 +259,7 @@ async fn seed(accounts: &Accounts, limiter: &dyn Limiter, now: Duration) -> taps
 }
 
 /// Adds `usage` to what is pending for its key and day.
-fn merge(pending: &mut HashMap<(i64, i64), Usage>, usage: Usage) {
+fn merge(pending: &mut HashMap<(i64, i64), Usage, RandomState>, usage: Usage) {
     pending
         .entry((usage.key_id, usage.day))
         .and_modify(|held| {
@@ -334,7 +335,7 @@ enum Page<'a> {
 
 /// The admission or refusal of the limiter's `decision`; an admitted request is counted in `pending`.
 fn decided(
-    pending: &Mutex<HashMap<(i64, i64), Usage>>,
+    pending: &Mutex<HashMap<(i64, i64), Usage, RandomState>>,
     key: &Caller,
     decision: Decision,
     now: Duration,

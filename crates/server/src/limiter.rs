@@ -6,9 +6,11 @@
 //! The limiter is given the time; it never reads a clock, so its tests are exact and instant.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use foldhash::fast::RandomState;
 use tapster_domain::Limits;
 
 use crate::limits::{Checked, DAY, Decision, Limiter, MINUTE, Subject, gcra, status, wait};
@@ -29,7 +31,7 @@ struct KeyState {
 /// seen today.
 #[derive(Debug, Default)]
 pub struct InProcess {
-    keys: Mutex<HashMap<Subject, KeyState>>,
+    keys: Mutex<HashMap<Subject, KeyState, RandomState>>,
 }
 
 impl Limiter for InProcess {
@@ -58,31 +60,52 @@ impl InProcess {
     pub fn check(&self, subject: Subject, limits: Limits, now: Duration) -> Decision {
         let now = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
         let mut keys = self.keys.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if subject.visitor.is_none() {
+            // A key's own state is also its whole day: found once, and counted where it lies.
+            let entry = keys.entry(subject);
+            let own = match &entry {
+                Entry::Occupied(held) => *held.get(),
+                Entry::Vacant(_) => KeyState::default(),
+            };
+            let (decision, counted) = judge(limits, now, own, own);
+            if let Some(counted) = counted {
+                entry.insert_entry(counted);
+            }
+            return decision;
+        }
         let own = keys.get(&subject).copied().unwrap_or_default();
         let whole = keys.get(&subject.whole_key()).copied().unwrap_or_default();
-        let (interval, _) = gcra(limits);
-
-        let tat = own.tat.max(now);
-        let minute = now / MINUTE;
-        let day = now / DAY;
-        let minute_count = if own.minute == minute { own.minute_count } else { 0 };
-        let day_count = if whole.day == day { whole.day_count } else { 0 };
-
-        let wait = wait(limits, now, tat, minute_count, day_count);
-        if wait > 0 {
-            let status = status(limits, now, tat, minute_count, day_count);
-            return Decision::Limited { status, retry_after: Duration::from_nanos(wait) };
-        }
-        let (tat, minute_count, day_count) = (tat.saturating_add(interval), minute_count + 1, day_count + 1);
-        let counted = KeyState { tat, minute, minute_count, day, day_count };
-        if subject.visitor.is_some() {
+        let (decision, counted) = judge(limits, now, own, whole);
+        if let Some(counted) = counted {
             keys.insert(subject, KeyState { day: 0, day_count: 0, ..counted });
-            keys.insert(subject.whole_key(), KeyState { day, day_count, ..whole });
-        } else {
-            keys.insert(subject, counted);
+            keys.insert(
+                subject.whole_key(),
+                KeyState { day: counted.day, day_count: counted.day_count, ..whole },
+            );
         }
-        Decision::Allowed(status(limits, now, tat, minute_count, day_count))
+        decision
     }
+}
+
+/// The decision on one request of a subject whose state is `own` and whose key's is `whole` (the
+/// same for a key), with the subject's state once counted when it passes.
+fn judge(limits: Limits, now: u64, own: KeyState, whole: KeyState) -> (Decision, Option<KeyState>) {
+    let (interval, _) = gcra(limits);
+
+    let tat = own.tat.max(now);
+    let minute = now / MINUTE;
+    let day = now / DAY;
+    let minute_count = if own.minute == minute { own.minute_count } else { 0 };
+    let day_count = if whole.day == day { whole.day_count } else { 0 };
+
+    let wait = wait(limits, now, tat, minute_count, day_count);
+    if wait > 0 {
+        let status = status(limits, now, tat, minute_count, day_count);
+        return (Decision::Limited { status, retry_after: Duration::from_nanos(wait) }, None);
+    }
+    let (tat, minute_count, day_count) = (tat.saturating_add(interval), minute_count + 1, day_count + 1);
+    let counted = KeyState { tat, minute, minute_count, day, day_count };
+    (Decision::Allowed(status(limits, now, tat, minute_count, day_count)), Some(counted))
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ pub(crate) fn key(admission: &Admission) -> Key {
         prefix: key.prefix.clone(),
         expires_at: key.expires_at.map(|at| at.to_string()),
         requests_today: admission.requests_today,
-        limits: admission.quota.states.iter().map(limit).collect(),
+        limits: admission.quota.states().iter().map(limit).collect(),
     }
 }
 
