@@ -1,7 +1,10 @@
 //! What the accept loop knows about one connection beyond what hyper tells it: when the bytes of the
-//! latest request arrived (for the time budget) and whether anything moved lately (for the idle
-//! timeout). [`Metered`] wraps the TCP stream, under TLS when there is TLS, and keeps both in a
-//! [`ConnState`] shared with the connection's service.
+//! latest request arrived (for the time budget), whether anything moved lately (for the idle
+//! timeout), and whether the connection waits for a request head (for the header read timeout).
+//! [`Metered`] wraps the TCP stream, under TLS when there is TLS, and keeps the first two in a
+//! [`ConnState`] shared with the connection's service, which notes the answers ([`InFlight`]).
+//! Nothing here reads a clock per request but the arrival time: the timeouts are judged by a tick
+//! that compares counters, and the tick is polled only when its timer woke it ([`ConnState::watch`]).
 //!
 //! The arrival time is the moment the socket woke the connection's task, not the moment the task got
 //! to read: a task that waits in the runtime's queue under overload has already used up part of its
@@ -11,7 +14,7 @@
 
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
@@ -27,9 +30,18 @@ pub(crate) struct ConnState {
     woken: AtomicU64,
     /// When the bytes of the latest read arrived.
     arrived: AtomicU64,
-    /// Reads and writes that moved bytes, counted; the idle timeout watches it change.
-    activity: AtomicU64,
-    /// The task to wake when the socket becomes readable.
+    /// Reads that moved bytes, counted; the idle timeout watches it change.
+    reads: AtomicU64,
+    /// Writes that moved bytes, counted; both timeouts watch it change.
+    writes: AtomicU64,
+    /// Requests handed to the service and not answered yet.
+    in_flight: AtomicU64,
+    /// Requests answered (or given up by hyper).
+    answered: AtomicU64,
+    /// Whether the connection's watchers (its tick, the shutdown signal) were woken since the task
+    /// last polled them.
+    watch_woken: AtomicBool,
+    /// The task to wake when the socket becomes readable or a watcher is woken.
     task: Mutex<Option<Waker>>,
 }
 
@@ -39,7 +51,12 @@ impl ConnState {
             base: Instant::now(),
             woken: AtomicU64::new(0),
             arrived: AtomicU64::new(0),
-            activity: AtomicU64::new(0),
+            reads: AtomicU64::new(0),
+            writes: AtomicU64::new(0),
+            in_flight: AtomicU64::new(0),
+            answered: AtomicU64::new(0),
+            // Polled once at first, which arms them.
+            watch_woken: AtomicBool::new(true),
             task: Mutex::new(None),
         })
     }
@@ -58,7 +75,79 @@ impl ConnState {
 
     /// A number that changes whenever bytes move in either direction.
     pub(crate) fn activity(&self) -> u64 {
-        self.activity.load(Ordering::Relaxed)
+        self.reads.load(Ordering::Relaxed).wrapping_add(self.writes.load(Ordering::Relaxed))
+    }
+
+    /// A number that changes whenever the connection answers or writes: a connection on which it
+    /// stays the same while no request is in flight waits for a request head.
+    pub(crate) fn progress(&self) -> Option<u64> {
+        let answered = self.answered.load(Ordering::Relaxed);
+        (self.in_flight.load(Ordering::Relaxed) == 0)
+            .then(|| answered.wrapping_add(self.writes.load(Ordering::Relaxed)))
+    }
+
+    /// Notes a request handed to the service, until the guard is dropped with its answer.
+    pub(crate) fn request(self: &Arc<Self>) -> InFlight {
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        InFlight(Arc::clone(self))
+    }
+
+    /// Whether the watchers were woken since the last call, which forgets it; `task` is the task to
+    /// wake when they are woken again.
+    pub(crate) fn watch(&self, task: &Waker) -> bool {
+        if !self.watch_woken.swap(false, Ordering::Relaxed) {
+            return false;
+        }
+        self.remember(task);
+        true
+    }
+
+    /// Has the watchers polled again at the task's next turn, as if they were woken.
+    pub(crate) fn rewatch(&self) {
+        self.watch_woken.store(true, Ordering::Relaxed);
+    }
+
+    /// Keeps `task` as the one to wake, unless it is already the one.
+    fn remember(&self, task: &Waker) {
+        let mut held = self.task.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !held.as_ref().is_some_and(|held| held.will_wake(task)) {
+            *held = Some(task.clone());
+        }
+    }
+
+    fn wake_task(&self) {
+        let task = self.task.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
+        if let Some(task) = task {
+            task.wake();
+        }
+    }
+}
+
+/// A request of the connection being answered; dropped once the answer is handed to hyper (or the
+/// request is given up).
+#[derive(Debug)]
+pub(crate) struct InFlight(Arc<ConnState>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.answered.fetch_add(1, Ordering::Relaxed);
+        self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The waker a connection's watchers are polled with: it notes that they were woken, then wakes the
+/// connection's task, which polls them only then.
+#[derive(Debug)]
+pub(crate) struct Watchers(pub(crate) Arc<ConnState>);
+
+impl Wake for Watchers {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.watch_woken.store(true, Ordering::Relaxed);
+        self.0.wake_task();
     }
 }
 
@@ -69,10 +158,7 @@ impl Wake for ConnState {
 
     fn wake_by_ref(self: &Arc<Self>) {
         let _ = self.woken.compare_exchange(0, self.now(), Ordering::Relaxed, Ordering::Relaxed);
-        let task = self.task.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
-        if let Some(task) = task {
-            task.wake();
-        }
+        self.wake_task();
     }
 }
 
@@ -94,19 +180,14 @@ impl<T> Metered<T> {
 impl<T: AsyncRead + Unpin> AsyncRead for Metered<T> {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        {
-            let mut task = this.state.task.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            if !task.as_ref().is_some_and(|task| task.will_wake(cx.waker())) {
-                *task = Some(cx.waker().clone());
-            }
-        }
+        this.state.remember(cx.waker());
         let woken = this.state.woken.swap(0, Ordering::Relaxed);
         let before = buf.filled().len();
         let polled = Pin::new(&mut this.inner).poll_read(&mut Context::from_waker(&this.waker), buf);
         if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
             let arrived = if woken == 0 { this.state.now() } else { woken };
             this.state.arrived.store(arrived, Ordering::Relaxed);
-            this.state.activity.fetch_add(1, Ordering::Relaxed);
+            this.state.reads.fetch_add(1, Ordering::Relaxed);
         }
         polled
     }
@@ -147,7 +228,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Metered<T> {
 impl<T> Metered<T> {
     fn moved(&self, polled: &Poll<io::Result<usize>>) {
         if matches!(polled, Poll::Ready(Ok(written)) if *written > 0) {
-            self.state.activity.fetch_add(1, Ordering::Relaxed);
+            self.state.writes.fetch_add(1, Ordering::Relaxed);
         }
     }
 }

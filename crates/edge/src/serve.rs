@@ -1,13 +1,17 @@
 //! Accepting connections and serving each with a [`Service`] until shutdown: plain HTTP or HTTPS
 //! (rustls, HTTP/2 and HTTP/1.1 by ALPN; plain connections may speak either, told apart by the HTTP/2
-//! preface), under the limits of a [`ServeConfig`].
+//! preface, read without taking it), under the limits of a [`ServeConfig`].
 //!
-//! Each connection runs in its own task, which also watches two things hyper does not: the idle
+//! Each connection runs in its own task, which also watches what hyper is not asked to: the idle
 //! timeout (nothing moved for that long: the connection is shut down gracefully, and dropped if it
-//! still does not move, which also ends clients that stop reading their answers) and shutdown (stop
-//! accepting, let every connection finish the requests it has, for at most the grace period). HTTP/1.1
-//! connections also have hyper's header read timeout, which runs from the moment hyper waits for a
-//! request head, so an HTTP/1.1 connection waiting for its next request is also closed by it.
+//! still does not move, which also ends clients that stop reading their answers), on HTTP/1.1 the
+//! header read timeout (no request in flight, none answered and nothing written for that long: the
+//! connection waits for a request head or trickles one in, and is dropped), and shutdown (stop
+//! accepting, let every connection finish the requests it has, for at most the grace period). The
+//! timeouts are judged on a tick from counters the connection keeps (`conn`), and the tick and the
+//! shutdown signal are polled only when they woke the task: a request arms no timer and polls
+//! nothing of theirs (hyper's own header timeout armed a timer per request, which with the polling
+//! cost more than the rest of the edge: docs/performance.md, "The floor").
 //!
 //! Connections over the maximum are still accepted, up to a small reserve, and every request on them
 //! is answered `503` with `Retry-After` before they are closed, so that clients learn why rather than
@@ -22,22 +26,22 @@ use std::panic::AssertUnwindSafe;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use hyper::body::Incoming;
 use hyper::header::{CONNECTION, HeaderValue, STRICT_TRANSPORT_SECURITY};
+use hyper::server::conn::{http1, http2};
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_rustls::TlsAcceptor;
 
-use crate::conn::{ConnState, Metered};
+use crate::conn::{ConnState, InFlight, Metered, Watchers};
 use crate::screen::{RETRY_SECONDS, Screen, TrustedProxies};
 use crate::service::{Answer, Body, Refusal, Service};
 use crate::tls::TlsConfig;
@@ -54,8 +58,9 @@ pub struct ServeConfig {
     pub tls: Option<TlsConfig>,
     /// A TLS handshake not done by then is dropped.
     pub tls_handshake_timeout: Duration,
-    /// An HTTP/1.1 request head not received whole by then closes the connection (this includes the
-    /// wait for the next request on a kept-alive connection).
+    /// An HTTP/1.1 connection that waits this long for a request head closes (this includes the wait
+    /// for the next request on a kept-alive connection, and a head trickled in); judged to within a
+    /// quarter of itself.
     pub header_read_timeout: Duration,
     /// A connection on which nothing moved for this long is closed.
     pub keep_alive_idle: Duration,
@@ -289,6 +294,8 @@ async fn accept<S: Service>(
 struct Answering {
     answer: Pending,
     strict_transport: Option<HeaderValue>,
+    /// The request, noted on its connection until its answer is handed over.
+    in_flight: Option<InFlight>,
 }
 
 enum Pending {
@@ -317,6 +324,7 @@ impl Future for Answering {
         if let Some(value) = &this.strict_transport {
             response.headers_mut().insert(STRICT_TRANSPORT_SECURITY, value.clone());
         }
+        this.in_flight = None;
         Poll::Ready(Ok(response))
     }
 }
@@ -346,12 +354,24 @@ struct Shared<S> {
     screen: Arc<Screen>,
     /// The value of `Strict-Transport-Security`, when it is sent.
     strict_transport: Option<HeaderValue>,
-    builder: auto::Builder<TokioExecutor>,
+    http1: http1::Builder,
+    http2: http2::Builder<TokioExecutor>,
     tls_handshake_timeout: Duration,
     header_read_timeout: Duration,
     keep_alive_idle: Duration,
     stopped: watch::Receiver<bool>,
 }
+
+/// The protocol a connection speaks: HTTP/2 when TLS's ALPN chose it or a plain connection opens
+/// with its preface, HTTP/1.1 otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Protocol {
+    Http1,
+    Http2,
+}
+
+/// What a client speaking HTTP/2 without TLS sends first (RFC 9113, 3.4).
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 impl<S: Service> Shared<S> {
     fn new(service: Arc<S>, config: &ServeConfig, stopped: watch::Receiver<bool>) -> Self {
@@ -361,16 +381,12 @@ impl<S: Service> Shared<S> {
             .saturating_mul(2)
             .saturating_add(8 * 1024)
             .min(400 * 1024);
-        let mut builder = auto::Builder::new(TokioExecutor::new());
-        builder
-            .http1()
-            .timer(TokioTimer::new())
-            .header_read_timeout(config.header_read_timeout)
-            .max_buf_size(ceiling.max(8 * 1024));
-        builder
-            .http2()
-            .timer(TokioTimer::new())
-            .max_header_list_size(u32::try_from(ceiling).unwrap_or(u32::MAX));
+        let mut http1 = http1::Builder::new();
+        // The header read timeout is the connection's watch's (`Watch`), judged on a tick: hyper's
+        // arms a timer for every request, which cost more than the rest of the edge.
+        http1.header_read_timeout(None).max_buf_size(ceiling.max(8 * 1024));
+        let mut http2 = http2::Builder::new(TokioExecutor::new());
+        http2.timer(TokioTimer::new()).max_header_list_size(u32::try_from(ceiling).unwrap_or(u32::MAX));
         Self {
             service,
             screen: Arc::new(Screen {
@@ -380,7 +396,8 @@ impl<S: Service> Shared<S> {
                 proxies: config.trusted_proxies.clone(),
             }),
             strict_transport: config.strict_transport.map(StrictTransport::header),
-            builder,
+            http1,
+            http2,
             tls_handshake_timeout: config.tls_handshake_timeout,
             header_read_timeout: config.header_read_timeout,
             keep_alive_idle: config.keep_alive_idle,
@@ -392,15 +409,26 @@ impl<S: Service> Shared<S> {
     /// over the limit (`refuse`) is answered `503` and lives at most the header read timeout.
     async fn connection(&self, stream: TcpStream, peer: IpAddr, acceptor: Option<TlsAcceptor>, refuse: bool) {
         let state = ConnState::new();
-        let io = Metered::new(stream, Arc::clone(&state));
         let served = async {
             match acceptor {
-                None => self.http(io, peer, state, refuse).await,
+                None => {
+                    // A client that sends nothing is cut off as an idle one would be.
+                    let first = self.header_read_timeout.min(self.keep_alive_idle);
+                    if let Ok(Ok(protocol)) = tokio::time::timeout(first, sniff(&stream)).await {
+                        let io = Metered::new(stream, Arc::clone(&state));
+                        self.http(io, protocol, peer, state, refuse).await;
+                    }
+                }
                 Some(acceptor) => {
+                    let io = Metered::new(stream, Arc::clone(&state));
                     let handshake = tokio::time::timeout(self.tls_handshake_timeout, acceptor.accept(io));
                     // A failed or slow handshake: nothing to answer in, so the connection just closes.
                     if let Ok(Ok(tls)) = handshake.await {
-                        self.http(tls, peer, state, refuse).await;
+                        let protocol = match tls.get_ref().1.alpn_protocol() {
+                            Some(b"h2") => Protocol::Http2,
+                            _ => Protocol::Http1,
+                        };
+                        self.http(tls, protocol, peer, state, refuse).await;
                     }
                 }
             }
@@ -412,7 +440,7 @@ impl<S: Service> Shared<S> {
         }
     }
 
-    async fn http<I>(&self, io: I, peer: IpAddr, state: Arc<ConnState>, refuse: bool)
+    async fn http<I>(&self, io: I, protocol: Protocol, peer: IpAddr, state: Arc<ConnState>, refuse: bool)
     where
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
@@ -421,6 +449,7 @@ impl<S: Service> Shared<S> {
                 (Arc::clone(&self.service), Arc::clone(&self.screen), Arc::clone(&state));
             let strict_transport = self.strict_transport.clone();
             service_fn(move |request: Request<Incoming>| {
+                let in_flight = state.request();
                 let caller = screen.caller(peer, request.headers());
                 let answer = if refuse {
                     let refusal = Refusal::TooManyConnections { retry_after: RETRY_SECONDS };
@@ -438,42 +467,189 @@ impl<S: Service> Shared<S> {
                         }
                     }
                 };
-                Answering { answer, strict_transport: strict_transport.clone() }
+                Answering { answer, strict_transport: strict_transport.clone(), in_flight: Some(in_flight) }
             })
         };
-        let mut connection = pin!(self.builder.serve_connection(TokioIo::new(io), service));
+        let io = TokioIo::new(io);
+        let watch = Watch::new(
+            self.keep_alive_idle,
+            (protocol == Protocol::Http1).then_some(self.header_read_timeout),
+        );
+        match protocol {
+            Protocol::Http1 => {
+                let connection = pin!(self.http1.serve_connection(io, service));
+                self.watched(connection, &state, watch).await;
+            }
+            Protocol::Http2 => {
+                let connection = pin!(self.http2.serve_connection(io, service));
+                self.watched(connection, &state, watch).await;
+            }
+        }
+    }
+
+    /// Drives `connection` to its end, closing it gracefully once shutdown begins or `watch` says
+    /// it idled, and dropping it when it still does not move. The watchers (the shutdown signal,
+    /// the tick) are polled only when they were woken, not each time the connection is: a request
+    /// costs nothing of theirs.
+    async fn watched<C: Graceful>(
+        &self,
+        mut connection: Pin<&mut C>,
+        state: &Arc<ConnState>,
+        mut watch: Watch,
+    ) {
         let mut stopped = self.stopped.clone();
         let mut closing = *stopped.borrow_and_update();
         if closing {
             connection.as_mut().graceful_shutdown();
         }
-        let idle = self.keep_alive_idle;
-        let tick = (idle / 4).max(Duration::from_millis(20));
-        let mut ticks = tokio::time::interval_at(Instant::now() + tick, tick);
+        let mut stop = pin!(stopped.changed());
+        let mut ticks = tokio::time::interval_at(Instant::now() + watch.tick, watch.tick);
         ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        let (mut seen, mut quiet_since) = (state.activity(), Instant::now());
-        loop {
-            tokio::select! {
-                _ = connection.as_mut() => return,
-                _ = stopped.changed(), if !closing => {
-                    closing = true;
-                    connection.as_mut().graceful_shutdown();
+        let watchers = Waker::from(Arc::new(Watchers(Arc::clone(state))));
+        std::future::poll_fn(|cx| {
+            loop {
+                if connection.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(());
                 }
-                _ = ticks.tick() => {
-                    let activity = state.activity();
-                    if activity != seen {
-                        (seen, quiet_since) = (activity, Instant::now());
-                    } else if quiet_since.elapsed() >= idle {
-                        if closing {
-                            // Asked to close and still nothing moves: the client is gone or stalled.
-                            return;
-                        }
-                        closing = true;
-                        quiet_since = Instant::now();
-                        connection.as_mut().graceful_shutdown();
+                if !state.watch(cx.waker()) {
+                    return Poll::Pending;
+                }
+                let mut woken = Context::from_waker(&watchers);
+                let mut close = !closing && stop.as_mut().poll(&mut woken).is_ready();
+                while ticks.poll_tick(&mut woken).is_ready() {
+                    match watch.tick(state, closing) {
+                        Judged::Keep => {}
+                        Judged::Close => close = true,
+                        Judged::Drop => return Poll::Ready(()),
                     }
                 }
+                if !close || closing {
+                    return Poll::Pending;
+                }
+                closing = true;
+                connection.as_mut().graceful_shutdown();
+                // The connection is polled again, as closing may have ended it; the watchers are
+                // polled again too, so that the stopped signal is no longer one of them.
+                state.rewatch();
+            }
+        })
+        .await;
+    }
+}
+
+/// Reads, without taking them, the first bytes of a plain connection until they tell its protocol.
+async fn sniff(stream: &TcpStream) -> io::Result<Protocol> {
+    let mut first = [0; PREFACE.len()];
+    loop {
+        let read = stream.peek(&mut first).await?;
+        if read == 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        if first[..read] != PREFACE[..read] {
+            return Ok(Protocol::Http1);
+        }
+        if read == PREFACE.len() {
+            return Ok(Protocol::Http2);
+        }
+        // Part of the preface: the bytes are still there, so a peek would return at once. Clients
+        // send it whole; one that does not waits a little for the rest.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// A connection hyper serves, which can be asked to finish what it has and close.
+trait Graceful: Future {
+    fn graceful_shutdown(self: Pin<&mut Self>);
+}
+
+impl<I, S> Graceful for http1::Connection<I, S>
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin,
+    S: hyper::service::HttpService<Incoming>,
+    S::ResBody: hyper::body::Body + 'static,
+    <S::ResBody as hyper::body::Body>::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    fn graceful_shutdown(self: Pin<&mut Self>) {
+        http1::Connection::graceful_shutdown(self);
+    }
+}
+
+impl<I, S, E> Graceful for http2::Connection<I, S, E>
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin,
+    S: hyper::service::HttpService<Incoming>,
+    S::ResBody: hyper::body::Body + 'static,
+    <S::ResBody as hyper::body::Body>::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    E: hyper::rt::bounds::Http2ServerConnExec<S::Future, S::ResBody>,
+{
+    fn graceful_shutdown(self: Pin<&mut Self>) {
+        http2::Connection::graceful_shutdown(self);
+    }
+}
+
+/// The two timeouts of a connection, judged on a tick by counters that change when it moves: the
+/// idle timeout (no byte moved for `idle`: close gracefully, then drop if still nothing moves) and,
+/// on HTTP/1.1, the header read timeout (no request answered and no byte written for `header` while
+/// no request is in flight: the connection waits for a request head, or trickles one in, and is
+/// dropped, as hyper's own timeout would). Their deadlines are kept to within a tick, a quarter of
+/// the shorter.
+#[derive(Debug)]
+struct Watch {
+    tick: Duration,
+    idle: Duration,
+    header: Option<Duration>,
+    seen: u64,
+    quiet_since: Instant,
+    progress: Option<u64>,
+    waiting_since: Instant,
+}
+
+/// What a tick decides about a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Judged {
+    Keep,
+    /// Finish what it has and close.
+    Close,
+    /// End it now.
+    Drop,
+}
+
+impl Watch {
+    fn new(idle: Duration, header: Option<Duration>) -> Self {
+        let shortest = header.map_or(idle, |header| header.min(idle));
+        let now = Instant::now();
+        Self {
+            tick: (shortest / 4).max(Duration::from_millis(20)),
+            idle,
+            header,
+            seen: 0,
+            quiet_since: now,
+            progress: Some(0),
+            waiting_since: now,
+        }
+    }
+
+    fn tick(&mut self, state: &ConnState, closing: bool) -> Judged {
+        let now = Instant::now();
+        if let Some(header) = self.header {
+            let progress = state.progress();
+            if progress.is_none() || progress != self.progress {
+                (self.progress, self.waiting_since) = (progress, now);
+            } else if now.duration_since(self.waiting_since) >= header {
+                return Judged::Drop;
             }
         }
+        let activity = state.activity();
+        if activity != self.seen {
+            (self.seen, self.quiet_since) = (activity, now);
+        } else if now.duration_since(self.quiet_since) >= self.idle {
+            if closing {
+                // Asked to close and still nothing moves: the client is gone or stalled.
+                return Judged::Drop;
+            }
+            self.quiet_since = now;
+            return Judged::Close;
+        }
+        Judged::Keep
     }
 }

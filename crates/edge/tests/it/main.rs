@@ -16,12 +16,13 @@ use tapster_edge::{
 use tapster_test_support::http::{exchange, get};
 
 mod threads;
+mod timeouts;
 
 /// A service that answers with the calling address and renders each refusal as its debug text,
 /// with a status of its own choosing (`299`), keeping the refusals it was handed. Two paths are
 /// for the tests of threads, which count the requests that reached them: `/thread` answers with
 /// the name of the thread that served it, after blocking that thread for the milliseconds its query
-/// says; `/slow` answers after 300 ms, without blocking.
+/// says; `/slow` answers after the milliseconds its query says (300 without one), without blocking.
 #[derive(Debug, Default)]
 struct Echo {
     refusals: Mutex<Vec<Refusal>>,
@@ -43,10 +44,13 @@ impl Service for Echo {
         let response = Response::new(Body::from(format!("{path} from {caller}")));
         match path {
             "/later" => Answer::Later(Box::pin(async move { response })),
-            "/slow" => Answer::Later(Box::pin(async move {
-                tokio::time::sleep(Duration::from_millis(300)).await;
-                response
-            })),
+            "/slow" => {
+                let millis = request.uri().query().and_then(|q| q.parse().ok()).unwrap_or(300);
+                Answer::Later(Box::pin(async move {
+                    tokio::time::sleep(Duration::from_millis(millis)).await;
+                    response
+                }))
+            }
             _ => Answer::Ready(response),
         }
     }
