@@ -9,7 +9,7 @@ use crate::{Error, Result};
 const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /// A well-formed API key (its checksum holds). Whether it belongs to anyone is the store's business.
-/// Its ASCII characters are held in place: every `/v1` request reads one, without an allocation.
+/// Its ASCII characters are held in place: every keyed request reads one, without an allocation.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct ApiKey([u8; ApiKey::LEN]);
 
