@@ -5,12 +5,12 @@ const DIGITS: &[u8; 16] = b"0123456789abcdef";
 
 /// `bytes` in lowercase hex.
 pub fn hex(bytes: &[u8]) -> String {
-    let mut text = String::with_capacity(bytes.len() * 2);
+    // Written as bytes, then taken as the ASCII they are: a picture's tag is spelled per request.
+    let mut text = Vec::with_capacity(bytes.len() * 2);
     for byte in bytes {
-        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        text.push(char::from(DIGITS[usize::from(byte & 0xf)]));
+        text.extend_from_slice(&[DIGITS[usize::from(byte >> 4)], DIGITS[usize::from(byte & 0xf)]]);
     }
-    text
+    String::from_utf8(text).unwrap_or_default()
 }
 
 /// The 32 bytes (a SHA-256) that exactly 64 lowercase hex digits spell; `None` for anything else,
@@ -20,7 +20,11 @@ pub fn sha256_from_hex(text: &str) -> Option<[u8; 32]> {
     if digits.len() != 64 {
         return None;
     }
-    let value = |digit: u8| DIGITS.iter().position(|&d| d == digit).and_then(|v| u8::try_from(v).ok());
+    let value = |digit: u8| match digit {
+        b'0'..=b'9' => Some(digit - b'0'),
+        b'a'..=b'f' => Some(digit - b'a' + 10),
+        _ => None,
+    };
     let mut hash = [0; 32];
     for (byte, pair) in hash.iter_mut().zip(digits.chunks_exact(2)) {
         *byte = value(pair[0])? << 4 | value(pair[1])?;

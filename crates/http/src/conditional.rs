@@ -26,8 +26,13 @@ pub(crate) fn etag(body: &[u8]) -> String {
 /// Tags are compared weakly (a `W/` prefix is ignored); `*` matches any current representation; a
 /// header that cannot be read never matches, so the client gets the full answer.
 pub(crate) fn none_match(headers: &HeaderMap, current: &str) -> bool {
+    let values = headers.get_all(IF_NONE_MATCH);
+    // Most revalidations send back the very tag they were given: that is a match at once.
+    if values.iter().any(|value| value.as_bytes() == current.as_bytes()) {
+        return true;
+    }
     let current = opaque(current);
-    headers.get_all(IF_NONE_MATCH).iter().filter_map(|v| v.to_str().ok()).any(|value| {
+    values.iter().filter_map(|v| v.to_str().ok()).any(|value| {
         if value.trim() == "*" {
             return true;
         }

@@ -38,12 +38,14 @@ impl Credentials {
         let Ok(value) = value.to_str() else {
             return Self::Malformed { detail: "the Authorization header must be `Bearer <API key>`" };
         };
-        let value = value.trim();
+        // Visible ASCII, spaces and tabs (`to_str` allows no more): ASCII whitespace is all there is.
+        let value = value.trim_ascii();
         let (scheme, key) = value.split_once(' ').unwrap_or((value, ""));
-        if !scheme.eq_ignore_ascii_case("bearer") || key.trim().is_empty() {
+        let key = key.trim_ascii();
+        if !scheme.eq_ignore_ascii_case("bearer") || key.is_empty() {
             return Self::Malformed { detail: "the Authorization header must be `Bearer <API key>`" };
         }
-        match ApiKey::parse(key.trim()) {
+        match ApiKey::parse(key) {
             Ok(key) => Self::Key(key),
             Err(tapster_domain::Error::Checksum) => {
                 Self::Malformed { detail: "the API key fails its checksum: it was mistyped or cut short" }

@@ -165,13 +165,12 @@ impl Access {
 /// logged; what it opens is still looked up in the current snapshot on every request, so revoking
 /// it takes effect as before.
 #[derive(Debug, Default)]
-struct KeyHashes(RwLock<HashMap<Box<str>, KeyHash, RandomState>>);
+struct KeyHashes(RwLock<HashMap<ApiKey, KeyHash, RandomState>>);
 
 impl KeyHashes {
     /// What `lookup` finds under the hash of `key`, remembering the hash when it finds something.
     fn find<'a, T>(&self, key: &ApiKey, lookup: impl Fn(&KeyHash) -> Option<&'a T>) -> Option<&'a T> {
-        let remembered =
-            self.0.read().unwrap_or_else(|poisoned| poisoned.into_inner()).get(key.expose()).copied();
+        let remembered = self.0.read().unwrap_or_else(|poisoned| poisoned.into_inner()).get(key).copied();
         if let Some(hash) = remembered {
             return lookup(&hash);
         }
@@ -181,7 +180,7 @@ impl KeyHashes {
         if hashes.len() >= REMEMBERED_KEYS {
             hashes.clear();
         }
-        hashes.insert(key.expose().into(), hash);
+        hashes.insert(key.clone(), hash);
         Some(found)
     }
 }
@@ -486,7 +485,7 @@ mod tests {
         assert_eq!(hashes.find(&known, lookup), Some(&"known"));
         let remembered = hashes.0.read().unwrap();
         assert_eq!(remembered.len(), 1, "the unknown key must not be kept");
-        assert_eq!(remembered.get(known.expose()), Some(&hash_key(&known)));
+        assert_eq!(remembered.get(&known), Some(&hash_key(&known)));
         // Every request still looks up what the key opens (revocations apply), hashed or not.
         assert_eq!(lookups.get(), 3);
     }
