@@ -1,25 +1,31 @@
 //! The floor of bench/run: tapster's own stack with nothing of tapster between it and the answers.
 //! One current-thread tokio runtime (bench/run pins it to the server's core, as it does tapster and
-//! nginx), hyper 1's `http1::Builder` over a `TcpListener`, and every answer held in memory whole:
-//! the status, headers and body tapster sent for each scenario's request, captured by
-//! `bench/bench.py floor` and read once at start. A request is matched by its target and whether it
-//! sends an `If-None-Match` (the scenarios' `304`); the headers are copied into each answer, as
-//! tapster builds its own per answer. Anything else is `404`.
+//! nginx), hyper 1's `http1::Builder` over a `TcpListener` (and, over TLS, rustls as tapster runs it
+//! with `http2::Builder` when ALPN picks `h2`), and every answer held in memory whole: the status,
+//! headers and body tapster sent for each scenario's request, captured by `bench/bench.py floor` and
+//! read once at start. A request is matched by its target and whether it sends an `If-None-Match`
+//! (the scenarios' `304`); the headers are copied into each answer, as tapster builds its own per
+//! answer. Anything else is `404`.
 //!
-//! Usage: tapster-bench-floor ADDR ANSWERS.json
+//! Usage: tapster-bench-floor ADDR ANSWERS.json [CERT.pem KEY.pem]
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::{HeaderName, HeaderValue, IF_NONE_MATCH};
-use hyper::server::conn::http1;
+use hyper::server::conn::{http1, http2};
 use hyper::service::service_fn;
 use hyper::{HeaderMap, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use rustls::ServerConfig;
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_rustls::TlsAcceptor;
 
 /// One captured answer.
 struct Answer {
@@ -32,29 +38,68 @@ struct Answer {
 type Answers = HashMap<(String, bool), Answer>;
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let (Some(addr), Some(file)) = (args.next(), args.next()) else {
-        eprintln!("usage: tapster-bench-floor ADDR ANSWERS.json");
-        std::process::exit(2);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (addr, file, tls) = match args.as_slice() {
+        [addr, file] => (addr, file, None),
+        [addr, file, cert, key] => (addr, file, Some(acceptor(cert, key))),
+        _ => {
+            eprintln!("usage: tapster-bench-floor ADDR ANSWERS.json [CERT.pem KEY.pem]");
+            std::process::exit(2);
+        }
     };
-    let answers = Rc::new(read(&file));
+    let answers = Arc::new(read(file));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_io().build().expect("a runtime");
-    let local = tokio::task::LocalSet::new();
-    local.block_on(&runtime, async move {
-        let listener = tokio::net::TcpListener::bind(&addr).await.expect("binding the address");
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await.expect("binding the address");
         loop {
             let Ok((stream, _)) = listener.accept().await else { continue };
             let _ = stream.set_nodelay(true);
-            let answers = Rc::clone(&answers);
-            tokio::task::spawn_local(async move {
-                let service = service_fn(move |request| {
-                    let answers = Rc::clone(&answers);
-                    async move { Ok::<_, Infallible>(answer(&answers, &request)) }
-                });
-                let _ = http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            let answers = Arc::clone(&answers);
+            let tls = tls.clone();
+            tokio::spawn(async move {
+                match tls {
+                    None => serve(stream, false, answers).await,
+                    Some(tls) => {
+                        let Ok(stream) = tls.accept(stream).await else { return };
+                        let h2 = stream.get_ref().1.alpn_protocol() == Some(b"h2");
+                        serve(stream, h2, answers).await;
+                    }
+                }
             });
         }
     });
+}
+
+/// Serves one connection with hyper's HTTP/2 or HTTP/1.1 builder.
+async fn serve<I>(io: I, h2: bool, answers: Arc<Answers>)
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let service = service_fn(move |request| {
+        let answer = answer(&answers, &request);
+        async move { Ok::<_, Infallible>(answer) }
+    });
+    let io = TokioIo::new(io);
+    let _ = if h2 {
+        http2::Builder::new(TokioExecutor::new()).serve_connection(io, service).await
+    } else {
+        http1::Builder::new().serve_connection(io, service).await
+    };
+}
+
+/// TLS as tapster serves it: rustls with ring, TLS 1.2 and 1.3, ALPN `h2` then `http/1.1`.
+fn acceptor(cert: &str, key: &str) -> TlsAcceptor {
+    let chain = CertificateDer::pem_file_iter(cert).expect(cert).collect::<Result<Vec<_>, _>>().expect(cert);
+    let key = PrivateKeyDer::from_pem_file(key).expect(key);
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("protocol versions")
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .expect("the certificate and its key");
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    TlsAcceptor::from(Arc::new(config))
 }
 
 fn answer(answers: &Answers, request: &Request<Incoming>) -> Response<Full<Bytes>> {
