@@ -75,6 +75,10 @@ impl<G: Gate> Gate for std::sync::Arc<G> {
 /// A gate's decision: made at once (from memory, as for the limits kept in the process), or later
 /// (the limits shared by several replicas are asked over the network). Only a later decision costs
 /// the request a boxed future.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "`Now` is almost every request's verdict: boxing it would allocate for each, as `Later` already does"
+)]
 pub enum Verdict {
     Now(Result<Admission, Refusal>),
     Later(PendingVerdict),
@@ -142,9 +146,10 @@ pub enum Refusal {
     OriginNotAllowed {
         origin: Option<String>,
     },
-    /// Over a limit: `retry_after` whole seconds (at least 1) until the request would pass.
+    /// Over a limit: `retry_after` whole seconds (at least 1) until the request would pass. The
+    /// quota is boxed: refusals are rare, and the admitted requests' results stay small.
     RateLimited {
-        quota: Quota,
+        quota: Box<Quota>,
         retry_after: u64,
     },
     /// The calling address failed authentication too often lately: refused without looking the key

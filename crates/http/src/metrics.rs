@@ -412,7 +412,7 @@ mod tests {
             Refusal::UnknownKey,
             Refusal::RevokedKey,
             Refusal::ExpiredKey,
-            Refusal::RateLimited { quota, retry_after: 1 },
+            Refusal::RateLimited { quota: Box::new(quota), retry_after: 1 },
             Refusal::TooManyFailures { retry_after: 3 },
             Refusal::SuspendedKey,
             Refusal::BlockedAddress,

@@ -58,6 +58,9 @@ impl std::fmt::Debug for Clock {
     }
 }
 
+/// Requests counted and not yet written to the accounts database, by key and day.
+type Pending = Mutex<HashMap<(i64, i64), Usage, RandomState>>;
+
 #[derive(Debug)]
 pub struct Access {
     accounts: Accounts,
@@ -68,7 +71,7 @@ pub struct Access {
     hashes: KeyHashes,
     /// Requests counted since the last flush, by key and day; shared with the decisions a limiter
     /// makes later.
-    pending: Arc<Mutex<HashMap<(i64, i64), Usage, RandomState>>>,
+    pending: Arc<Pending>,
     /// Why the accounts store cannot be read now, while it cannot: keys are judged by the last
     /// snapshot meanwhile.
     accounts_trouble: Mutex<Option<String>>,
@@ -333,12 +336,7 @@ enum Page<'a> {
 }
 
 /// The admission or refusal of the limiter's `decision`; an admitted request is counted in `pending`.
-fn decided(
-    pending: &Mutex<HashMap<(i64, i64), Usage, RandomState>>,
-    key: &Caller,
-    decision: Decision,
-    now: Duration,
-) -> Result<Admission, Refusal> {
+fn decided(pending: &Pending, key: &Caller, decision: Decision, now: Duration) -> Result<Admission, Refusal> {
     match decision {
         Decision::Allowed(status) => {
             let usage = Usage {
@@ -356,7 +354,7 @@ fn decided(
             })
         }
         Decision::Limited { status, retry_after } => Err(Refusal::RateLimited {
-            quota: quota(key, status),
+            quota: Box::new(quota(key, status)),
             retry_after: whole_seconds(retry_after).max(1),
         }),
     }
