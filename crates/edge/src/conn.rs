@@ -32,8 +32,11 @@ pub(crate) struct ConnState {
     arrived: AtomicU64,
     /// Reads that moved bytes, counted; the idle timeout watches it change.
     reads: AtomicU64,
-    /// Writes that moved bytes, counted; both timeouts watch it change.
+    /// Writes that moved bytes, counted; the idle timeout watches it change.
     writes: AtomicU64,
+    /// Whether the latest write found the socket full: an answer is still being written to a
+    /// client that does not read it yet, which is the idle timeout's business, not the header's.
+    write_blocked: AtomicBool,
     /// Requests handed to the service and not answered yet.
     in_flight: AtomicU64,
     /// Requests answered (or given up by hyper).
@@ -53,6 +56,7 @@ impl ConnState {
             arrived: AtomicU64::new(0),
             reads: AtomicU64::new(0),
             writes: AtomicU64::new(0),
+            write_blocked: AtomicBool::new(false),
             in_flight: AtomicU64::new(0),
             answered: AtomicU64::new(0),
             // Polled once at first, which arms them.
@@ -78,12 +82,14 @@ impl ConnState {
         self.reads.load(Ordering::Relaxed).wrapping_add(self.writes.load(Ordering::Relaxed))
     }
 
-    /// A number that changes whenever the connection answers or writes: a connection on which it
-    /// stays the same while no request is in flight waits for a request head.
+    /// The requests answered, while none is in flight and no answer waits to be written: a
+    /// connection on which it stays the same waits for a request head. (A client that stops reading
+    /// its answer is the idle timeout's business, as it was with hyper's own timer; bytes moved
+    /// under TLS, which a client can provoke without sending a head, are not counted.)
     pub(crate) fn progress(&self) -> Option<u64> {
         let answered = self.answered.load(Ordering::Relaxed);
-        (self.in_flight.load(Ordering::Relaxed) == 0)
-            .then(|| answered.wrapping_add(self.writes.load(Ordering::Relaxed)))
+        let busy = self.in_flight.load(Ordering::Relaxed) > 0 || self.write_blocked.load(Ordering::Relaxed);
+        (!busy).then_some(answered)
     }
 
     /// Notes a request handed to the service, until the guard is dropped with its answer.
@@ -93,7 +99,9 @@ impl ConnState {
     }
 
     /// Whether the watchers were woken since the last call, which forgets it; `task` is the task to
-    /// wake when they are woken again.
+    /// wake when they are woken again. The task's waker is also kept by every read of the
+    /// connection ([`Metered`]), which hyper polls with the same context: a tokio task's waker does
+    /// not change, so keeping it here only when the watchers ran is enough.
     pub(crate) fn watch(&self, task: &Waker) -> bool {
         if !self.watch_woken.swap(false, Ordering::Relaxed) {
             return false;
@@ -177,6 +185,19 @@ impl<T> Metered<T> {
     }
 }
 
+impl Metered<tokio::net::TcpStream> {
+    /// Reads the first bytes without taking them, noting when they arrived as a read does: the
+    /// first request's time budget counts from there.
+    pub(crate) async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        std::future::poll_fn(|cx| {
+            self.state.remember(cx.waker());
+            let mut buf = ReadBuf::new(buf);
+            self.inner.poll_peek(&mut Context::from_waker(&self.waker), &mut buf)
+        })
+        .await
+    }
+}
+
 impl<T: AsyncRead + Unpin> AsyncRead for Metered<T> {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
@@ -230,6 +251,7 @@ impl<T> Metered<T> {
         if matches!(polled, Poll::Ready(Ok(written)) if *written > 0) {
             self.state.writes.fetch_add(1, Ordering::Relaxed);
         }
+        self.state.write_blocked.store(polled.is_pending(), Ordering::Relaxed);
     }
 }
 

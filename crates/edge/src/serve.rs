@@ -5,13 +5,14 @@
 //! Each connection runs in its own task, which also watches what hyper is not asked to: the idle
 //! timeout (nothing moved for that long: the connection is shut down gracefully, and dropped if it
 //! still does not move, which also ends clients that stop reading their answers), on HTTP/1.1 the
-//! header read timeout (no request in flight, none answered and nothing written for that long: the
-//! connection waits for a request head or trickles one in, and is dropped), and shutdown (stop
-//! accepting, let every connection finish the requests it has, for at most the grace period). The
-//! timeouts are judged on a tick from counters the connection keeps (`conn`), and the tick and the
-//! shutdown signal are polled only when they woke the task: a request arms no timer and polls
-//! nothing of theirs (hyper's own header timeout armed a timer per request, which with the polling
-//! cost more than the rest of the edge: docs/performance.md, "The floor").
+//! header read timeout (no request in flight, none answered and no answer waiting to be written for
+//! that long: the connection waits for a request head or trickles one in, and is dropped), and
+//! shutdown (stop accepting, let every connection finish the requests it has, for at most the grace
+//! period; a connection that has sent nothing yet is closed at once). The timeouts are judged on a
+//! tick from counters the connection keeps (`conn`), and the tick and the shutdown signal are polled
+//! only when they woke the task: a request arms no timer and polls nothing of theirs (hyper's own
+//! header timeout armed a timer per request, which with the polling cost more than the rest of the
+//! edge: docs/performance.md, "The floor").
 //!
 //! Connections over the maximum are still accepted, up to a small reserve, and every request on them
 //! is answered `503` with `Retry-After` before they are closed, so that clients learn why rather than
@@ -294,7 +295,7 @@ async fn accept<S: Service>(
 struct Answering {
     answer: Pending,
     strict_transport: Option<HeaderValue>,
-    /// The request, noted on its connection until its answer is handed over.
+    /// The request, noted on its connection until its answer is handed to hyper.
     in_flight: Option<InFlight>,
 }
 
@@ -412,10 +413,16 @@ impl<S: Service> Shared<S> {
         let served = async {
             match acceptor {
                 None => {
-                    // A client that sends nothing is cut off as an idle one would be.
+                    let io = Metered::new(stream, Arc::clone(&state));
+                    // A client that sends nothing is cut off as an idle one would be, and at once
+                    // when shutdown begins: it has no request to finish.
                     let first = self.header_read_timeout.min(self.keep_alive_idle);
-                    if let Ok(Ok(protocol)) = tokio::time::timeout(first, sniff(&stream)).await {
-                        let io = Metered::new(stream, Arc::clone(&state));
+                    let mut stopped = self.stopped.clone();
+                    let sniffed = tokio::select! {
+                        sniffed = tokio::time::timeout(first, sniff(&io)) => sniffed,
+                        _ = stopped.wait_for(|stop| *stop) => return,
+                    };
+                    if let Ok(Ok(protocol)) = sniffed {
                         self.http(io, protocol, peer, state, refuse).await;
                     }
                 }
@@ -424,6 +431,7 @@ impl<S: Service> Shared<S> {
                     let handshake = tokio::time::timeout(self.tls_handshake_timeout, acceptor.accept(io));
                     // A failed or slow handshake: nothing to answer in, so the connection just closes.
                     if let Ok(Ok(tls)) = handshake.await {
+                        // HTTP/2 over TLS is chosen by ALPN only (RFC 9113, 3.3).
                         let protocol = match tls.get_ref().1.alpn_protocol() {
                             Some(b"h2") => Protocol::Http2,
                             _ => Protocol::Http1,
@@ -538,8 +546,9 @@ impl<S: Service> Shared<S> {
 }
 
 /// Reads, without taking them, the first bytes of a plain connection until they tell its protocol.
-async fn sniff(stream: &TcpStream) -> io::Result<Protocol> {
+async fn sniff(stream: &Metered<TcpStream>) -> io::Result<Protocol> {
     let mut first = [0; PREFACE.len()];
+    let mut pause = Duration::from_millis(5);
     loop {
         let read = stream.peek(&mut first).await?;
         if read == 0 {
@@ -552,8 +561,10 @@ async fn sniff(stream: &TcpStream) -> io::Result<Protocol> {
             return Ok(Protocol::Http2);
         }
         // Part of the preface: the bytes are still there, so a peek would return at once. Clients
-        // send it whole; one that does not waits a little for the rest.
-        tokio::time::sleep(Duration::from_millis(5)).await;
+        // send it whole; one that does not waits for the rest, a little longer each time (one that
+        // stops there costs a dozen wake-ups before its timeout, not thousands).
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_secs(1));
     }
 }
 
@@ -589,9 +600,9 @@ where
 
 /// The two timeouts of a connection, judged on a tick by counters that change when it moves: the
 /// idle timeout (no byte moved for `idle`: close gracefully, then drop if still nothing moves) and,
-/// on HTTP/1.1, the header read timeout (no request answered and no byte written for `header` while
-/// no request is in flight: the connection waits for a request head, or trickles one in, and is
-/// dropped, as hyper's own timeout would). Their deadlines are kept to within a tick, a quarter of
+/// on HTTP/1.1, the header read timeout (no request answered for `header` while none is in flight
+/// and no answer waits to be written: the connection waits for a request head, or trickles one in,
+/// and is dropped, as hyper's own timeout would). Their deadlines are kept to within a tick, a quarter of
 /// the shorter.
 #[derive(Debug)]
 struct Watch {

@@ -22,7 +22,8 @@ mod timeouts;
 /// with a status of its own choosing (`299`), keeping the refusals it was handed. Two paths are
 /// for the tests of threads, which count the requests that reached them: `/thread` answers with
 /// the name of the thread that served it, after blocking that thread for the milliseconds its query
-/// says; `/slow` answers after the milliseconds its query says (300 without one), without blocking.
+/// says; `/slow` answers after the milliseconds its query says (300 without one), without blocking;
+/// `/big` answers with as many MiB of zeros as its query says.
 #[derive(Debug, Default)]
 struct Echo {
     refusals: Mutex<Vec<Refusal>>,
@@ -40,6 +41,10 @@ impl Service for Echo {
             std::thread::sleep(Duration::from_millis(millis));
             let name = std::thread::current().name().unwrap_or_default().to_owned();
             return Answer::Ready(Response::new(Body::from(name)));
+        }
+        if path == "/big" {
+            let mib: usize = request.uri().query().and_then(|q| q.parse().ok()).unwrap_or(1);
+            return Answer::Ready(Response::new(Body::from(vec![0u8; mib << 20])));
         }
         let response = Response::new(Body::from(format!("{path} from {caller}")));
         match path {

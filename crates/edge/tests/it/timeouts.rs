@@ -3,14 +3,14 @@
 //! its next one, and never an answer that is slow to come; and a plain connection tells HTTP/2 by
 //! its preface.
 
-use std::io::{BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use tapster_edge::ServeConfig;
-use tapster_test_support::http::{Answer, connect};
+use tapster_test_support::http::{Answer, closed_after, connect};
 
 use super::serve;
 
@@ -20,20 +20,6 @@ fn header_timeout_of_a_second() -> ServeConfig {
         header_read_timeout: Duration::from_secs(1),
         keep_alive_idle: Duration::from_secs(120),
         ..Default::default()
-    }
-}
-
-/// Reads `stream` until the server closes it, and says how long that took.
-fn closed_after(stream: &mut std::net::TcpStream) -> Duration {
-    let start = Instant::now();
-    let mut buf = [0; 1024];
-    loop {
-        match stream.read(&mut buf) {
-            Ok(0) => return start.elapsed(),
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return start.elapsed(),
-            Err(e) => panic!("the connection was not closed: {e}"),
-        }
     }
 }
 
@@ -82,6 +68,46 @@ fn an_answer_slower_than_the_header_timeout_is_still_sent_and_the_connection_kep
     // The next request, sent at once, is answered on the same connection.
     stream.write_all(b"GET /hello HTTP/1.1\r\nHost: tapster\r\n\r\n").unwrap();
     assert_eq!(Answer::read(&mut reader).unwrap().status, 200);
+}
+
+#[test]
+fn a_client_slow_to_read_a_long_answer_is_not_taken_for_one_that_sends_no_request() {
+    let (addr, _) = serve(header_timeout_of_a_second());
+    let mut stream = connect(addr);
+    stream.write_all(b"GET /big?32 HTTP/1.1\r\nHost: tapster\r\n\r\n").unwrap();
+    // 32 MiB fill the sockets' buffers: the answer is still being written while nothing is read,
+    // for longer than the header timeout.
+    std::thread::sleep(Duration::from_millis(2500));
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let answer = Answer::read(&mut reader).expect("the whole answer");
+    assert_eq!((answer.status, answer.body.len()), (200, 32 << 20));
+}
+
+#[test]
+fn shutdown_does_not_wait_for_a_connection_that_sent_nothing() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let config = ServeConfig { shutdown_grace: Duration::from_secs(60), ..Default::default() };
+    let echo = std::sync::Arc::new(super::Echo::default());
+    let served = runtime.spawn(tapster_edge::serve(listener, echo, config, async {
+        let _ = stopped.await;
+    }));
+    let _silent = connect(addr);
+    std::thread::sleep(Duration::from_millis(200));
+    let start = Instant::now();
+    stop.send(()).unwrap();
+    runtime
+        .block_on(async { tokio::time::timeout(Duration::from_secs(30), served).await })
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "shutdown waited {:?} for a silent connection",
+        start.elapsed()
+    );
 }
 
 #[test]
@@ -164,10 +190,11 @@ impl tokio::io::AsyncWrite for Split {
             std::task::ready!(pause.as_mut().poll(cx));
             self.pause = None;
         }
-        if let Some(cut) = self.cut.take() {
+        if let Some(cut) = self.cut {
             let written = std::task::ready!(
                 std::pin::Pin::new(&mut self.inner).poll_write(cx, &buf[..cut.min(buf.len())])
             )?;
+            self.cut = None;
             self.pause = Some(Box::pin(tokio::time::sleep(Duration::from_millis(50))));
             return std::task::Poll::Ready(Ok(written));
         }
