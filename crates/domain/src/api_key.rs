@@ -82,8 +82,7 @@ impl ApiKey {
 
     /// The whole key. Shown once, at creation; never stored or logged.
     pub fn expose(&self) -> &str {
-        // ASCII letters and digits by construction, so always UTF-8.
-        std::str::from_utf8(&self.0).unwrap_or_default()
+        std::str::from_utf8(&self.0).expect("an API key is ASCII letters and digits by construction")
     }
 
     /// The public part that identifies the key in listings and logs (`tap_Ab12Cd34`).

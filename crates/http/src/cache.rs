@@ -15,7 +15,6 @@ use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
-use foldhash::fast::RandomState;
 use hyper::header::HeaderValue;
 
 use crate::conditional::etag;
@@ -102,8 +101,8 @@ pub(crate) struct ResponseCache {
 
 #[derive(Debug, Default)]
 struct Inner {
-    /// Keys are request targets, which callers choose: hashed with a seed of this process's own.
-    entries: HashMap<Arc<str>, Arc<Rendered>, RandomState>,
+    /// Keys are request targets, which callers choose: std's SipHash, which is made for that.
+    entries: HashMap<Arc<str>, Arc<Rendered>>,
     /// Keys in the order they were stored, oldest first.
     order: VecDeque<Arc<str>>,
     used: usize,

@@ -4,7 +4,7 @@
 //! ALPN, and graceful shutdown with a request in flight. Each test runs its own server with the
 //! limits it needs; timing assertions only ever say that something did not happen too early.
 
-use std::io::{BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::net::{IpAddr, SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,7 +18,7 @@ use serde_json::Value;
 use tapster_domain::AddressBlock;
 use tapster_edge::{ClientIpHeader, ServeConfig, TlsConfig, TrustedProxies};
 use tapster_http::{App, Credentials, Gate, Refusal, Verdict};
-use tapster_test_support::http::{Answer, PATIENCE, connect, exchange};
+use tapster_test_support::http::{Answer, PATIENCE, closed_after, connect, exchange};
 use tapster_test_support::tls::SelfSigned;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -106,27 +106,6 @@ fn problem(answer: &Answer) -> Value {
 fn get(addr: SocketAddr, target: &str, extra: &str) -> Answer {
     exchange(addr, &format!("GET {target} HTTP/1.1\r\nHost: tapster\r\nConnection: close\r\n{extra}\r\n"), 1)
         .remove(0)
-}
-
-/// Waits until the server closes `stream` and says how long that took; panics after [`PATIENCE`].
-fn closed_after(stream: &mut TcpStream) -> Duration {
-    let start = Instant::now();
-    let mut sink = [0; 1024];
-    loop {
-        match stream.read(&mut sink) {
-            Ok(0) => return start.elapsed(),
-            Ok(_) => {}
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
-                ) =>
-            {
-                return start.elapsed();
-            }
-            Err(e) => panic!("the connection was not closed: {e}"),
-        }
-    }
 }
 
 #[test]
