@@ -704,6 +704,8 @@ def cmd_pair(out: str, *scenarios: str) -> None:
             rps, cpu = [], []
             for f in sorted(o.glob(f"cpu-{build}-{name}-r*.txt")):
                 ticks, reqs, secs = map(float, f.read_text().split())
+                if not reqs:
+                    continue  # a failed run: its wrk output says why
                 rps.append(reqs / secs)
                 cpu.append(ticks / cpu_hz / reqs * 1e6)
             runs[build] = (rps, cpu)
