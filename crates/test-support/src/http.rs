@@ -3,9 +3,9 @@
 //! and answers are read off the connection whole (status, headers, and the body as its framing says:
 //! `Content-Length`, chunks, or the end of the connection).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpStream};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hyper::HeaderMap;
 use hyper::header::{HeaderName, HeaderValue};
@@ -110,6 +110,28 @@ pub fn connect(addr: SocketAddr) -> TcpStream {
     let stream = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connecting to {addr}: {e}"));
     stream.set_read_timeout(Some(PATIENCE)).expect("a read timeout");
     stream
+}
+
+/// Waits until the server closes `stream` (reading and dropping what it still sends) and says how
+/// long that took; panics when the read gives up ([`PATIENCE`] on a stream from [`connect`]).
+pub fn closed_after(stream: &mut TcpStream) -> Duration {
+    let start = Instant::now();
+    let mut sink = [0; 1024];
+    loop {
+        match stream.read(&mut sink) {
+            Ok(0) => return start.elapsed(),
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
+                ) =>
+            {
+                return start.elapsed();
+            }
+            Err(e) => panic!("the connection was not closed: {e}"),
+        }
+    }
 }
 
 /// `GET target` from `host` with `headers`, asking the server to close the connection after it.
