@@ -13,6 +13,8 @@ Subcommands (bench/run calls them; all talk to 127.0.0.1 only):
   rss PID                     print VmRSS and VmHWM of PID in KiB
   cpu PID                     print utime+stime of PID in clock ticks
   report OUT                  read everything bench/run wrote to OUT and print the table
+  target OUT SCENARIO         print a scenario's request target (the picture's from OUT/scenarios/icon.path,
+                              which fetch writes), for bench/count and bench/pair
   pair OUT SCENARIO...        read bench/pair's runs in OUT and print each build's requests/s and CPU time
                               per request, round by round, with their medians
   count OUT N SCENARIO...     read bench/count's callgrind dumps in OUT (N requests each) and print
@@ -694,6 +696,14 @@ def cmd_count(out: str, n: str, *scenarios: str) -> None:
             print(line)
 
 
+def cmd_target(out: str, name: str) -> None:
+    for scenario, path, _, _ in SCENARIOS:
+        if scenario == name:
+            print(read(Path(out) / "scenarios" / "icon.path").strip() if path == ICON else path)
+            return
+    raise SystemExit(f"unknown scenario: {name}")
+
+
 def cmd_pair(out: str, *scenarios: str) -> None:
     o = Path(out)
     cpu_hz = os.sysconf("SC_CLK_TCK")
@@ -747,6 +757,7 @@ def main() -> None:
         "oha-summary": cmd_oha_summary,
         "count": cmd_count,
         "pair": cmd_pair,
+        "target": cmd_target,
     }[cmd](*args)
 
 
