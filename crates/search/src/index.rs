@@ -9,15 +9,22 @@
 //! query word long enough, with typos ([`crate::typo`]). A query word that is a stop word of the
 //! list's language ([`crate::stop_words`]) may be found nowhere.
 //!
+//! Words typed joined or apart are tried too, as the search engines people know do: a query word may
+//! be two adjacent words of the name typed without the space (`paleale` finds `pale ale`), and two
+//! adjacent query words may be one word of the name (`erbsen suppe` finds `erbsensuppe`). Such a query
+//! is searched as if typed that way ([`Derivation`]), each resulting word with its own typo budget,
+//! and its hits rank below the same words matched as typed.
+//!
 //! Matches rank, best first, by:
 //! 1. the number of query words found exactly, as a whole word of the name (the last query word also as
 //!    the start of one: it is the word being typed), most first;
 //! 2. the typos, fewest first;
-//! 3. how far the words are from being in the query's order and next to each other (stop words left
+//! 3. whether the words were found only typed joined or apart, as typed first;
+//! 4. how far the words are from being in the query's order and next to each other (stop words left
 //!    out), nearest first;
-//! 4. [`Tier`]: the whole name, its start, the start of one of its words, anywhere in it, then the words
-//!    found apart;
-//! 5. shorter names; 6. the list (the caller puts the requested language before English); 7. the
+//! 5. [`Tier`]: the whole name, its start, the start of one of its words, anywhere in it, then the words
+//!    found apart (or joined or apart other than as typed);
+//! 6. shorter names; 7. the list (the caller puts the requested language before English); 8. the
 //!    document number, which the caller assigns in the order ties should break in.
 //!
 //! A document appears once in the answer, with its best match over every list searched. Typos are
@@ -60,16 +67,20 @@ pub struct Hit {
     /// Typos over all the query's words.
     pub typos: u32,
     /// Query words found as a whole word of the name without a typo (the last also as the start of
-    /// one: the word being typed).
+    /// one: the word being typed), counted as typed: two found joined as one whole word count two,
+    /// one found as two whole words counts one.
     exact_words: u32,
+    /// Whether the words were found only joined or apart other than as typed ([`Derivation`]).
+    derived: bool,
     /// Pairs of successive query words that are not next to each other, in order, in the name.
     apart: u32,
 }
 
 impl Hit {
     /// Best first, in the order the module documentation gives.
-    fn rank(&self) -> (Reverse<u32>, u32, u32, Tier, u32, usize, u32) {
-        (Reverse(self.exact_words), self.typos, self.apart, self.tier, self.chars, self.list, self.doc)
+    fn rank(&self) -> (Reverse<u32>, u32, bool, u32, Tier, u32, usize, u32) {
+        let Hit { doc, list, tier, chars, typos, exact_words, derived, apart } = *self;
+        (Reverse(exact_words), typos, derived, apart, tier, chars, list, doc)
     }
 }
 
@@ -325,6 +336,19 @@ fn retain_in(found: &mut Vec<u32>, other: &[u32]) {
     });
 }
 
+/// Whether `a` and `b`, both ascending, hold a value in common.
+fn shares_a_value(a: &[u32], b: &[u32]) -> bool {
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+        match x.cmp(y) {
+            std::cmp::Ordering::Less => _ = a.next(),
+            std::cmp::Ordering::Greater => _ = b.next(),
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
+}
+
 /// Appends `line` and a `\n` to `text`; where `line` starts and ends in it.
 fn push_line(text: &mut String, line: &str) -> (u32, u32) {
     let start = text.len() as u32;
@@ -480,12 +504,65 @@ impl NameList {
         self.stop_words.binary_search_by(|stop| stop.as_str().cmp(word)).is_ok()
     }
 
+    fn word_text(&self, word: &Word) -> &str {
+        &self.words_text[word.range()]
+    }
+
+    /// Where `word` (of `chars` characters) may be cut into two words that one of the names holds
+    /// (the second only the start of one if `typing`), each of [`MIN_HALF_CHARS`] at least, as byte
+    /// offsets, added to `cuts`. The sorted words are narrowed to those starting as `word` does, one
+    /// character more at a time, so that each search is over the few words the last one left, and
+    /// a word that no name's word starts like is given up after the first.
+    fn cuts(&self, word: &str, chars: usize, typing: bool, cuts: &mut Vec<usize>) {
+        let halves = MIN_HALF_CHARS..=chars.saturating_sub(MIN_HALF_CHARS);
+        let mut range = 0..self.words.len();
+        for (taken, (cut, _)) in word.char_indices().enumerate().skip(MIN_HALF_CHARS) {
+            if !halves.contains(&taken) {
+                return;
+            }
+            let start = &word[..cut];
+            let words = &self.words[range.clone()];
+            let from = range.start + words.partition_point(|w| self.word_text(w) < start);
+            let to =
+                from + self.words[from..range.end].partition_point(|w| self.word_text(w).starts_with(start));
+            range = from..to;
+            if range.is_empty() {
+                return;
+            }
+            // The first word starting as `word` does is that start itself, if it is a word.
+            if self.word_text(&self.words[from]) == start && self.held_with(from as u32, &word[cut..], typing)
+            {
+                cuts.push(cut);
+            }
+        }
+    }
+
+    /// Whether a name holds word `number` and `text` as a word (or the start of one if `typing`). A
+    /// start that many words have is taken to be held: comparing every one's names costs more than
+    /// the search it would spare.
+    fn held_with(&self, number: u32, text: &str, typing: bool) -> bool {
+        const MANY: usize = 16;
+        let from = self.words.partition_point(|w| self.word_text(w) < text);
+        let matching = |w: &&Word| {
+            let word = self.word_text(w);
+            if typing { word.starts_with(text) } else { word == text }
+        };
+        let seconds = self.words[from..].iter().take_while(matching).take(MANY + 1).count();
+        let holding = self.names_holding(number);
+        seconds > MANY
+            || (from..from + seconds).any(|second| shares_a_value(holding, self.names_holding(second as u32)))
+    }
+
     /// What this list needs of the query, for both passes.
     fn for_query(&self, query: &Prepared) -> ForList {
         // A query of one word is required whatever it is.
         let mut required: Vec<bool> = match query.words.as_slice() {
             [_] => vec![true],
-            words => words.iter().map(|w| !self.is_stop_word(&w.text)).collect(),
+            words => words
+                .iter()
+                .enumerate()
+                .map(|(i, w)| query.derivation.is_half(i) || !self.is_stop_word(&w.text))
+                .collect(),
         };
         if !required.contains(&true) {
             required.fill(true);
@@ -634,16 +711,8 @@ impl NameList {
         // being typed), and the name need not be cut into words.
         if !typos && let [_] = query.words.as_slice() {
             let tier = tier(text, &query.folded)?;
-            let exact_words = u32::from(tier != Tier::Substring);
-            return Some(Hit {
-                doc: name.doc,
-                list,
-                tier,
-                chars: name.chars,
-                typos: 0,
-                exact_words,
-                apart: 0,
-            });
+            let exact = u64::from(tier != Tier::Substring);
+            return Some(query.hit(name, list, tier, 0, exact, 0));
         }
         // Without typos, every required word is in the name as it is: most names that are not a match
         // end here. With typos, such a name was judged without them, and a typo would not do better.
@@ -665,7 +734,10 @@ impl NameList {
             (word, position, Use::Free)
         }));
         let chars = &mut scratch.chars;
-        let mut exact_words = 0;
+        // Bit `i`: query word `i` found exactly.
+        let mut exact = 0u64;
+        // Where the two words of a query word typed as one were found.
+        let mut halves: [Option<Found>; 2] = [None; 2];
         let mut total_typos = 0;
         let mut apart = 0;
         let mut previous: Option<u32> = None;
@@ -712,7 +784,12 @@ impl NameList {
                     };
                     // The whole word, or the start of one for the word being typed.
                     if found.how == Sits::Whole || (found.how == Sits::Start && i == last) {
-                        exact_words += 1;
+                        exact |= 1 << i.min(63);
+                    }
+                    if let Derivation::Split { at } = query.derivation
+                        && let Some(half) = i.checked_sub(at).and_then(|half| halves.get_mut(half))
+                    {
+                        *half = Some(found);
                     }
                     total_typos += found.typos;
                     if required {
@@ -726,9 +803,22 @@ impl NameList {
                 None => {}
             }
         }
+        // A word typed as one is two words of the name only as two whole words, next to each other
+        // (stop words left out), in order: `paleale` is not `ale pale`, nor `pale` and the inside of
+        // `dale`; `sopacalabaza` is `sopa de calabaza`.
+        if let Derivation::Split { at } = query.derivation {
+            let typing = at + 1 == last;
+            let whole = |half: Option<Found>, typing: bool| {
+                half.filter(|h| h.how == Sits::Whole || (typing && h.how == Sits::Start))
+            };
+            match (whole(halves[0], false), whole(halves[1], typing)) {
+                (Some(first), Some(second)) if second.position == first.position + 1 => {}
+                _ => return None,
+            }
+        }
         let tier =
             if total_typos > 0 { Tier::Typo } else { tier(text, &query.folded).unwrap_or(Tier::Words) };
-        Some(Hit { doc: name.doc, list, tier, chars: name.chars, typos: total_typos, exact_words, apart })
+        Some(query.hit(name, list, tier, total_typos, exact, apart))
     }
 
     /// Adds to `hits` the names of this list that match the query, without typos or with them.
@@ -763,16 +853,7 @@ impl NameList {
             for (position, typos) in found {
                 let name = &self.names[position as usize];
                 if keep(name.doc) {
-                    let tier = Tier::Typo;
-                    hits.push(Hit {
-                        doc: name.doc,
-                        list,
-                        tier,
-                        chars: name.chars,
-                        typos,
-                        exact_words: 0,
-                        apart: 0,
-                    });
+                    hits.push(query.hit(name, list, Tier::Typo, typos, 0, 0));
                 }
             }
             return;
@@ -861,7 +942,64 @@ struct ForList {
 struct Prepared {
     folded: String,
     words: Vec<QueryWord>,
+    /// How it was made of the query as typed.
+    derivation: Derivation,
 }
+
+/// How a query searched was made of the query as typed: as it is, or with the words typed joined or
+/// apart that it may have meant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Derivation {
+    Typed,
+    /// Typed words `at` and `at + 1` as one word, at `at`: `erbsen suppe` as `erbsensuppe`.
+    Joined {
+        at: usize,
+    },
+    /// Typed word `at` as two, at `at` and `at + 1`, each a word some name has: `paleale` as
+    /// `pale ale`. They must be found as whole words next to each other, in order.
+    Split {
+        at: usize,
+    },
+}
+
+impl Derivation {
+    /// Whether word `i` of the query searched is one of the two a typed word was split into.
+    fn is_half(self, i: usize) -> bool {
+        matches!(self, Derivation::Split { at } if i == at || i == at + 1)
+    }
+
+    /// The most typed words (of `words`) a hit with a typo can have found exactly: all but the one
+    /// with the typo, but for a joined word, which stands for two, and the halves of a split one,
+    /// which are words of a name as they are.
+    fn most_exact_words_with_a_typo(self, words: usize) -> usize {
+        match self {
+            Derivation::Typed | Derivation::Split { .. } => words - 1,
+            Derivation::Joined { .. } => words.saturating_sub(2),
+        }
+    }
+
+    /// The typed words found exactly, from the words of the query searched found exactly (bit `i`:
+    /// word `i`): a joined word stands for two, and a split word's halves for one, found exactly
+    /// only if both are.
+    fn exact_words(self, exact: u64) -> u32 {
+        let pair = |at: usize| (exact >> at.min(63)) & 0b11;
+        match self {
+            Derivation::Typed => exact.count_ones(),
+            Derivation::Joined { at } => exact.count_ones() + (pair(at) & 1) as u32,
+            Derivation::Split { at } => {
+                exact.count_ones() - pair(at).count_ones() + u32::from(pair(at) == 0b11)
+            }
+        }
+    }
+}
+
+/// Queries made of one typed query by joining or splitting its words, at most: each is one more
+/// search, and a query of many words is rarely typed joined or apart everywhere.
+const MAX_DERIVED: usize = 8;
+/// The fewest characters each half of a typed word split in two has: a word of one or two letters
+/// glued to another is more often a slip than a missing space, and a short query word is more
+/// often the start of a name's word than two words.
+const MIN_HALF_CHARS: usize = 3;
 
 #[derive(Debug)]
 struct QueryWord {
@@ -874,25 +1012,86 @@ struct QueryWord {
     letters: u64,
 }
 
+impl QueryWord {
+    fn new(text: &str) -> Self {
+        let chars: Vec<char> = text.chars().collect();
+        QueryWord {
+            text: text.to_owned(),
+            grams: grams_of(&chars),
+            budget: budget(&chars),
+            letters: letters(&chars),
+            chars,
+        }
+    }
+}
+
 impl Prepared {
     /// `None` when the query folds to nothing.
     fn new(query: &str) -> Option<Self> {
         let folded = fold(query);
-        let words = folded
-            .split(' ')
-            .filter(|w| !w.is_empty())
-            .map(|text| {
-                let chars: Vec<char> = text.chars().collect();
-                QueryWord {
-                    text: text.to_owned(),
-                    grams: grams_of(&chars),
-                    budget: budget(&chars),
-                    letters: letters(&chars),
-                    chars,
-                }
-            })
-            .collect::<Vec<_>>();
-        (!words.is_empty()).then_some(Prepared { folded, words })
+        let words = folded.split(' ').filter(|w| !w.is_empty()).map(QueryWord::new).collect::<Vec<_>>();
+        (!words.is_empty()).then_some(Prepared { folded, words, derivation: Derivation::Typed })
+    }
+
+    /// The query searched for words `texts`, made of the typed one as `derivation` says.
+    fn derived(texts: Vec<&str>, derivation: Derivation) -> Self {
+        let mut words: Vec<QueryWord> = texts.iter().copied().map(QueryWord::new).collect();
+        // The halves of a split word are words of a name as they are: found whole, with no typo.
+        for (i, word) in words.iter_mut().enumerate() {
+            if derivation.is_half(i) {
+                word.budget = 0;
+            }
+        }
+        Prepared { folded: texts.join(" "), words, derivation }
+    }
+
+    /// The queries the typed one may have meant with words typed joined or apart: each pair of
+    /// neighbours as one word, and each word that is two words of a name in one of `lists` typed
+    /// without the space (the second only the start of one when it is the word being typed).
+    fn variants<'a>(&self, lists: impl Iterator<Item = &'a NameList> + Clone) -> Vec<Prepared> {
+        // Made only for a variant: most queries have none.
+        let texts = || -> Vec<&str> { self.words.iter().map(|w| w.text.as_str()).collect() };
+        let mut variants = Vec::new();
+        for at in 0..self.words.len() - 1 {
+            let mut words = texts();
+            let joined = [words[at], words[at + 1]].concat();
+            words.splice(at..at + 2, [joined.as_str()]);
+            variants.push(Prepared::derived(words, Derivation::Joined { at }));
+        }
+        let last = self.words.len() - 1;
+        let mut cuts = Vec::new();
+        for (at, word) in self.words.iter().enumerate() {
+            cuts.clear();
+            for list in lists.clone() {
+                list.cuts(&word.text, word.chars.len(), at == last, &mut cuts);
+            }
+            cuts.sort_unstable();
+            cuts.dedup();
+            for &cut in &cuts {
+                let (first, second) = word.text.split_at(cut);
+                let mut words = texts();
+                words.splice(at..=at, [first, second]);
+                variants.push(Prepared::derived(words, Derivation::Split { at }));
+            }
+        }
+        variants.truncate(MAX_DERIVED);
+        variants
+    }
+
+    /// A hit on `name` found with these words: its exact words counted as typed, and a derived
+    /// query's match told as found in words (or with typos), never as the typed query in one piece.
+    fn hit(&self, name: &Name, list: usize, tier: Tier, typos: u32, exact: u64, apart: u32) -> Hit {
+        let derived = self.derivation != Derivation::Typed;
+        Hit {
+            doc: name.doc,
+            list,
+            tier: if derived { tier.max(Tier::Words) } else { tier },
+            chars: name.chars,
+            typos,
+            exact_words: self.derivation.exact_words(exact),
+            derived,
+            apart,
+        }
     }
 }
 
@@ -905,31 +1104,51 @@ impl Index {
     /// `keep` says which documents may be answered (the others are skipped before ranking). A list
     /// number the index does not have holds no names.
     pub fn search(&self, query: &str, lists: &[usize], keep: impl Fn(u32) -> bool, limit: usize) -> Vec<Hit> {
-        let Some(query) = Prepared::new(query) else { return Vec::new() };
+        let Some(typed) = Prepared::new(query) else { return Vec::new() };
         if limit == 0 {
             return Vec::new();
         }
-        let searched: Vec<(usize, &NameList, ForList)> = lists
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &l)| self.lists.get(l).map(|list| (i, list, list.for_query(&query))))
-            .collect();
-
+        let searched: Vec<(usize, &NameList)> =
+            lists.iter().enumerate().filter_map(|(i, &l)| self.lists.get(l).map(|list| (i, list))).collect();
+        let for_lists = |query: &Prepared| -> Vec<ForList> {
+            searched.iter().map(|(_, list)| list.for_query(query)).collect()
+        };
+        let pass = |query: &Prepared, for_lists: &[ForList], typos: bool, hits: &mut Vec<Hit>| {
+            for ((position, list), for_list) in searched.iter().zip(for_lists) {
+                list.search(query, for_list, *position, typos, &keep, hits);
+            }
+            best_per_doc(hits);
+        };
+        let words = typed.words.len();
+        let mut queries = vec![(for_lists(&typed), typed)];
         let mut hits = Vec::new();
-        for (position, list, for_list) in &searched {
-            list.search(&query, for_list, *position, false, &keep, &mut hits);
+        pass(&queries[0].1, &queries[0].0, false, &mut hits);
+
+        // Words typed joined or apart rank below every hit with all the words found exactly and no
+        // typo: they are looked for only while such hits leave room.
+        let complete = hits.iter().filter(|h| h.exact_words as usize == words && h.typos == 0).count();
+        if complete < limit {
+            for variant in queries[0].1.variants(searched.iter().map(|&(_, list)| list)) {
+                let for_variant = for_lists(&variant);
+                pass(&variant, &for_variant, false, &mut hits);
+                queries.push((for_variant, variant));
+            }
         }
-        best_per_doc(&mut hits);
 
         // A hit with a typo has at most all words but one found exactly, and more typos than any hit
         // without: it can only pass hits without typos that have fewer words found exactly.
-        let unbeatable = hits.iter().filter(|h| h.exact_words as usize + 1 >= query.words.len()).count();
-        if unbeatable < limit && query.words.iter().any(|w| w.budget > 0) {
+        let unbeatable = hits.iter().filter(|h| h.exact_words as usize + 1 >= words).count();
+        if unbeatable < limit {
             // A document found without typos may still rank better with them (more words exact).
-            for (position, list, for_list) in &searched {
-                list.search(&query, for_list, *position, true, &keep, &mut hits);
+            for (for_lists, query) in &queries {
+                // Words joined or apart with a typo rank below every hit with more words found
+                // exactly than they can have; the typed query's typos may have found enough such.
+                let most = query.derivation.most_exact_words_with_a_typo(words);
+                let better = || hits.iter().filter(|h| h.exact_words as usize > most).count();
+                if query.words.iter().any(|w| w.budget > 0) && better() < limit {
+                    pass(query, for_lists, true, &mut hits);
+                }
             }
-            best_per_doc(&mut hits);
         }
 
         if hits.len() > limit {

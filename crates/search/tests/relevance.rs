@@ -135,6 +135,45 @@ fn what_players_type_finds_what_they_mean_first() {
     assert!(CASES.len() >= 40 && languages.len() >= 8);
 }
 
+/// Words typed joined that a name has apart, and words typed apart that a name has as one (the
+/// compounds of German, Dutch and the Nordic languages), and the name that must come first.
+const JOINED_OR_APART: &[(&str, &str, &str)] = &[
+    // A space left out, also in the word being typed.
+    ("paleale", "en", "Pale Ale"),
+    ("rabbitstew", "en", "Rabbit Stew"),
+    ("blackberrypie", "en", "Blackberry Pie"),
+    ("onionsou", "en", "Onion Soup"),
+    ("soupe oignon", "fr", "Soupe à l'oignon"),
+    ("saumonfume", "fr", "Saumon fumé"),
+    ("sopacalabaza", "es", "Sopa de calabaza"),
+    // A compound typed as two words, with a typo in one of them.
+    ("bernstein malz", "de", "Bernsteinmalz"),
+    ("erbsen suppe", "de", "Erbsensuppe"),
+    ("bernstien malz", "de", "Bernsteinmalz"),
+    ("brandnetel porter", "nl", "Brandnetelporter"),
+    ("amber mout", "nl", "Ambermout"),
+    ("havre stout", "sv", "Havrestout"),
+    ("kanin gryta", "sv", "Kaningryta"),
+    ("honning ale", "da", "Honningale"),
+];
+
+#[test]
+fn words_typed_joined_or_apart_find_the_name() {
+    let bundled = bundled();
+    let mut wrong = Vec::new();
+    for &(query, code, expected) in JOINED_OR_APART {
+        let hits = bundled.search(query, code, 20);
+        match hits.first() {
+            Some(first) if bundled.is_named(first, expected, code) => {}
+            first => wrong.push(format!(
+                "{query:?} in {code}: {:?} first, not {expected:?}",
+                first.and_then(|hit| bundled.name(hit.doc, code).or(bundled.name(hit.doc, "en")))
+            )),
+        }
+    }
+    assert!(wrong.is_empty(), "{} of {} cases:\n{}", wrong.len(), JOINED_OR_APART.len(), wrong.join("\n"));
+}
+
 #[test]
 fn an_equal_match_in_the_requested_language_ranks_before_the_english_one() {
     let bundled = bundled();

@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::*;
 
 /// How the query sits in the name, best first. Hits are ranked by the query words found as whole
-/// words (the last also as the start of one), then typos, then how close the words are and in the
-/// query's order, then by this, then shorter names, the requested language before English, and id.
+/// words (the last also as the start of one), then typos, then words found as typed before words
+/// found only typed joined or apart, then how close the words are and in the query's order, then by
+/// this, then shorter names, the requested language before English, and id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -21,7 +22,8 @@ pub enum MatchHow {
     /// The query is somewhere inside the name.
     Substring,
     /// The words of the query are in the name, but not in one piece as the query has them (in another
-    /// order, with other words between, or without a stop word the query has).
+    /// order, with other words between, without a stop word the query has, or typed joined or apart:
+    /// `paleale` in "Pale Ale", `erbsen suppe` in "Erbsensuppe").
     Words,
     /// Some word of the query is in the name only with typos: one in a word of 4 to 7 characters, two
     /// from 8 (a letter inserted, left out or replaced, or two neighbours swapped); words of 1 to 3

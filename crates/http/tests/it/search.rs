@@ -121,6 +121,18 @@ fn words_forgive_typos_by_their_length_below_every_exact_match() {
 }
 
 #[test]
+fn words_typed_joined_or_apart_are_found_and_said_to_be_found_in_words() {
+    for (query, name) in [("paleale", "Pale Ale"), ("erbsen+suppe&lang=de", "Erbsensuppe")] {
+        let body = bundled_get(&format!("/v1/search?q={query}")).json();
+        assert_eq!(pointer(&body, "/data/0/matched/text"), name, "{query}");
+        assert_eq!(pointer(&body, "/data/0/matched/how"), "words", "{query}");
+    }
+    // Typed with its space, the same name is matched whole.
+    let body = bundled_get("/v1/search?q=pale+ale").json();
+    assert_eq!(pointer(&body, "/data/0/matched/how"), "whole");
+}
+
+#[test]
 fn unlisted_items_and_replaced_recipes_are_never_found() {
     assert!(data(&get("/v1/search?q=debug+coin").json()).is_empty());
     let golden = hits(&get("/v1/search?q=golden&type=recipe").json());

@@ -110,8 +110,10 @@ fn each_query_word_has_its_own_typo_budget_by_its_length() {
         ("Brightleaf Hops", "brihgtlaef", true),
         ("Brightleaf Hops", "bihgtlaef", false), // three
         ("Sourdough Bread", "suordogh", true),
-        // Words are matched one by one: a space left out is not a typo.
-        ("Honey Ale", "honeyale", false),
+        // A space left out is not a typo: it is words typed joined, whose halves are words of a name
+        // as they are.
+        ("Honey Ale", "honeyale", true),
+        ("Honey Ale", "honeyael", false),
         // Kana and CJK count characters.
         ("ブライトリーフ", "ぶらいとりふ", true),
         ("ブライトリーフ", "ぶらいと", true),
@@ -194,9 +196,47 @@ fn stop_words_may_be_missing_and_do_not_keep_words_apart() {
     // `à l'` between them keeps no words apart: `soupe oignon` is as close as it gets.
     let hit = index.search("soupe oignon", &[0], |_| true, 10)[0];
     assert_eq!((hit.doc, hit.tier), (0, Tier::Words));
-    assert_eq!(hit.rank().2, 0, "{hit:?}");
+    assert_eq!(hit.apart, 0, "{hit:?}");
     // A query of stop words only must find them.
     assert_eq!(first("de"), Some(2));
+}
+
+#[test]
+fn words_typed_joined_or_apart_are_found_below_the_same_words_as_typed() {
+    let names =
+        ["Weizenbier", "Weizen Bier", "Pale Ale", "Paleale", "Ale Pale", "Pale Dale", "Pale Alehouse"];
+    // Two words typed apart, one word in the name: below the name with the two words.
+    assert_eq!(found(&names, "weizen bier"), ["Weizen Bier", "Weizenbier"]);
+    // One word typed, two words in the name: below the name with the one word, and only as two
+    // words next to each other, in order (not `Ale Pale`, nor `Pale` and inside `Dale`); the second
+    // may be the start of a word when it is the word being typed, as `pale ale` finds `Pale Alehouse`.
+    assert_eq!(found(&names, "paleale"), ["Paleale", "Pale Ale", "Pale Alehouse"]);
+    assert_eq!(found(&names, "palealeh"), ["Pale Alehouse", "Paleale"]);
+    // Halves of three characters at least: `paleal` is `Paleale` being typed, not `pale al`.
+    assert_eq!(found(&names, "paleal"), ["Paleale"]);
+    // Not typing it, whole words only.
+    assert_eq!(found(&names, "paleale weizen"), Vec::<&str>::new());
+    assert_eq!(found(&names, "paleale pale"), Vec::<&str>::new());
+    // Said to be found in words, whatever the piece the derived query is of the name.
+    let hits = index(&names).search("paleale", &[0], |_| true, 10);
+    assert_eq!((hits[1].doc, hits[1].tier, hits[1].exact_words), (2, Tier::Words, 1));
+    let hits = index(&names).search("weizen bier", &[0], |_| true, 10);
+    assert_eq!((hits[1].doc, hits[1].tier, hits[1].exact_words), (0, Tier::Words, 2));
+    // Cut where both halves are words of a name (`pale stout`, not `palest out`), and found only in
+    // a name that has them together.
+    assert_eq!(found(&["Pale Stout", "Brown Ale"], "palestout"), ["Pale Stout"]);
+    assert!(found(&["Pale Stout", "Brown Ale"], "paleale").is_empty());
+}
+
+#[test]
+fn words_typed_joined_or_apart_keep_the_typo_budget_of_each_word_searched() {
+    let names = ["Weizenbier", "Bier"];
+    // `bir` typed alone has no typo to spare, `weizenbir` (nine letters) has two.
+    assert_eq!(found(&names, "weizen bir"), ["Weizenbier"]);
+    let hits = index(&names).search("weizen bir", &[0], |_| true, 10);
+    assert_eq!((hits[0].tier, hits[0].typos), (Tier::Typo, 1));
+    // A word of three letters joined to its neighbour is not one to have a typo in on its own.
+    assert!(found(&["Ox Bier"], "ox bir").is_empty());
 }
 
 #[test]
