@@ -42,7 +42,7 @@ fn the_reference_page_shows_every_route_with_its_parameters_and_an_example() {
     assert!(items.contains("(needs an API key)"));
     assert!(items.contains("<summary>Answers: 200, 304, 400, 401, 403"), "{items}");
     // The example answer, escaped inside its block.
-    assert!(items.contains("<pre><code>{\n  &#34;data&#34;: ["), "{items}");
+    assert!(items.contains("<pre tabindex=\"0\"><code>{\n  &#34;data&#34;: ["), "{items}");
     // The document's prose keeps its code spans as code and nothing as markup.
     assert!(page.contains("<code>Authorization: Bearer tap_...</code>"));
     assert!(!page.contains("<key>"));
