@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper::header::{HeaderValue, RETRY_AFTER};
+use hyper::header::{HeaderMap, HeaderValue, RETRY_AFTER};
 use hyper::{Request, Response, StatusCode};
 use tapster_accounts::{Accounts, WebhookEndpoint};
 use tapster_domain::Email;
+use tapster_site::Visit;
 
 use crate::Result;
 use crate::config::Config;
@@ -48,7 +49,7 @@ impl Dashboard {
             "The operator of this service blocked the network you are on. If you think this is a mistake, \
              write to them.",
         );
-        failure_reply(&self.inner, &Nav::signed_out(), failure).into_response()
+        failure_reply(&self.inner, &Nav::signed_out(""), failure).into_response()
     }
 
     /// The page for a request refused before the dashboard saw it whole, by the limits of the server
@@ -65,7 +66,7 @@ impl Dashboard {
         };
         let mut failure = Failure::new(status, title, capitalized(why)).next("/", "Go to the start page");
         failure.retry_after = retry_after;
-        failure_reply(&self.inner, &Nav::signed_out(), failure).into_response()
+        failure_reply(&self.inner, &Nav::signed_out(""), failure).into_response()
     }
 
     /// Whether `path` is one of the dashboard's: a path of its route table, or any path under the
@@ -92,6 +93,21 @@ impl Dashboard {
         self.inner.mail_webhook_disabled(to, endpoint.url.clone());
     }
 
+    /// Who the browser that sent `headers` from `peer` is, for the header of a page of another
+    /// crate's served beside the dashboard (the API's `/docs` and `/changelog`) at `path`: signed in
+    /// or not, as the dashboard's own pages say, with the cookies its answer sets for that header's
+    /// form. A browser whose session cannot be looked up now (the accounts out of reach) is shown
+    /// as signed out, so that the page still answers.
+    pub async fn visit(&self, headers: &HeaderMap, path: &str, peer: IpAddr) -> Visit {
+        let inner = &*self.inner;
+        let mut request = Request::new(Bytes::new());
+        *request.headers_mut() = headers.clone();
+        let Ok(ctx) = Ctx::load(inner, request, peer).await else { return Visit::signed_out(path) };
+        let nav = Nav { current: path.to_owned(), ..ctx.nav() };
+        let set_cookie = ctx.header_cookies(inner).iter().map(ToString::to_string).collect();
+        Visit { nav, set_cookie }
+    }
+
     /// Answers one request from `peer` (the calling address).
     pub async fn answer(&self, request: Request<Bytes>, peer: IpAddr) -> Response<Full<Bytes>> {
         let inner = &*self.inner;
@@ -105,7 +121,7 @@ impl Dashboard {
         }
         let mut ctx = match Ctx::load(inner, request, peer).await {
             Ok(ctx) => ctx,
-            Err(failure) => return failure_reply(inner, &Nav::signed_out(), failure).into_response(),
+            Err(failure) => return failure_reply(inner, &Nav::signed_out(&path), failure).into_response(),
         };
         let reply = match routes::answer(found, inner, &mut ctx).await {
             Ok(reply) => reply,

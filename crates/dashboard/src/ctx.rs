@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
+use cookie::Cookie;
 use hyper::header::{HOST, HeaderMap, ORIGIN, USER_AGENT};
 use hyper::{Request, StatusCode};
 use tapster_accounts::{Accounts, Provider, SessionInfo, Token, TokenHash};
@@ -61,6 +62,8 @@ pub(crate) struct Session {
 
 /// One request as the handlers see it. (No `Debug`: it holds the session cookie and the form.)
 pub(crate) struct Ctx {
+    /// The path asked for, whose link the header marks as the current page.
+    path: String,
     pub(crate) query: Option<String>,
     pub(crate) headers: HeaderMap,
     /// `host[:port]` the browser asked for (`Host`, or HTTP/2's `:authority`).
@@ -112,6 +115,7 @@ impl Ctx {
                 None => (inner.env.token().map_err(Failure::internal)?.expose().to_owned(), true),
             };
         Ok(Self {
+            path: head.uri.path().to_owned(),
             query: head.uri.query().map(str::to_owned),
             headers: head.headers,
             authority,
@@ -131,7 +135,7 @@ impl Ctx {
     }
 
     pub(crate) fn nav(&self) -> Nav {
-        Nav { signed_in: self.session.is_some(), csrf: self.csrf.clone() }
+        Nav { current: self.path.clone(), signed_in: self.session.is_some(), csrf: self.csrf.clone() }
     }
 
     pub(crate) fn user_agent(&self) -> &str {
@@ -262,6 +266,24 @@ impl Ctx {
             reply.set_cookie(&inner.cookies.clear(Jar::Notice));
         }
         reply
+    }
+
+    /// The cookies a page of another crate that wears the dashboard's header sets: for a signed-in
+    /// browser, the form token its sign-out button sends when the browser lacks one, and the
+    /// session when the lookup renewed it. A signed-out visitor gets none, so that the page stays
+    /// the same for every one of them; a notice waits for the dashboard's page it was meant for.
+    pub(crate) fn header_cookies(&self, inner: &Inner) -> Vec<Cookie<'static>> {
+        let mut cookies = Vec::new();
+        if self.session.is_none() {
+            return cookies;
+        }
+        if self.csrf_is_new {
+            cookies.push(inner.cookies.set(Jar::Csrf, &self.csrf));
+        }
+        if let Some((token, secs)) = &self.renew_session {
+            cookies.push(inner.cookies.session(token, *secs));
+        }
+        cookies
     }
 }
 

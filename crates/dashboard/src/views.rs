@@ -1,5 +1,5 @@
-//! The pages: one askama template per page over one layout (`templates/`), each with the values it
-//! shows. Templates escape everything they print, so a key named `<script>` is text.
+//! The pages: one askama template per page (`templates/`) over the site's one layout (`tapster-site`),
+//! each with the values it shows. Templates escape everything they print, so a key named `<script>` is text.
 
 use askama::Template;
 
@@ -7,20 +7,9 @@ use crate::chart::Chart;
 use crate::forms::{NewKeyInput, WebhookInput};
 use tapster_domain::Limits;
 
-/// What the layout needs on every page: whether someone is signed in, and the form token its
-/// sign-out button sends.
-#[derive(Debug, Clone)]
-pub(crate) struct Nav {
-    pub(crate) signed_in: bool,
-    pub(crate) csrf: String,
-}
-
-impl Nav {
-    /// The navigation of a request answered before its session is known: signed out, no forms.
-    pub(crate) fn signed_out() -> Self {
-        Self { signed_in: false, csrf: String::new() }
-    }
-}
+/// The header of every page (the site's, from `tapster-site`): whether someone is signed in, and the
+/// form token its sign-out button sends, which the pages' own forms send too.
+pub(crate) use tapster_site::Nav;
 
 /// A sign-in provider as a link.
 #[derive(Debug, Clone)]

@@ -92,6 +92,14 @@ impl App {
                         response
                     }));
                 }
+                Responding::Visiting(visit, visiting) => {
+                    return Answer::Later(Box::pin(async move {
+                        let visit = visit.await;
+                        let mut response = self.answer_visited(&request, caller, visiting, visit);
+                        allow_cross_origin(response.headers_mut());
+                        response
+                    }));
+                }
             },
         };
         allow_cross_origin(response.headers_mut());

@@ -2,7 +2,8 @@
 //! server writes for the data it serves, which is itself written from the endpoint table and the wire
 //! types. So the page says exactly what the document says: every route, each parameter with its
 //! bounds, pattern and allowed values, the answers it can give, and a real example answer. It looks
-//! like the dashboard (its stylesheet, `/static/style.css`, served beside it). Each keyed route has a
+//! like every page of the site (the site's layout and style sheet, `tapster-site`; each visitor's
+//! header is put in as it is served, `app::pages`). Each keyed route has a
 //! "try it" form, filled with its example request, which the dashboard's script (`/static/try.js`)
 //! shows to a signed-in person and sends through the dashboard as one of their keys; without the
 //! dashboard the forms stay hidden and the page is all there is. After the routes, the webhooks the
@@ -10,6 +11,7 @@
 
 use askama::Template;
 use serde_json::Value;
+use tapster_site::HeaderSlot;
 
 use crate::markup::escape;
 use crate::routes::percent_decode;
@@ -22,6 +24,8 @@ const MAX_SHOWN_PATTERN: usize = 40;
 #[derive(Debug, Template)]
 #[template(path = "reference.html")]
 pub(crate) struct Reference {
+    /// Each visitor's header goes here when the page is served.
+    nav: HeaderSlot,
     sections: Vec<Section>,
     webhooks: Option<Webhooks>,
 }
@@ -151,7 +155,7 @@ impl Reference {
         let webhooks = webhooks(document, &sections);
         // A tag of no route (the webhooks') has no section of routes.
         sections.retain(|s| !s.operations.is_empty());
-        Self { sections, webhooks }
+        Self { nav: HeaderSlot, sections, webhooks }
     }
 }
 

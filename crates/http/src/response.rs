@@ -3,12 +3,16 @@
 //! kept and served. Converted to a hyper response only when sent.
 
 use std::ops::Range;
+use std::sync::Arc;
 
+use askama::Template;
 use bytes::Bytes;
 use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 use serde::Serialize;
+use tapster_site::{Framed, Nav};
 
+use crate::conditional::etag;
 use crate::error::ApiError;
 
 pub(crate) use tapster_edge::Body;
@@ -36,6 +40,33 @@ pub(crate) enum Kind {
     /// A file kept whole where it comes from (an export), whose bytes are read only when and as far
     /// as the request asks for them; the body is then empty.
     File(File),
+    /// A page of the site, rendered once for every visitor, that shows each the header of who they
+    /// are when it is served (`app::pages`); the body is then empty.
+    Page(Arc<Page>),
+}
+
+/// A page of the site as rendered once for every visitor, cut where each visitor's header goes.
+#[derive(Debug)]
+pub(crate) struct Page {
+    pub(crate) framed: Framed,
+    /// The strong entity tag of the page as rendered, without a header: a part of every answer's tag.
+    pub(crate) tag: String,
+}
+
+impl Page {
+    /// `html`, a page rendered with a `HeaderSlot` in its header's place.
+    pub(crate) fn new(html: &str) -> Result<Self, ApiError> {
+        let framed = Framed::split(html)
+            .ok_or_else(|| ApiError::Internal("a page has no place for its header".into()))?;
+        Ok(Self { framed, tag: etag(html.as_bytes()) })
+    }
+
+    /// The page with the header of a visitor who is not signed in, as a program that keeps no
+    /// cookies sees it (the OpenAPI document's example).
+    pub(crate) fn signed_out(&self, path: &str) -> Result<String, ApiError> {
+        let header = Nav::signed_out(path).render().map_err(|e| ApiError::Internal(Box::new(e)))?;
+        Ok(self.framed.with_header(&header))
+    }
 }
 
 /// A file answer's own entity tag and size, and how to read its bytes.
@@ -91,8 +122,14 @@ impl Reply {
         self
     }
 
+    /// A `200` page of the site, whose header is put in when it is served.
+    pub(crate) fn page(headers: HeaderMap, page: Arc<Page>) -> Self {
+        Self { status: StatusCode::OK, headers, body: Bytes::new(), kind: Kind::Page(page) }
+    }
+
     pub(crate) fn into_response(self) -> Response<Body> {
         debug_assert!(!matches!(self.kind, Kind::File(_)), "a file answer is sent through `file_reply`");
+        debug_assert!(!matches!(self.kind, Kind::Page(_)), "a page is sent through `App::visited`");
         let mut response = Response::new(Body::new(self.body));
         *response.status_mut() = self.status;
         *response.headers_mut() = self.headers;

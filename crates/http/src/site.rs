@@ -18,7 +18,7 @@ use crate::gate::{Admission, CallingKey, Policies, Policy, PolicyState, Quota};
 use crate::metrics::Metrics;
 use crate::openapi;
 use crate::reference::Reference;
-use crate::response::Kind;
+use crate::response::{Kind, Page};
 use crate::routes::{Documents, IconsArchive, documented, icons_archive, route};
 
 /// The public address, and the OpenAPI document built from it and the data on first request.
@@ -28,7 +28,9 @@ pub(crate) struct Site {
     origin: Option<String>,
     openapi: OnceLock<Bytes>,
     /// `/docs`: the reference page, rendered from the document on its first request.
-    reference: OnceLock<Bytes>,
+    reference: OnceLock<Arc<Page>>,
+    /// `/changelog`, rendered on its first request.
+    changelog: OnceLock<Arc<Page>>,
     /// Each version's pictures in one archive, by version name, built on its first request.
     icons: Mutex<HashMap<String, Arc<IconsArchive>>>,
 }
@@ -39,6 +41,7 @@ impl Site {
             origin: origin.map(|o| o.trim_end_matches('/').to_owned()),
             openapi: OnceLock::new(),
             reference: OnceLock::new(),
+            changelog: OnceLock::new(),
             icons: Mutex::new(HashMap::new()),
         }
     }
@@ -64,8 +67,13 @@ impl Site {
         let caller = example_caller();
         let reply =
             route(store, self, metrics, Some(&caller), &Method::GET, path, query).ok()?.answer().ok()?;
-        // A file's bytes are read only when served: it has no example in the document.
-        (!matches!(reply.kind, Kind::File(_))).then_some(reply.body)
+        match reply.kind {
+            // A file's bytes are read only when served: it has no example in the document.
+            Kind::File(_) => None,
+            // A page as a program that keeps no cookies gets it.
+            Kind::Page(page) => page.signed_out(path).ok().map(Bytes::from),
+            Kind::Data | Kind::Private => Some(reply.body),
+        }
     }
 }
 
@@ -78,14 +86,24 @@ impl Documents for Site {
         self.openapi.get_or_init(|| self.document(store, metrics)).clone()
     }
 
-    fn reference(&self, store: &Store, metrics: &Metrics) -> Result<Bytes, ApiError> {
+    fn reference(&self, store: &Store, metrics: &Metrics) -> Result<Arc<Page>, ApiError> {
         if let Some(page) = self.reference.get() {
-            return Ok(page.clone());
+            return Ok(Arc::clone(page));
         }
         let document: serde_json::Value = serde_json::from_slice(&self.openapi(store, metrics))
             .map_err(|e| ApiError::Internal(Box::new(e)))?;
-        let page = Reference::of(&document).render().map_err(|e| ApiError::Internal(Box::new(e)))?;
-        Ok(self.reference.get_or_init(|| Bytes::from(page)).clone())
+        let html = Reference::of(&document).render().map_err(|e| ApiError::Internal(Box::new(e)))?;
+        let page = Arc::new(Page::new(&html)?);
+        Ok(Arc::clone(self.reference.get_or_init(|| page)))
+    }
+
+    fn changelog(&self, render: &dyn Fn() -> Result<Page, ApiError>) -> Result<Arc<Page>, ApiError> {
+        if let Some(page) = self.changelog.get() {
+            return Ok(Arc::clone(page));
+        }
+        // Rendered outside the cell: two first requests at once render it twice and keep one.
+        let page = Arc::new(render()?);
+        Ok(Arc::clone(self.changelog.get_or_init(|| page)))
     }
 
     fn icons(&self, store: &Store, catalog: &Catalog) -> Result<Arc<IconsArchive>, ApiError> {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use hyper::header::CONTENT_TYPE;
+use hyper::header::{CONTENT_TYPE, HeaderMap};
 use hyper::{Request, Response, StatusCode};
 use tapster_dashboard::{
     Config, Console, ConsoleAnswer, Dashboard, Environment, MailConfig, MailTransport, ProviderConfig,
@@ -19,7 +19,7 @@ use tapster_dashboard::{
 };
 use tapster_domain::Timestamp;
 use tapster_edge::{Answer, Body, BodyError, Refusal, Service, read_body};
-use tapster_http::{App, Pages, Verdict};
+use tapster_http::{App, Pages, PendingVisit, Verdict};
 
 use crate::access::{Access, timestamp};
 
@@ -111,6 +111,12 @@ impl Service for DashboardPages {
 impl Pages for DashboardPages {
     fn claims(&self, path: &str) -> bool {
         self.dashboard.claims(path)
+    }
+
+    /// The dashboard knows who is signed in: the API's pages wear its header.
+    fn visit(&self, headers: &HeaderMap, path: &str, caller: IpAddr) -> PendingVisit {
+        let (dashboard, headers, path) = (self.dashboard.clone(), headers.clone(), path.to_owned());
+        Box::pin(async move { dashboard.visit(&headers, &path, caller).await })
     }
 }
 

@@ -25,7 +25,6 @@ use crate::notice::Notice;
 use crate::reply::{Failure, Reply};
 use crate::views;
 
-const STYLE: &str = include_str!("../../static/style.css");
 const COPY_SCRIPT: &str = include_str!("../../static/copy.js");
 const TRY_SCRIPT: &str = include_str!("../../static/try.js");
 
@@ -259,7 +258,8 @@ pub(crate) async fn answer(found: Found<'_>, inner: &Inner, ctx: &mut Ctx) -> Re
 /// The static file `{file}` names, if there is one.
 pub(crate) fn asset(params: &Params<'_>) -> Option<Reply> {
     match params.get("file")? {
-        "style.css" => Some(Reply::asset("text/css; charset=utf-8", STYLE)),
+        // The site's one style sheet, which the API's own pages use too.
+        "style.css" => Some(Reply::asset("text/css; charset=utf-8", tapster_site::STYLE)),
         "copy.js" => Some(Reply::asset("text/javascript; charset=utf-8", COPY_SCRIPT)),
         // The API reference's "try it" forms (`/docs`, served beside the dashboard).
         "try.js" => Some(Reply::asset("text/javascript; charset=utf-8", TRY_SCRIPT)),

@@ -8,6 +8,7 @@ mod keys;
 mod providers;
 mod signin;
 mod try_it;
+mod visit;
 mod webhooks;
 
 use std::collections::BTreeMap;

@@ -22,6 +22,7 @@ use hyper::header::{
     CONTENT_RANGE, CONTENT_TYPE, ETAG, HeaderMap, HeaderName, HeaderValue, ORIGIN, VARY,
 };
 use hyper::{Method, Request, Response, StatusCode};
+use tapster_site::Visit;
 use tapster_store::Store;
 
 use crate::cache::{Headers, Rendered, ResponseCache};
@@ -33,7 +34,8 @@ use crate::response::{Body, File, Kind, LATEST_MAX_AGE, Reply};
 use crate::routes::{Matched, endpoints, find, no_endpoint};
 use crate::site::Site;
 
-pub use pages::Pages;
+pub use pages::{Pages, PendingVisit};
+use pages::{Visiting, visited};
 
 /// The IETF RateLimit header fields draft's: a key's policies, and where it stands in the nearest.
 const RATE_LIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
@@ -73,10 +75,12 @@ enum Gated {
     Waiting(PendingVerdict),
 }
 
-/// A request answered at once, or waiting for its gate.
+/// A request answered at once, or waiting for its gate, or (one of the API's pages) for the pages
+/// to say who asks for it.
 pub(crate) enum Responding {
     Now(Response<Body>),
     Waiting(Waiting),
+    Visiting(PendingVisit, Visiting),
 }
 
 /// A request waiting for its gate's verdict, with what was noted of it so far.
@@ -200,6 +204,9 @@ impl App {
                 let Waiting { verdict, noted, started } = waiting;
                 self.resume(request, peer, verdict.await, noted, started)
             }
+            Responding::Visiting(visit, visiting) => {
+                self.answer_visited(request, peer, visiting, visit.await)
+            }
         }
     }
 
@@ -211,6 +218,19 @@ impl App {
         let reply = match self.reply(request, peer, &mut noted) {
             Gated::Answered(reply) => reply,
             Gated::Waiting(verdict) => return Responding::Waiting(Waiting { verdict, noted, started }),
+        };
+        let reply = if let Kind::Page(page) = &reply.kind {
+            let (page, path) = (Arc::clone(page), request.uri().path());
+            match self.pages() {
+                Some(pages) => {
+                    let visit = pages.visit(request.headers(), path, peer);
+                    let visiting = Visiting { page, headers: reply.headers, noted, started };
+                    return Responding::Visiting(visit, visiting);
+                }
+                None => visited(request, reply.headers, &page, Visit::signed_out(path), false),
+            }
+        } else {
+            reply
         };
         self.observe(request.method(), request.uri().path(), peer, reply.status, started, &noted);
         Responding::Now(reply.into_response())
@@ -396,7 +416,7 @@ impl App {
             .and_then(|matched| matched.route(store, site, &self.metrics, None, method, query)?.answer())
             .and_then(|reply| match reply.kind {
                 Kind::File(file) => file_reply(request, reply.headers, file),
-                Kind::Data | Kind::Private => Ok(reply),
+                Kind::Data | Kind::Private | Kind::Page(_) => Ok(reply),
             });
         answer.unwrap_or_else(|error| failed(&error, request.uri().path()))
     }
@@ -455,7 +475,8 @@ impl Published {
         let Reply { headers, body, kind, .. } = routed.answer()?;
         let key = match kind {
             Kind::File(file) => return Ok(Answer::File(headers, file)),
-            Kind::Private => None,
+            // A page is made per visitor (and none is under `/v1`).
+            Kind::Private | Kind::Page(_) => None,
             Kind::Data => key,
         };
         let content_type =

@@ -6,26 +6,71 @@
 //! theirs (nothing under `/v1`, none of its public routes, `/metrics`), so a session cookie never
 //! opens the API and an API key never opens a page. Their requests are counted and logged with the
 //! API's, under one route label.
+//!
+//! The API's own pages (`/docs`, `/changelog`) wear the site's header, which says who is signed in:
+//! only the pages know, by the browser's cookies ([`Pages::visit`]). Such a page is rendered once for
+//! the data served and cut where the header goes (`response::Page`); each answer puts the visitor's
+//! header in ([`visited`]), so a request costs the header and a copy, not a rendering. The answer
+//! differs by the session cookie: it says so in `Vary`, a signed-in one is `private` (it holds the
+//! browser's form token), and its entity tag is the page's and the header's together, so that a
+//! cache never takes one visitor's answer for another's.
 
+use std::future::Future;
 use std::net::IpAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
 
+use askama::Template;
 use hyper::body::Incoming;
-use hyper::{Method, Request, Response};
+use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, HeaderMap, HeaderValue, SET_COOKIE, VARY};
+use hyper::{Method, Request, Response, StatusCode};
 use tapster_edge::{Answer, Refusal, Service};
+use tapster_site::Visit;
 
-use super::App;
-use crate::response::Body;
+use super::{App, Noted, failed};
+use crate::conditional::{etag, none_match};
+use crate::error::ApiError;
+use crate::response::{Body, Page, Reply};
+
+/// Who asks for one of the API's pages, once the pages have looked them up.
+pub type PendingVisit = Pin<Box<dyn Future<Output = Visit> + Send>>;
 
 /// HTML pages served beside the API: a service of the edge's for the paths it claims.
 pub trait Pages: Service + std::fmt::Debug {
     /// Whether `path` is one of the pages'. A path the API answers stays the API's whatever this
     /// says.
     fn claims(&self, path: &str) -> bool;
+
+    /// Who the browser that sent `headers` from `caller` is, for the header of the API's own page
+    /// at `path` (`/docs`, `/changelog`): signed in or not, as the pages' own header says, with the
+    /// cookies their own answer would set for it.
+    fn visit(&self, headers: &HeaderMap, path: &str, caller: IpAddr) -> PendingVisit;
+}
+
+/// One of the API's pages, routed and waiting for the pages to say who asks for it.
+pub(crate) struct Visiting {
+    pub(crate) page: Arc<Page>,
+    pub(crate) headers: HeaderMap,
+    pub(crate) noted: Noted,
+    pub(crate) started: Instant,
 }
 
 impl App {
+    /// Answers one of the API's pages once the pages have said who asks for it.
+    pub(crate) fn answer_visited<B>(
+        &self,
+        request: &Request<B>,
+        peer: IpAddr,
+        visiting: Visiting,
+        visit: Visit,
+    ) -> Response<Body> {
+        let Visiting { page, headers, noted, started } = visiting;
+        let reply = visited(request, headers, &page, visit, true);
+        self.observe(request.method(), request.uri().path(), peer, reply.status, started, &noted);
+        reply.into_response()
+    }
+
     /// The pages, when `path` is theirs rather than the API's: a path the API answers is never the
     /// pages'. The API is asked first: a `/v1` path is known by its prefix, and the endpoint table
     /// refuses any other path by its templates' literal prefixes, so neither walks the pages' table.
@@ -69,4 +114,42 @@ impl App {
         self.answered_page(method, request.uri().path(), caller, response.status(), started);
         response
     }
+}
+
+/// `page` with `visit`'s header, or `304` when the client holds that answer already. `by_cookie`:
+/// the pages said who asks, by the request's cookies; without pages everyone is signed out.
+pub(crate) fn visited<B>(
+    request: &Request<B>,
+    mut headers: HeaderMap,
+    page: &Page,
+    visit: Visit,
+    by_cookie: bool,
+) -> Reply {
+    let header = match visit.nav.render() {
+        Ok(header) => header,
+        Err(e) => return failed(&ApiError::Internal(Box::new(e)), request.uri().path()),
+    };
+    // A strong tag of the whole answer from the page's own tag and the header, without hashing the
+    // whole page again on every request.
+    let tag = etag(format!("{}{header}", page.tag).as_bytes());
+    if let Ok(value) = HeaderValue::from_str(&tag) {
+        headers.insert(ETAG, value);
+    }
+    // Revalidated on every use (the data it shows may be replaced by an import); a signed-in answer
+    // holds the browser's form token, so no shared cache keeps it.
+    let cache_control = if visit.nav.signed_in { "private, no-cache" } else { "no-cache" };
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static(cache_control));
+    if by_cookie {
+        headers.insert(VARY, HeaderValue::from_static("Cookie"));
+    }
+    for cookie in visit.set_cookie {
+        if let Ok(value) = HeaderValue::try_from(cookie) {
+            headers.append(SET_COOKIE, value);
+        }
+    }
+    if none_match(request.headers(), &tag) && matches!(*request.method(), Method::GET | Method::HEAD) {
+        headers.remove(CONTENT_TYPE);
+        return Reply::new(StatusCode::NOT_MODIFIED, headers, bytes::Bytes::new());
+    }
+    Reply::new(StatusCode::OK, headers, page.framed.with_header(&header))
 }

@@ -17,7 +17,7 @@ use crate::error::ApiError;
 use crate::gate::Admission;
 use crate::metrics::Metrics;
 use crate::params::Query;
-use crate::response::{LATEST_MAX_AGE, NAMED_VERSION_MAX_AGE, Reply, json};
+use crate::response::{LATEST_MAX_AGE, NAMED_VERSION_MAX_AGE, Page, Reply, json};
 
 /// What a handler gets besides its parameters: the published game data, where the service is served
 /// from, the service's counters, who is calling, the request's path and checked query (for the
@@ -53,7 +53,10 @@ pub(crate) trait Documents: Sync + std::fmt::Debug {
     fn openapi(&self, store: &Store, metrics: &Metrics) -> Bytes;
 
     /// `/docs`'s page for the data in `store`.
-    fn reference(&self, store: &Store, metrics: &Metrics) -> Result<Bytes, ApiError>;
+    fn reference(&self, store: &Store, metrics: &Metrics) -> Result<Arc<Page>, ApiError>;
+
+    /// `/changelog`'s page for the data served, made by `render` on its first request.
+    fn changelog(&self, render: &dyn Fn() -> Result<Page, ApiError>) -> Result<Arc<Page>, ApiError>;
 
     /// The pictures of `catalog`, a version of `store`, in one archive, built on first request.
     fn icons(&self, store: &Store, catalog: &Catalog) -> Result<Arc<IconsArchive>, ApiError>;

@@ -11,6 +11,7 @@ use hyper::StatusCode;
 use hyper::header::{CONTENT_SECURITY_POLICY, CONTENT_TYPE, HeaderMap, HeaderValue, X_CONTENT_TYPE_OPTIONS};
 use tapster_domain::{ChangeKind, GameVersion, ProgressionRecord, RecordType, TextKey, VersionSelector};
 use tapster_i18n::Language;
+use tapster_site::HeaderSlot;
 use tapster_store::Catalog;
 
 use super::{Ctx, Endpoint, Handle};
@@ -18,7 +19,7 @@ use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::markup::escape;
 use crate::params::NoParams;
-use crate::response::Reply;
+use crate::response::{Page, Reply};
 use crate::schemas::{document_schema, schema};
 
 pub(super) const ENDPOINTS: &[Endpoint] = &[
@@ -64,18 +65,18 @@ fn openapi(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     Ok(reply("application/json", ctx.site.openapi(ctx.store, ctx.metrics)))
 }
 
-/// `GET /docs`. Beside the site's stylesheet it loads the dashboard's script for the "try it"
+/// `GET /docs`. Beside the site's style sheet it loads the dashboard's script for the "try it"
 /// forms, which talks to the dashboard on this origin and nothing else.
 fn reference_page(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
-    let mut reply = reply("text/html; charset=utf-8", ctx.site.reference(ctx.store, ctx.metrics)?);
-    reply.headers.insert(
+    let mut headers = page_headers();
+    headers.insert(
         CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(
-            "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; script-src 'self'; \
-             connect-src 'self'; frame-ancestors 'none'",
+            "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; \
+             form-action 'self'; frame-ancestors 'none'",
         ),
     );
-    Ok(reply)
+    Ok(Reply::page(headers, ctx.site.reference(ctx.store, ctx.metrics)?))
 }
 
 /// One published version as the changelog tells it.
@@ -153,11 +154,14 @@ fn entries(store: &tapster_store::Store) -> Vec<Entry> {
         .collect()
 }
 
-/// `GET /changelog`.
+/// `GET /changelog`, rendered on its first request for the data served.
 fn changelog_page(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
-    let page = ChangelogPage { entries: &entries(ctx.store), feed_url: &ctx.site.url("/changelog.rss") };
-    let html = page.render().map_err(|e| ApiError::Internal(Box::new(e)))?;
-    Ok(reply("text/html; charset=utf-8", html.into()))
+    let page = ctx.site.changelog(&|| {
+        let feed_url = ctx.site.url("/changelog.rss");
+        let page = ChangelogPage { nav: HeaderSlot, entries: &entries(ctx.store), feed_url: &feed_url };
+        Page::new(&page.render().map_err(|e| ApiError::Internal(Box::new(e)))?)
+    })?;
+    Ok(Reply::page(page_headers(), page))
 }
 
 /// `GET /changelog.rss`.
@@ -169,18 +173,22 @@ fn changelog(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
 fn reply(content_type: &'static str, body: Bytes) -> Reply {
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-    if content_type.starts_with("text/html") {
-        // The pages run nothing and load nothing but the site's stylesheet (the dashboard's, which
-        // `/docs` shares) beside their own inline style, and the records' pictures.
-        headers.insert(
-            CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(
-                "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'",
-            ),
-        );
-        headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    }
     Reply::new(StatusCode::OK, headers, body)
+}
+
+/// The headers of a page of the site: it runs nothing and loads nothing but the site's style sheet
+/// and the records' pictures, and its one form (the header's sign-out button) posts only here.
+fn page_headers() -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    headers.insert(
+        CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'",
+        ),
+    );
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers
 }
 
 /// The feed of `entries` (newest first); each item links to its section of the page at `page_url`.
@@ -216,6 +224,8 @@ fn feed(entries: &[Entry], page_url: &str) -> String {
 #[derive(Debug, Template)]
 #[template(path = "changelog.html")]
 struct ChangelogPage<'a> {
+    /// Each visitor's header goes here when the page is served.
+    nav: HeaderSlot,
     entries: &'a [Entry],
     feed_url: &'a str,
 }

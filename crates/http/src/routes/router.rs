@@ -262,8 +262,19 @@ mod tests {
             unreachable!("no route of these tests serves the document")
         }
 
-        fn reference(&self, _: &Store, _: &Metrics) -> Result<bytes::Bytes, ApiError> {
+        fn reference(
+            &self,
+            _: &Store,
+            _: &Metrics,
+        ) -> Result<std::sync::Arc<crate::response::Page>, ApiError> {
             unreachable!("no route of these tests serves the reference")
+        }
+
+        fn changelog(
+            &self,
+            _: &dyn Fn() -> Result<crate::response::Page, ApiError>,
+        ) -> Result<std::sync::Arc<crate::response::Page>, ApiError> {
+            unreachable!("no route of these tests serves the changelog page")
         }
 
         fn icons(

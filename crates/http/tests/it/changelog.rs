@@ -64,6 +64,12 @@ fn the_feed_links_to_the_page_section_of_each_version_at_the_public_address() {
         page.split("<section id=\"").skip(1).filter_map(|rest| rest.split('"').next()).collect();
     assert_eq!(ids, versions.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(page.contains("href=\"https://api.example.com/changelog.rss\""), "{page}");
+    // The site's layout, as `/` and `/docs` have it: title, style sheet, header, no style of its own.
+    assert!(page.contains("<title>Game data versions · Tapster</title>"), "{page:.600}");
+    assert!(page.contains(r#"<link rel="stylesheet" href="/static/style.css">"#), "{page:.600}");
+    assert!(!page.contains("<style"), "page-specific rules belong in the style sheet");
+    assert!(page.contains(r#"<a href="/changelog" aria-current="page">Changelog</a>"#), "{page:.1200}");
+    assert!(page.contains(r#"<a href="/signin">Sign in</a>"#), "{page:.1200}");
     // Every feed item's summary is on the page too (each document escapes it its own way).
     let page_text = unescape(&page);
     for description in texts(&feed, "description").iter().skip(1) {

@@ -1,6 +1,7 @@
 //! Pages served beside the API: they get the paths they claim (never one under `/v1`) and the
 //! calling address, read their own forms and render their own refusals, and get no CORS headers;
-//! the API is untouched by them.
+//! the API is untouched by them. They say who a browser is, and the API's own pages (`/docs`,
+//! `/changelog`) wear the header of that visitor, cached by a cache no further than it should be.
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpStream};
@@ -10,9 +11,11 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
+use hyper::header::{COOKIE, HeaderMap};
 use hyper::{Request, Response, StatusCode};
 use tapster_edge::{Answer, Body, BodyError, Refusal, ServeConfig, Service, read_body};
-use tapster_http::{App, Pages};
+use tapster_http::{App, Pages, PendingVisit};
+use tapster_site::{Nav, Visit};
 use tapster_store::Store;
 use tapster_test_support::DataDir;
 
@@ -22,7 +25,8 @@ use crate::{OneKey, key};
 const MAX_FORM_BYTES: usize = 16 * 1024;
 
 /// Pages that claim every path and answer with what they received; a refusal, or a body they could
-/// not read, is rendered as its name.
+/// not read, is rendered as its name. A browser that sends the cookie `session=<token>` is signed in,
+/// with that token as its form token, and is given the cookie `seen=1`.
 #[derive(Debug)]
 struct Echo;
 
@@ -54,6 +58,19 @@ impl Service for Echo {
 impl Pages for Echo {
     fn claims(&self, _path: &str) -> bool {
         true
+    }
+
+    fn visit(&self, headers: &HeaderMap, path: &str, _: IpAddr) -> PendingVisit {
+        let token =
+            headers.get(COOKIE).and_then(|c| c.to_str().ok()?.strip_prefix("session=").map(str::to_owned));
+        let visit = match token {
+            Some(csrf) => Visit {
+                nav: Nav { current: path.to_owned(), signed_in: true, csrf },
+                set_cookie: vec!["seen=1".to_owned()],
+            },
+            None => Visit::signed_out(path),
+        };
+        Box::pin(std::future::ready(visit))
     }
 }
 
@@ -159,4 +176,61 @@ fn the_edges_refusals_are_rendered_by_whoever_owns_the_path() {
     let api = exchange(&format!("GET /v1/versions?{long} HTTP/1.1\r\nHost: x"), b"");
     assert!(api.starts_with("HTTP/1.1 414"), "{api:.300}");
     assert!(api.contains("/errors/uri-too-long"), "{api:.300}");
+}
+
+/// The value of header `name` in the raw `answer`, or empty.
+fn header<'a>(answer: &'a str, name: &str) -> &'a str {
+    let head = answer.split("\r\n\r\n").next().unwrap_or_default();
+    head.lines()
+        .filter_map(|line| line.split_once(':'))
+        .find(|(key, _)| key.eq_ignore_ascii_case(name))
+        .map_or("", |(_, value)| value.trim())
+}
+
+/// `/docs` and `/changelog` show a visitor who is not signed in the way to sign in, and one who is
+/// their keys and the sign-out button with their form token; every answer says it varies by the
+/// cookie, a signed-in one is private, and each kind has its own entity tag, which revalidates only
+/// that kind.
+#[test]
+fn the_apis_pages_wear_the_header_of_who_asks() {
+    for path in ["/docs", "/changelog"] {
+        let out = exchange(&format!("GET {path} HTTP/1.1\r\nHost: x"), b"");
+        assert!(out.starts_with("HTTP/1.1 200"), "{out:.300}");
+        assert_eq!(out.matches("<header class=\"top\">").count(), 1, "{path}: one header");
+        assert!(out.contains(r#"<a href="/signin">Sign in</a>"#), "{path}");
+        assert!(!out.contains("Your keys") && !out.contains("/signout"), "{path}");
+        assert!(out.contains(&format!(r#"<a href="{path}" aria-current="page">"#)), "{path}");
+        assert_eq!(header(&out, "vary"), "Cookie", "{path}");
+        assert_eq!(header(&out, "cache-control"), "no-cache", "{path}");
+        assert_eq!(header(&out, "set-cookie"), "", "{path}: a signed-out answer sets nothing");
+
+        let within = exchange(&format!("GET {path} HTTP/1.1\r\nHost: x\r\nCookie: session=tok3n"), b"");
+        assert!(within.starts_with("HTTP/1.1 200"), "{within:.300}");
+        assert!(within.contains(r#"<a href="/account">Your keys</a>"#), "{path}");
+        assert!(within.contains(r#"<a href="/account/webhooks">Webhooks</a>"#), "{path}");
+        assert!(within.contains(r#"<input type="hidden" name="csrf" value="tok3n">"#), "{path}");
+        assert!(!within.contains(r#"href="/signin">Sign in<"#), "{path}");
+        assert_eq!(header(&within, "vary"), "Cookie", "{path}");
+        assert_eq!(header(&within, "cache-control"), "private, no-cache", "{path}");
+        assert_eq!(header(&within, "set-cookie"), "seen=1", "{path}");
+
+        let (out_tag, within_tag) = (header(&out, "etag"), header(&within, "etag"));
+        assert!(out_tag.starts_with('"') && within_tag.starts_with('"'), "{out_tag} {within_tag}");
+        assert_ne!(out_tag, within_tag, "{path}: one tag for two answers");
+        let held = exchange(
+            &format!(
+                "GET {path} HTTP/1.1\r\nHost: x\r\nCookie: session=tok3n\r\nIf-None-Match: {within_tag}"
+            ),
+            b"",
+        );
+        assert!(held.starts_with("HTTP/1.1 304"), "{held:.300}");
+        assert_eq!(header(&held, "etag"), within_tag);
+        let other = exchange(&format!("GET {path} HTTP/1.1\r\nHost: x\r\nIf-None-Match: {within_tag}"), b"");
+        assert!(
+            other.starts_with("HTTP/1.1 200"),
+            "{path}: a signed-out visitor got the signed-in tag's 304"
+        );
+        let again = exchange(&format!("GET {path} HTTP/1.1\r\nHost: x\r\nIf-None-Match: {out_tag}"), b"");
+        assert!(again.starts_with("HTTP/1.1 304"), "{again:.300}");
+    }
 }

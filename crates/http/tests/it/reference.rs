@@ -11,8 +11,23 @@ fn the_reference_page_shows_every_route_with_its_parameters_and_an_example() {
     assert_eq!(answer.content_type(), "text/html; charset=utf-8");
     let csp = answer.headers["content-security-policy"].to_str().unwrap();
     assert!(csp.contains("default-src 'none'") && csp.contains("script-src 'self'"), "{csp}");
+    assert!(csp.contains("style-src 'self';"), "the site's style sheet, and no style of its own: {csp}");
+    // Without pages beside the API nobody is signed in: the answer is the same for every cookie.
+    assert!(!answer.headers.contains_key("vary"), "{:?}", answer.headers);
 
     let page = String::from_utf8(bundled_get("/docs").body.to_vec()).unwrap();
+    // The site's layout: its title, language, style sheet, and header, over the page's own content.
+    assert!(page.starts_with("<!doctype html>\n<html lang=\"en\">"), "{page:.200}");
+    assert!(page.contains("<title>API reference · Tapster</title>"));
+    assert!(page.contains(r#"<link rel="stylesheet" href="/static/style.css">"#));
+    assert!(!page.contains("<style"), "page-specific rules belong in the style sheet");
+    assert_eq!(page.matches("<header class=\"top\">").count(), 1);
+    assert!(page.contains(r#"<a href="/docs" aria-current="page">API reference</a>"#));
+    assert!(page.contains(r#"<a href="/signin">Sign in</a>"#) && !page.contains("Your keys"));
+    let at = |text: &str| page.find(text).unwrap_or_else(|| panic!("no {text}"));
+    assert!(
+        at("</header>") < at("<main id=\"main\">") && at("<main id=\"main\">") < at("<h1>API reference</h1>")
+    );
     let document = bundled_get("/openapi.json").json();
     for (path, item) in document["paths"].as_object().unwrap() {
         let id = item["get"]["operationId"].as_str().unwrap();
@@ -27,7 +42,7 @@ fn the_reference_page_shows_every_route_with_its_parameters_and_an_example() {
     assert!(items.contains("(needs an API key)"));
     assert!(items.contains("<summary>Answers: 200, 304, 400, 401, 403"), "{items}");
     // The example answer, escaped inside its block.
-    assert!(items.contains("<pre><code>{\n  &#34;data&#34;: ["), "{items}");
+    assert!(items.contains("<pre tabindex=\"0\"><code>{\n  &#34;data&#34;: ["), "{items}");
     // The document's prose keeps its code spans as code and nothing as markup.
     assert!(page.contains("<code>Authorization: Bearer tap_...</code>"));
     assert!(!page.contains("<key>"));

@@ -6,15 +6,20 @@
 //! address and be refused keys until it is confirmed; a key named like a script shown as text; a
 //! webhook endpoint added, its secret read off the page once, a test event sent to a receiver and
 //! its delivery listed, the secret rotated.
-//! Each page is saved as a screenshot under `target/tmp/screenshots/`, the pages' icons among them.
+//! Each page is saved as a screenshot under `target/tmp/screenshots/`, the pages' icons among them,
+//! and checked by axe-core against the WCAG 2.1 A and AA rules, signed out and signed in; the test
+//! fails with every violation found, page by page (rule, impact, elements, what to do).
 //!
-//! Without Chromium and its driver the test is skipped, and says so in `cargo test`'s output, so
-//! that `cargo test` works on any machine; `.ci/run` installs them and sets
+//! axe-core is pinned in `tests/axe/package.json` and its lock, and installed by `npm ci` under
+//! `target/tmp/axe-node/` on the first run (and again when the pinned files change), as the project's
+//! other npm tools are. Without Chromium and its driver, or npm, the test is skipped, and says so in
+//! `cargo test`'s output, so that `cargo test` works on any machine; `.ci/run` installs them and sets
 //! `TAPSTER_TEST_REQUIRE_SERVICES=1`, which makes their absence a failure, as for the other services.
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -47,6 +52,78 @@ fn browser_available() -> bool {
     }
     present
 }
+
+/// The WCAG rules axe-core checks every page against: levels A and AA of WCAG 2.0 and of 2.1.
+const WCAG_TAGS: [&str; 4] = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+
+/// The text of the pinned axe-core's script, installed first when it is not (or another version
+/// is); `None`, said as for a missing service, when npm is not here or cannot install it.
+fn axe_script() -> Option<String> {
+    let pinned = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/axe");
+    let installed = Path::new(env!("CARGO_TARGET_TMPDIR")).join("axe-node");
+    let script = installed.join("node_modules/axe-core/axe.min.js");
+    let holds_the_pinned = |dir: &Path| {
+        ["package.json", "package-lock.json"].iter().all(|name| {
+            let wanted = std::fs::read(pinned.join(name)).unwrap();
+            std::fs::read(dir.join(name)).is_ok_and(|held| held == wanted)
+        })
+    };
+    if !(script.exists() && holds_the_pinned(&installed)) {
+        // Installed beside and then moved into place whole, so that a run stopped halfway leaves
+        // nothing that looks installed.
+        let staging = installed.with_extension(std::process::id().to_string());
+        let _ = std::fs::remove_dir_all(&staging);
+        std::fs::create_dir_all(&staging).unwrap();
+        for name in ["package.json", "package-lock.json"] {
+            std::fs::copy(pinned.join(name), staging.join(name)).unwrap();
+        }
+        let npm = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
+            .current_dir(&staging)
+            .output();
+        let failed = match npm {
+            Err(error) => {
+                Some(format!("npm does not run ({error}): apt-get install npm; .ci/run installs it"))
+            }
+            Ok(out) if !out.status.success() => {
+                Some(format!("npm ci failed: {}", String::from_utf8_lossy(&out.stderr).trim()))
+            }
+            Ok(_) => None,
+        };
+        if let Some(why) = failed {
+            let _ = std::fs::remove_dir_all(&staging);
+            tapster_test_support::services::missing("axe-core", &installed.display().to_string(), &why);
+            return None;
+        }
+        let _ = std::fs::remove_dir_all(&installed);
+        std::fs::rename(&staging, &installed).unwrap();
+    }
+    Some(std::fs::read_to_string(script).unwrap())
+}
+
+/// One violation of a rule, as axe-core reports it and the test prints it.
+#[derive(Debug, serde::Deserialize)]
+struct Violation {
+    id: String,
+    impact: Option<String>,
+    help: String,
+    #[serde(rename = "helpUrl")]
+    help_url: String,
+    /// The CSS selectors of the elements that break it.
+    targets: Vec<String>,
+}
+
+/// Runs axe-core (already injected) on the page with the rules of `arguments[0]` and hands back its
+/// violations with each element's selector; a failure of axe itself comes back as `{error}`.
+const AUDIT: &str = r#"
+const done = arguments[arguments.length - 1];
+axe.run(document, { runOnly: { type: "tag", values: arguments[0] }, resultTypes: ["violations"] })
+  .then((results) => done(results.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help, helpUrl: v.helpUrl,
+    targets: v.nodes.map((node) => node.target.join(" ")),
+  }))))
+  .catch((error) => done({ error: String(error) }));
+"#;
 
 /// `chromedriver` on a free port, stopped when dropped.
 struct Driver {
@@ -107,6 +184,10 @@ struct Session {
     client: Client,
     addr: SocketAddr,
     outbox: PathBuf,
+    /// axe-core's script, injected into each page it checks.
+    axe: String,
+    /// What axe-core found on the pages so far, a line each.
+    violations: Mutex<Vec<String>>,
 }
 
 impl Session {
@@ -202,6 +283,33 @@ impl Session {
         std::fs::write(screenshots().join(format!("{name}.png")), png).unwrap();
     }
 
+    /// The page shown, named `name`: saved as a screenshot and checked by axe-core.
+    async fn seen(&self, name: &str) {
+        self.screenshot(name).await;
+        self.audit(name).await;
+    }
+
+    /// Checks the page shown with axe-core against [`WCAG_TAGS`] and keeps what it finds, a line per
+    /// rule broken, to fail the test with at its end.
+    async fn audit(&self, name: &str) {
+        let present = self.client.execute("return typeof window.axe === 'object';", vec![]).await.unwrap();
+        if present != serde_json::Value::Bool(true) {
+            self.client.execute(&format!("{}\nreturn true;", self.axe), vec![]).await.unwrap();
+        }
+        let found = self.client.execute_async(AUDIT, vec![json!(WCAG_TAGS)]).await.unwrap();
+        let violations: Vec<Violation> = serde_json::from_value(found.clone())
+            .unwrap_or_else(|_| panic!("axe-core did not run on {name}: {found}"));
+        let mut noted = self.violations.lock().unwrap();
+        for v in violations {
+            let impact = v.impact.as_deref().unwrap_or("unrated");
+            let mut targets = v.targets.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+            if v.targets.len() > 5 {
+                targets.push_str(&format!(" and {} more", v.targets.len() - 5));
+            }
+            noted.push(format!("{name}: {} ({impact}): {} at {targets} ({})", v.id, v.help, v.help_url));
+        }
+    }
+
     /// The link of the `n`th mail in the outbox (counted from 1), waiting for it to be written.
     async fn mailed_link(&self, n: usize) -> String {
         let deadline = Instant::now() + Duration::from_secs(15);
@@ -243,6 +351,7 @@ fn a_newcomer_gets_a_key_in_a_browser_and_providers_sign_in() {
     if !browser_available() {
         return;
     }
+    let Some(axe) = axe_script() else { return };
     let github = MockProvider::start(Flavour::GitHub, "gh-app", "gh-secret");
     github.set(Behaviour::Consent(User {
         id: 583_231,
@@ -295,13 +404,19 @@ fn a_newcomer_gets_a_key_in_a_browser_and_providers_sign_in() {
     runtime.block_on(async {
         let driver = Driver::start();
         let client = browser(&driver, profile.path()).await;
-        let session =
-            Session { client: client.clone(), addr: server.addr, outbox: data_dir.path().join("outbox") };
+        let session = Session {
+            client: client.clone(),
+            addr: server.addr,
+            outbox: data_dir.path().join("outbox"),
+            axe,
+            violations: Mutex::new(Vec::new()),
+        };
         // On a task of its own, so that a failed step still leaves the last page's screenshot and
         // a closed browser behind.
         let outcome = tokio::spawn(async move { journeys(&session, &receiver).await }).await;
-        let last = Session { client: client.clone(), addr: server.addr, outbox: PathBuf::new() };
-        last.screenshot("last").await;
+        if let Ok(png) = client.screenshot().await {
+            std::fs::write(screenshots().join("last.png"), png).unwrap();
+        }
         let _ = client.close().await;
         drop(driver);
         if let Err(failure) = outcome {
@@ -318,6 +433,13 @@ async fn journeys(s: &Session, receiver: &Receiver) {
     with_github(s).await;
     s.sign_out().await;
     with_discord_unverified(s).await;
+    let violations = s.violations.lock().unwrap();
+    assert!(
+        violations.is_empty(),
+        "axe-core found {} violations of WCAG 2.1 A and AA rules:\n{}",
+        violations.len(),
+        violations.join("\n")
+    );
 }
 
 /// The records' icons, as a visitor sees them: the changelog shows those of what each version
@@ -327,35 +449,42 @@ async fn pictures_on_the_pages(s: &Session) {
     s.goto("/changelog").await;
     let widths = s.loaded_images(".added img").await;
     assert!(!widths.is_empty() && widths.iter().all(|w| *w == 32), "{widths:?}");
-    s.screenshot("changelog-icons").await;
+    let nav = s.text("header.top nav").await;
+    assert!(nav.contains("Sign in") && !nav.contains("Your keys"), "{nav}");
+    s.seen("changelog-icons").await;
 
     s.goto("/docs#getItemsByKey").await;
     let open = "document.querySelector('#getItemsByKey .pictures').closest('details').open = true";
     s.client.execute(open, vec![]).await.unwrap();
     let widths = s.loaded_images("#getItemsByKey .pictures img").await;
     assert_eq!(widths, [64], "the example's item, at 64 px");
-    s.screenshot("docs-example-icon").await;
+    s.seen("docs-example-icon").await;
 }
 
 async fn by_mail_to_a_key_and_back(s: &Session) {
+    // A page that went wrong, to a visitor who is not signed in.
+    s.goto("/account/nothing").await;
+    s.until_heading("Not found").await;
+    s.seen("problem-signed-out").await;
+
     s.goto("/").await;
-    s.screenshot("landing").await;
+    s.seen("landing").await;
     s.click("main a.button").await;
     s.arrive("/signin").await;
-    s.screenshot("signin").await;
+    s.seen("signin").await;
     s.type_into("#email", "marta@example.org").await;
     s.click("form.card button[type=submit]").await;
     s.until_heading("Check your mail").await;
-    s.screenshot("signin-sent").await;
+    s.seen("signin-sent").await;
 
     let link = s.mailed_link(1).await;
     s.client.goto(&link).await.unwrap();
     s.until_heading("Finish signing in").await;
     assert!(s.text("main").await.contains("sign in as marta@example.org"));
-    s.screenshot("signin-confirm").await;
+    s.seen("signin-confirm").await;
     s.click("#confirm").await;
     s.arrive_saying("/account", "Welcome! Your account is ready.").await;
-    s.screenshot("account-new").await;
+    s.seen("account-new").await;
 
     s.type_into("#key-name", "wiki bot").await;
     s.client.find(Locator::Css("#key-expiry")).await.unwrap().select_by_value("90").await.unwrap();
@@ -364,7 +493,7 @@ async fn by_mail_to_a_key_and_back(s: &Session) {
     let key = s.text("#new-key").await;
     assert!(key.starts_with("tap_") && key.len() == 40, "{key}");
     assert!(s.text(".warning").await.contains("shown only this once"));
-    s.screenshot("key-created").await;
+    s.seen("key-created").await;
 
     let answer = get_with_key(s.addr, "/v1/versions", &key);
     assert_eq!(answer.status, 200, "{}", answer.text());
@@ -386,9 +515,9 @@ async fn by_mail_to_a_key_and_back(s: &Session) {
         names
     };
     assert_eq!(names, [name, "wiki bot"]);
-    s.screenshot("account").await;
+    s.seen("account").await;
     s.client.set_window_size(390, 844).await.unwrap();
-    s.screenshot("account-phone").await;
+    s.seen("account-phone").await;
     s.client.set_window_size(1280, 1000).await.unwrap();
 
     // The API reference: signed in, each keyed route's form shows, filled with its example request,
@@ -402,14 +531,20 @@ async fn by_mail_to_a_key_and_back(s: &Session) {
         .await;
     let answer = s.text(&format!("{form} output")).await;
     assert!(answer.contains("RateLimit: \"") && answer.contains("\"slug\": \"pale-ale\""), "{answer}");
-    s.screenshot("docs-try").await;
+    s.seen("docs-try").await;
+    // The API's pages wear the header of who is signed in, as the dashboard's do.
+    assert!(s.text("header.top nav").await.contains("Sign out"));
+    s.goto("/changelog").await;
+    let nav = s.text("header.top nav").await;
+    assert!(nav.contains("Your keys") && nav.contains("Sign out") && !nav.contains("Sign in"), "{nav}");
+    s.seen("changelog-signed-in").await;
     s.goto("/account").await;
 
     // Revoke "wiki bot" (the second row): a confirmation first, then 401 within a second.
     let revoke = s.client.find_all(Locator::Css("#keys a[href$='/revoke']")).await.unwrap();
     revoke[1].click().await.unwrap();
     s.until_heading("Revoke “wiki bot”").await;
-    s.screenshot("revoke").await;
+    s.seen("revoke").await;
     assert_eq!(get_with_key(s.addr, "/v1/versions", &key).status, 200, "the confirmation page revoked it");
     s.click("button.danger").await;
     let revoked = Instant::now();
@@ -436,7 +571,7 @@ async fn a_webhook_tested_and_rotated(s: &Session, receiver: &Receiver) {
     s.until_heading("Your new endpoint").await;
     let secret = s.text("#new-secret").await;
     assert!(secret.starts_with("whsec_"), "{secret}");
-    s.screenshot("webhook-created").await;
+    s.seen("webhook-created").await;
 
     s.click("main a.button").await;
     s.arrive("/account/webhooks").await;
@@ -472,13 +607,13 @@ async fn a_webhook_tested_and_rotated(s: &Session, receiver: &Receiver) {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert!(s.text("table.deliveries tr.delivered").await.contains("webhook.test"));
-    s.screenshot("webhook-deliveries").await;
+    s.seen("webhook-deliveries").await;
 
     s.click(".endpoint form[action$='/rotate'] button").await;
     s.arrive_saying("/account/webhooks", "The endpoint has a new secret.").await;
     let rotated = s.text("#new-secret").await;
     assert!(rotated.starts_with("whsec_") && rotated != secret, "{rotated}");
-    s.screenshot("webhook-rotated").await;
+    s.seen("webhook-rotated").await;
     s.goto("/account/webhooks").await;
     assert!(!s.has("#new-secret").await, "a rotated secret is shown once");
 }
@@ -493,18 +628,18 @@ async fn with_github(s: &Session) {
         methods.contains("E-mail: marta@example.org (confirmed)"),
         "the verified address joined the mail account"
     );
-    s.screenshot("account-github").await;
+    s.seen("account-github").await;
 
     // The two pages a person meets more rarely: the deletion's confirmation, and a failure.
     s.goto("/account/delete").await;
     s.until_heading("Delete the account marta@example.org?").await;
-    s.screenshot("delete").await;
+    s.seen("delete").await;
     s.click("a.button.secondary").await;
     s.arrive("/account").await;
     s.goto("/account/keys/999999/revoke").await;
     s.until_heading("That did not work").await;
     assert!(s.text("main").await.contains("Status 404."));
-    s.screenshot("problem").await;
+    s.seen("problem").await;
 }
 
 async fn with_discord_unverified(s: &Session) {
@@ -513,7 +648,7 @@ async fn with_discord_unverified(s: &Session) {
     s.arrive_saying("/account", "Welcome! Your account is ready.").await;
     assert!(s.has("#create-refused").await, "an unconfirmed account is offered no key");
     assert!(!s.has("#key-name").await);
-    s.screenshot("account-unconfirmed").await;
+    s.seen("account-unconfirmed").await;
 
     // The confirmation form holds the address Discord gave; the mail is the second in the outbox.
     s.click("form[action='/account/email'] button").await;

@@ -122,3 +122,59 @@ fn the_reference_page_tries_the_api_as_a_signed_in_persons_key() {
     let own = get_with_key(server.addr, "/v1/key", key.expose()).json();
     assert_eq!(own["data"]["requests_today"], described["data"]["requests_today"].as_u64().unwrap() + 1);
 }
+
+/// The API's own pages (`/docs`, `/changelog`) wear the site's layout and the dashboard's header as
+/// the dashboard's pages do: the way to sign in for a visitor who is not signed in, their keys and
+/// the sign-out button (with the form token of their browser) for one who is. The two answers are
+/// cached apart: each says it varies by the cookie, the signed-in one is private, and their entity
+/// tags differ.
+#[test]
+fn the_apis_pages_show_who_is_signed_in_as_the_dashboard_does() {
+    let data_dir = tempfile::TempDir::new().unwrap();
+    let server = serve_with(data_dir.path(), &["--fixtures", mini().to_str().unwrap()]);
+    let (session, csrf) = (Token::from_random([42; 32]), Token::from_random([43; 32]));
+    block(async {
+        let (accounts, account, now) = signed_up_now(data_dir.path(), "marta@example.org").await;
+        accounts.create_session(account, session.hash(), "test", now).await.unwrap();
+    });
+    let cookie = format!("tapster_session={}; tapster_csrf={}", session.expose(), csrf.expose());
+    let (start, landing) = (get(server.addr, "/", &[]), get(server.addr, "/", &[("Cookie", &cookie)]));
+    let header = |page: &str| {
+        let start = page.find("<header class=\"top\">").expect("a header");
+        page[start..start + page[start..].find("</header>").unwrap()].to_owned()
+    };
+    for path in ["/docs", "/changelog"] {
+        let out = get(server.addr, path, &[]);
+        assert_eq!(out.status, 200, "{path}");
+        assert!(out.text().contains(r#"<link rel="stylesheet" href="/static/style.css">"#), "{path}");
+        assert!(out.text().starts_with("<!doctype html>\n<html lang=\"en\">"), "{path}");
+        assert!(!out.text().contains("<style"), "{path}: the site's one style sheet");
+        let shown = header(out.text());
+        assert!(shown.contains(r#"<a href="/signin">Sign in</a>"#), "{path}: {shown}");
+        assert!(!shown.contains("Your keys") && !shown.contains("Sign out"), "{path}: {shown}");
+        let unmarked = |shown: &str| shown.replace(r#" aria-current="page""#, "");
+        assert_eq!(unmarked(&shown), header(start.text()), "{path}: the start page's header, signed out");
+        assert_eq!((out.header("cache-control"), out.header("vary")), ("no-cache", "Cookie"), "{path}");
+
+        let within = get(server.addr, path, &[("Cookie", &cookie)]);
+        assert_eq!(within.status, 200, "{path}");
+        let shown = header(within.text());
+        assert!(shown.contains(r#"<a href="/account">Your keys</a>"#), "{path}: {shown}");
+        assert!(shown.contains(r#"<a href="/account/webhooks">Webhooks</a>"#), "{path}: {shown}");
+        let token = format!(r#"<input type="hidden" name="csrf" value="{}">"#, csrf.expose());
+        assert!(shown.contains(&token) && shown.contains(">Sign out</button>"), "{path}: {shown}");
+        assert!(!shown.contains("Sign in"), "{path}: {shown}");
+        assert_eq!(unmarked(&shown), header(landing.text()), "{path}: the start page's header, signed in");
+        assert_eq!(within.header("cache-control"), "private, no-cache", "{path}");
+        assert_eq!(within.header("vary"), "Cookie", "{path}");
+        assert_ne!(within.header("etag"), out.header("etag"), "{path}: one tag for both");
+        let held = get(server.addr, path, &[("Cookie", &cookie), ("If-None-Match", within.header("etag"))]);
+        assert_eq!(held.status, 304, "{path}");
+        let other = get(server.addr, path, &[("If-None-Match", within.header("etag"))]);
+        assert_eq!(other.status, 200, "{path}: a signed-out visitor revalidated the signed-in answer");
+    }
+    // The feed stays a feed.
+    let feed = get(server.addr, "/changelog.rss", &[("Cookie", &cookie)]);
+    assert_eq!(feed.header("content-type"), "application/rss+xml; charset=utf-8");
+    assert!(!feed.text().contains("<header"));
+}

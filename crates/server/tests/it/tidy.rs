@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 /// The crates that read neither the clock nor the environment: the pure ones, which do no IO and know
-/// nothing of the wire (docs/ARCHITECTURE.md), and the wire's types themselves.
-const TIMELESS: &[&str] = &["domain", "i18n", "pricing", "search", "wire"];
+/// nothing of the wire (docs/ARCHITECTURE.md), the wire's types themselves, and the site's look.
+const TIMELESS: &[&str] = &["domain", "i18n", "pricing", "search", "site", "wire"];
 
 /// The crates that know nothing of HTTP or the wire format: the pure ones and the store.
 const WIRE_FREE: &[&str] = &["domain", "i18n", "pricing", "search", "store"];
