@@ -1,13 +1,14 @@
-//! The parameters of the operations, from the endpoint table's declarations. The ones most
-//! operations share (`version`, `lang`, `limit`, `offset`, the path's `key` and `version`, and
-//! `If-None-Match`) are components that operations refer to, so a generated client names each once.
+//! The parameters of the operations, from the endpoint table's declarations. The query parameters
+//! most operations share (`version`, `lang`, `limit`, `offset`) and `If-None-Match` are components
+//! that operations refer to, so a generated client names each once. Path parameters are written in
+//! each operation, since each carries the operation's own example (a reference takes no `example`).
 
 use serde_json::{Map, Value, json};
 use tapster_domain::{Ident, MAX_KEY_LEN, ProgressionKey, RecordKey, VersionSelector};
 use tapster_i18n::Language;
 
 use crate::params::{LANG, LIMIT, MAX_OFFSET, OFFSET, Param, Rule, VERSION};
-use crate::routes::{DOWNLOAD, Endpoint, ICONS, PICTURE, PathRule};
+use crate::routes::{DOWNLOAD, Endpoint, ICONS, PICTURE, PathRule, bind};
 use crate::value_sets;
 
 /// The query parameters that are components, under their own names.
@@ -21,16 +22,6 @@ pub(super) fn components() -> Value {
     let mut parameters = Map::new();
     for param in &SHARED {
         parameters.insert(param.name.to_owned(), query_parameter(param));
-    }
-    for rule in [
-        PathRule::Version,
-        PathRule::Lang,
-        PathRule::RecordKey,
-        PathRule::ProgressionKey,
-        PathRule::PictureHash,
-        PathRule::FileName,
-    ] {
-        parameters.insert(path_component(rule).to_owned(), path_parameter(rule));
     }
     parameters.insert(
         IF_NONE_MATCH.to_owned(),
@@ -52,7 +43,7 @@ pub(super) fn of_operation(endpoint: &Endpoint, keyed: bool) -> Vec<Value> {
         .path
         .split('/')
         .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
-        .map(|name| reference(path_component(endpoint.path_rule(name))))
+        .map(|name| path_parameter(endpoint.path_rule(name)))
         .collect();
     for param in endpoint.params() {
         let shared = SHARED.contains(param);
@@ -80,20 +71,22 @@ pub(super) fn of_operation(endpoint: &Endpoint, keyed: bool) -> Vec<Value> {
     parameters
 }
 
-fn reference(component: &str) -> Value {
-    json!({ "$ref": format!("#/components/parameters/{component}") })
+/// Gives each path parameter of `operation`, the operation of `template`, its value in the request
+/// target `target` (percent-decoded) as its `example`; none when `target` is not a path of `template`.
+pub(super) fn add_path_examples(operation: &mut Value, template: &'static str, target: &str) {
+    let path = target.split_once('?').map_or(target, |(path, _)| path);
+    let Some(bound) = bind(template, path) else { return };
+    let Some(parameters) = operation["parameters"].as_array_mut() else { return };
+    for (name, value) in bound.iter() {
+        let found = parameters.iter_mut().find(|p| p["in"] == "path" && p["name"] == name);
+        if let Some(parameter) = found {
+            parameter["example"] = json!(value);
+        }
+    }
 }
 
-/// The component name of a path parameter of `rule`.
-fn path_component(rule: PathRule) -> &'static str {
-    match rule {
-        PathRule::Version => "versionPath",
-        PathRule::Lang => "langPath",
-        PathRule::RecordKey => "recordKey",
-        PathRule::ProgressionKey => "progressionKey",
-        PathRule::PictureHash => "pictureSha256",
-        PathRule::FileName => "pictureName",
-    }
+fn reference(component: &str) -> Value {
+    json!({ "$ref": format!("#/components/parameters/{component}") })
 }
 
 /// A path parameter of `rule`.

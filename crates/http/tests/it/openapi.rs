@@ -314,6 +314,43 @@ fn every_operation_has_an_example_that_its_schema_accepts() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Every path parameter of the served document has an example its schema accepts, and the examples
+/// of an operation's parameters put together name what the bundled data answers with a `200` (not a
+/// `404`), so that a console or a fuzzer starts from a real record: renaming one in the data fails here.
+#[test]
+fn path_parameter_examples_name_what_the_bundled_data_serves() {
+    let doc = bundled_get("/openapi.json").json();
+    let mut failures = Vec::new();
+    let mut templated = 0;
+    for (template, item) in doc["paths"].as_object().unwrap() {
+        let parameters = item["get"]["parameters"].as_array().unwrap().iter().map(|p| resolve(&doc, p));
+        let mut path = template.clone();
+        for parameter in parameters.filter(|p| p["in"] == "path") {
+            let name = parameter["name"].as_str().unwrap();
+            let Some(example) = parameter["example"].as_str() else {
+                failures.push(format!("{template}: `{name}` has no example"));
+                continue;
+            };
+            let errors = validate(&doc, &parameter["schema"], &parameter["example"]);
+            if !errors.is_empty() {
+                failures.push(format!("{template}: the example of `{name}`: {}", errors.join("; ")));
+            }
+            let segment = percent_encoding::utf8_percent_encode(example, percent_encoding::NON_ALPHANUMERIC);
+            path = path.replace(&format!("{{{name}}}"), &segment.to_string());
+        }
+        if path == *template {
+            continue;
+        }
+        templated += 1;
+        let answer = bundled_get(&path);
+        if answer.status != StatusCode::OK {
+            failures.push(format!("{template} as {path}: {} {:?}", answer.status, answer.body));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(templated, EXPECTED.iter().filter(|path| path.contains('{')).count());
+}
+
 /// The events sent to webhook receivers, in the document's `webhooks`: one `POST` per event type,
 /// whose body is the wire type's component, with the Standard Webhooks headers and what answers mean.
 #[test]
