@@ -3,6 +3,8 @@
 //! that operations refer to, so a generated client names each once. Path parameters are written in
 //! each operation, since each carries the operation's own example (a reference takes no `example`).
 
+use std::sync::LazyLock;
+
 use serde_json::{Map, Value, json};
 use tapster_domain::{Ident, MAX_KEY_LEN, ProgressionKey, RecordKey, VersionSelector};
 use tapster_i18n::Language;
@@ -167,6 +169,43 @@ fn listed(description: &str, what: &str, names: &[&str]) -> String {
     format!("{description} Comma-separated; the {what} are {names}.")
 }
 
+/// The pattern of a search text (`Rule::SearchText`): a character that search does not fold away,
+/// the server's own rule (`tapster_search::fold` of the text is not empty), written out as the
+/// characters that fold away alone. A text folds to nothing exactly when each of its characters does
+/// (whitespace, punctuation, controls, invisible format characters, combining marks with no letter
+/// before them, and what decomposes into those), so one character outside that class is enough.
+///
+/// Only the Basic Multilingual Plane is listed, as `\uXXXX` escapes, which ECMA-262 (with or without
+/// its `u` flag), RE2-style engines and Python's `re` all read alike; no engine-neutral spelling
+/// exists past U+FFFF. So a text made only of the rarer planes' combining marks (Brahmi vowel signs,
+/// musical notation) passes the pattern and is still refused. Worked out once per process, from the
+/// plane's 63,488 characters.
+static SEARCH_TEXT_PATTERN: LazyLock<String> = LazyLock::new(search_text_pattern);
+
+fn search_text_pattern() -> String {
+    let mut runs: Vec<(char, char)> = Vec::new();
+    let mut buffer = [0; 4];
+    for c in '\0'..='\u{FFFF}' {
+        if !tapster_search::fold(c.encode_utf8(&mut buffer)).is_empty() {
+            continue;
+        }
+        match runs.last_mut() {
+            Some((_, last)) if u32::from(*last) + 1 == u32::from(c) => *last = c,
+            _ => runs.push((c, c)),
+        }
+    }
+    let escape = |c: char| format!("\\u{:04X}", u32::from(c));
+    let mut class = String::new();
+    for (first, last) in runs {
+        class.push_str(&escape(first));
+        if last != first {
+            class.push('-');
+            class.push_str(&escape(last));
+        }
+    }
+    format!("[^{class}]")
+}
+
 /// A query parameter and its schema, from its rule.
 fn query_parameter(param: &Param) -> Value {
     let mut description = param.description.to_owned();
@@ -215,7 +254,12 @@ fn query_parameter(param: &Param) -> Value {
             );
             json!({ "type": "string", "pattern": format!("^{}$", keys_once(names)), "maxLength": 60 })
         }
-        Rule::SearchText { min, max, .. } => json!({ "type": "string", "minLength": min, "maxLength": max }),
+        Rule::SearchText { min, max, .. } => json!({
+            "type": "string",
+            "minLength": min,
+            "maxLength": max,
+            "pattern": SEARCH_TEXT_PATTERN.as_str(),
+        }),
     };
     json!({ "name": param.name, "in": "query", "required": param.rule.required(), "description": description, "schema": schema })
 }
@@ -223,6 +267,21 @@ fn query_parameter(param: &Param) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Read by a regular expression engine, the search text's pattern says of every character of the
+    /// plane it lists what the server's rule says: whether the character folds away.
+    #[test]
+    fn the_search_text_pattern_reads_as_the_servers_rule() {
+        let pattern = regex::Regex::new(&SEARCH_TEXT_PATTERN).unwrap();
+        let mut buffer = [0; 4];
+        for c in '\0'..='\u{FFFF}' {
+            let text = c.encode_utf8(&mut buffer);
+            let folds_away = tapster_search::fold(text).is_empty();
+            assert_eq!(pattern.is_match(text), !folds_away, "U+{:04X}", u32::from(c));
+        }
+        // Past that plane every character passes, a letter (Gothic) as a combining mark (Brahmi).
+        assert!(pattern.is_match("\u{10330}") && pattern.is_match("\u{11038}"));
+    }
 
     #[test]
     fn a_sort_pattern_takes_each_key_once_in_any_order() {

@@ -351,6 +351,57 @@ fn path_parameter_examples_name_what_the_bundled_data_serves() {
     assert_eq!(templated, EXPECTED.iter().filter(|path| path.contains('{')).count());
 }
 
+/// A search text made only of separators is refused by design: the parameter says so, and its
+/// pattern agrees with the server on texts in several scripts, each sent to it.
+#[test]
+fn the_search_text_pattern_agrees_with_the_server() {
+    let doc = document();
+    let q = doc["paths"]["/v1/search"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| resolve(&doc, p))
+        .find(|p| p["name"] == "q")
+        .unwrap();
+    let description = q["description"].as_str().unwrap();
+    assert!(description.contains("refused with `422`"), "{description}");
+    let pattern = regex::Regex::new(q["schema"]["pattern"].as_str().unwrap()).unwrap();
+    let cases = [
+        // Letters and digits of several scripts, and symbols, are what search looks for.
+        ("ale", true),
+        ("-a-", true),
+        ("Crème", true),
+        ("пиво", true),
+        ("ビール", true),
+        ("小麦", true),
+        ("ไทย", true),
+        ("٣٤", true),
+        ("€€", true),
+        ("🍺🍺", true),
+        // Separators of every kind, alone or together, leave nothing to look for.
+        ("---", false),
+        ("  ", false),
+        ("\t\n", false),
+        ("¿¡", false),
+        ("«»", false),
+        ("—–", false),
+        ("・・", false),
+        ("。、", false),
+        // Full-width punctuation is punctuation once decomposed, and invisible characters and
+        // combining marks with no letter to sit on are nothing.
+        ("！？", false),
+        ("\u{200B}\u{200B}", false),
+        (" \u{0301}\u{0301}", false),
+    ];
+    for (text, accepted) in cases {
+        assert_eq!(pattern.is_match(text), accepted, "the pattern on {text:?}");
+        let query = form_urlencoded::byte_serialize(text.as_bytes()).collect::<String>();
+        let answer = get(&format!("/v1/search?q={query}"));
+        let status = if accepted { StatusCode::OK } else { StatusCode::UNPROCESSABLE_ENTITY };
+        assert_eq!(answer.status, status, "the server on {text:?}: {:?}", answer.body);
+    }
+}
+
 /// The events sent to webhook receivers, in the document's `webhooks`: one `POST` per event type,
 /// whose body is the wire type's component, with the Standard Webhooks headers and what answers mean.
 #[test]
