@@ -11,15 +11,17 @@ use askama::Template;
 use bytes::Bytes;
 use hyper::Method;
 use tapster_domain::Limits;
+use tapster_i18n::Language;
 use tapster_store::{Catalog, Store};
 
+use crate::envelope::Localizer;
 use crate::error::ApiError;
 use crate::gate::{Admission, CallingKey, Policies, Policy, PolicyState, Quota};
 use crate::metrics::Metrics;
 use crate::openapi;
 use crate::reference::Reference;
 use crate::response::{Kind, Page};
-use crate::routes::{Documents, IconsArchive, documented, icons_archive, route};
+use crate::routes::{Documents, IconsArchive, PICTURE, documented, icons_archive, route};
 
 /// The public address, and the OpenAPI document built from it and the data on first request.
 #[derive(Debug)]
@@ -46,16 +48,21 @@ impl Site {
         }
     }
 
-    /// The document with its examples: each endpoint's answer to its example request. No example
-    /// asks for `/openapi.json` (a test sees to it), so none waits on the document being built.
+    /// The document with its examples: each endpoint's answer to its example request, and a picture
+    /// of the data as the example of a picture's path. No example asks for `/openapi.json` (a test
+    /// sees to it), so none waits on the document being built.
     fn document(&self, store: &Store, metrics: &Metrics) -> Bytes {
         let mut document = openapi::document(self.origin.as_deref());
-        for endpoint in documented() {
+        // A file's bytes are read only when served: it has no example in the document.
+        for endpoint in documented().filter(|endpoint| !endpoint.answers_file()) {
             let Some(target) = endpoint.example else { continue };
             // An example naming a record that other data than the bundled lacks is left out.
             if let Some(body) = self.answer(store, metrics, target) {
                 openapi::add_example(&mut document, endpoint.path, target, &body);
             }
+        }
+        if let Some(target) = picture_example(store) {
+            openapi::add_path_examples(&mut document, PICTURE, &target);
         }
         // A tree of strings, numbers and maps always encodes.
         Bytes::from(serde_json::to_vec(&document).unwrap_or_default())
@@ -68,7 +75,8 @@ impl Site {
         let reply =
             route(store, self, metrics, Some(&caller), &Method::GET, path, query).ok()?.answer().ok()?;
         match reply.kind {
-            // A file's bytes are read only when served: it has no example in the document.
+            // Files are not asked for (`document` leaves them out): their bytes are read only when
+            // served.
             Kind::File(_) => None,
             // A page as a program that keeps no cookies gets it.
             Kind::Page(page) => page.signed_out(path).ok().map(Bytes::from),
@@ -118,6 +126,13 @@ impl Documents for Site {
         let mut icons = self.icons.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         Ok(Arc::clone(icons.entry(version.to_owned()).or_insert(archive)))
     }
+}
+
+/// The URL of the first picture an item of the latest version shows, relative (`/assets/{sha256}/{name}`).
+fn picture_example(store: &Store) -> Option<String> {
+    let catalog = store.latest();
+    let loc = Localizer::new(catalog, Language::SOURCE);
+    catalog.data.items.iter().find_map(|item| loc.picture_url(item.icon.as_ref()?))
 }
 
 /// Who asks the examples' requests: a key named `example key` with the default limits (300 a minute

@@ -105,6 +105,15 @@ pub(crate) fn document(origin: Option<&str>) -> Value {
     document
 }
 
+/// Gives the path parameters of the operation at `template` their values in `target` as examples,
+/// where the endpoint table cannot name one: a picture is named by its hash, which the data decides.
+pub(crate) fn add_path_examples(document: &mut Value, template: &'static str, target: &str) {
+    let pointer = format!("/paths/{}/get", template.replace('~', "~0").replace('/', "~1"));
+    if let Some(operation) = document.pointer_mut(&pointer) {
+        parameters::add_path_examples(operation, template, target);
+    }
+}
+
 /// Lists in an example are cut to this many entries, so that a list of stations with all their
 /// recipes does not make the document ten times longer.
 const EXAMPLE_LIST: usize = 3;
@@ -227,6 +236,9 @@ fn operation(
         "tags": [tag(endpoint.path)],
         "parameters": parameters::of_operation(endpoint, keyed),
     });
+    if let Some(target) = endpoint.example {
+        parameters::add_path_examples(&mut op, endpoint.path, target);
+    }
     let mut responses = Map::new();
     if keyed {
         op["security"] = json!([{ "bearerAuth": [] }]);

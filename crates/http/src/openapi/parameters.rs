@@ -1,13 +1,16 @@
-//! The parameters of the operations, from the endpoint table's declarations. The ones most
-//! operations share (`version`, `lang`, `limit`, `offset`, the path's `key` and `version`, and
-//! `If-None-Match`) are components that operations refer to, so a generated client names each once.
+//! The parameters of the operations, from the endpoint table's declarations. The query parameters
+//! most operations share (`version`, `lang`, `limit`, `offset`) and `If-None-Match` are components
+//! that operations refer to, so a generated client names each once. Path parameters are written in
+//! each operation, since each carries the operation's own example (a reference takes no `example`).
+
+use std::sync::LazyLock;
 
 use serde_json::{Map, Value, json};
 use tapster_domain::{Ident, MAX_KEY_LEN, ProgressionKey, RecordKey, VersionSelector};
 use tapster_i18n::Language;
 
 use crate::params::{LANG, LIMIT, MAX_OFFSET, OFFSET, Param, Rule, VERSION};
-use crate::routes::{DOWNLOAD, Endpoint, ICONS, PICTURE, PathRule};
+use crate::routes::{DOWNLOAD, Endpoint, ICONS, PICTURE, PathRule, bind};
 use crate::value_sets;
 
 /// The query parameters that are components, under their own names.
@@ -21,16 +24,6 @@ pub(super) fn components() -> Value {
     let mut parameters = Map::new();
     for param in &SHARED {
         parameters.insert(param.name.to_owned(), query_parameter(param));
-    }
-    for rule in [
-        PathRule::Version,
-        PathRule::Lang,
-        PathRule::RecordKey,
-        PathRule::ProgressionKey,
-        PathRule::PictureHash,
-        PathRule::FileName,
-    ] {
-        parameters.insert(path_component(rule).to_owned(), path_parameter(rule));
     }
     parameters.insert(
         IF_NONE_MATCH.to_owned(),
@@ -52,7 +45,7 @@ pub(super) fn of_operation(endpoint: &Endpoint, keyed: bool) -> Vec<Value> {
         .path
         .split('/')
         .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
-        .map(|name| reference(path_component(endpoint.path_rule(name))))
+        .map(|name| path_parameter(endpoint.path_rule(name)))
         .collect();
     for param in endpoint.params() {
         let shared = SHARED.contains(param);
@@ -80,20 +73,22 @@ pub(super) fn of_operation(endpoint: &Endpoint, keyed: bool) -> Vec<Value> {
     parameters
 }
 
-fn reference(component: &str) -> Value {
-    json!({ "$ref": format!("#/components/parameters/{component}") })
+/// Gives each path parameter of `operation`, the operation of `template`, its value in the request
+/// target `target` (percent-decoded) as its `example`; none when `target` is not a path of `template`.
+pub(super) fn add_path_examples(operation: &mut Value, template: &'static str, target: &str) {
+    let path = target.split_once('?').map_or(target, |(path, _)| path);
+    let Some(bound) = bind(template, path) else { return };
+    let Some(parameters) = operation["parameters"].as_array_mut() else { return };
+    for (name, value) in bound.iter() {
+        let found = parameters.iter_mut().find(|p| p["in"] == "path" && p["name"] == name);
+        if let Some(parameter) = found {
+            parameter["example"] = json!(value);
+        }
+    }
 }
 
-/// The component name of a path parameter of `rule`.
-fn path_component(rule: PathRule) -> &'static str {
-    match rule {
-        PathRule::Version => "versionPath",
-        PathRule::Lang => "langPath",
-        PathRule::RecordKey => "recordKey",
-        PathRule::ProgressionKey => "progressionKey",
-        PathRule::PictureHash => "pictureSha256",
-        PathRule::FileName => "pictureName",
-    }
+fn reference(component: &str) -> Value {
+    json!({ "$ref": format!("#/components/parameters/{component}") })
 }
 
 /// A path parameter of `rule`.
@@ -174,6 +169,43 @@ fn listed(description: &str, what: &str, names: &[&str]) -> String {
     format!("{description} Comma-separated; the {what} are {names}.")
 }
 
+/// The pattern of a search text (`Rule::SearchText`): a character that search does not fold away,
+/// the server's own rule (`tapster_search::fold` of the text is not empty), written out as the
+/// characters that fold away alone. A text folds to nothing exactly when each of its characters does
+/// (whitespace, punctuation, controls, invisible format characters, combining marks with no letter
+/// before them, and what decomposes into those), so one character outside that class is enough.
+///
+/// Only the Basic Multilingual Plane is listed, as `\uXXXX` escapes, which ECMA-262 (with or without
+/// its `u` flag), RE2-style engines and Python's `re` all read alike; no engine-neutral spelling
+/// exists past U+FFFF. So a text made only of the rarer planes' combining marks (Brahmi vowel signs,
+/// musical notation) passes the pattern and is still refused. Worked out once per process, from the
+/// plane's 63,488 characters.
+static SEARCH_TEXT_PATTERN: LazyLock<String> = LazyLock::new(search_text_pattern);
+
+fn search_text_pattern() -> String {
+    let mut runs: Vec<(char, char)> = Vec::new();
+    let mut buffer = [0; 4];
+    for c in '\0'..='\u{FFFF}' {
+        if !tapster_search::fold(c.encode_utf8(&mut buffer)).is_empty() {
+            continue;
+        }
+        match runs.last_mut() {
+            Some((_, last)) if u32::from(*last) + 1 == u32::from(c) => *last = c,
+            _ => runs.push((c, c)),
+        }
+    }
+    let escape = |c: char| format!("\\u{:04X}", u32::from(c));
+    let mut class = String::new();
+    for (first, last) in runs {
+        class.push_str(&escape(first));
+        if last != first {
+            class.push('-');
+            class.push_str(&escape(last));
+        }
+    }
+    format!("[^{class}]")
+}
+
 /// A query parameter and its schema, from its rule.
 fn query_parameter(param: &Param) -> Value {
     let mut description = param.description.to_owned();
@@ -222,7 +254,12 @@ fn query_parameter(param: &Param) -> Value {
             );
             json!({ "type": "string", "pattern": format!("^{}$", keys_once(names)), "maxLength": 60 })
         }
-        Rule::SearchText { min, max, .. } => json!({ "type": "string", "minLength": min, "maxLength": max }),
+        Rule::SearchText { min, max, .. } => json!({
+            "type": "string",
+            "minLength": min,
+            "maxLength": max,
+            "pattern": SEARCH_TEXT_PATTERN.as_str(),
+        }),
     };
     json!({ "name": param.name, "in": "query", "required": param.rule.required(), "description": description, "schema": schema })
 }
@@ -230,6 +267,21 @@ fn query_parameter(param: &Param) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Read by a regular expression engine, the search text's pattern says of every character of the
+    /// plane it lists what the server's rule says: whether the character folds away.
+    #[test]
+    fn the_search_text_pattern_reads_as_the_servers_rule() {
+        let pattern = regex::Regex::new(&SEARCH_TEXT_PATTERN).unwrap();
+        let mut buffer = [0; 4];
+        for c in '\0'..='\u{FFFF}' {
+            let text = c.encode_utf8(&mut buffer);
+            let folds_away = tapster_search::fold(text).is_empty();
+            assert_eq!(pattern.is_match(text), !folds_away, "U+{:04X}", u32::from(c));
+        }
+        // Past that plane every character passes, a letter (Gothic) as a combining mark (Brahmi).
+        assert!(pattern.is_match("\u{10330}") && pattern.is_match("\u{11038}"));
+    }
 
     #[test]
     fn a_sort_pattern_takes_each_key_once_in_any_order() {

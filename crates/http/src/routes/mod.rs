@@ -27,9 +27,7 @@ use crate::response::Reply;
 pub(crate) use assets::PICTURE;
 pub(crate) use ctx::{Ctx, Documents, resolve};
 pub(crate) use exports::{DOWNLOAD, ICONS, IconsArchive, icons_archive};
-#[cfg(test)]
-pub(crate) use router::bind;
-pub(crate) use router::{Matched, find, no_endpoint, percent_decode, route};
+pub(crate) use router::{Matched, bind, find, no_endpoint, percent_decode, route};
 
 /// One endpoint: its path template (`{name}` marks a path parameter), what it takes, who answers,
 /// and the shape of its `data` (of the whole body for the public routes outside `/v1`).
@@ -40,8 +38,10 @@ pub(crate) struct Endpoint {
     /// What the path's `{key}` names, on the routes that have one: the router checks the segment by
     /// this rule before the handler runs, and the document describes it by the same rule.
     pub(crate) key: Option<KeyRule>,
-    /// A request target whose answer on the bundled data is the document's example of this
-    /// endpoint's answer; `None` for `/openapi.json`, which would hold itself.
+    /// A request target of the bundled data: its answer is the document's example of this
+    /// endpoint's answer (but for a file), and its path segments the examples of the path's
+    /// parameters, so that a console or a fuzzer starts from a real record. `None` for
+    /// `/openapi.json`, which would hold itself, and for a picture, which its hash names.
     pub(crate) example: Option<&'static str>,
     /// The handler, whose parameters' type declares what the endpoint's query takes.
     pub(crate) handler: &'static dyn Handler,
@@ -52,6 +52,12 @@ impl Endpoint {
     /// The query parameters the endpoint takes, declared by its handler's parameters' type.
     pub(crate) fn params(&self) -> &'static [Param] {
         self.handler.params()
+    }
+
+    /// Whether its `200` is a file (an export, a version's pictures, a picture) rather than JSON or
+    /// a page, read only when served.
+    pub(crate) fn answers_file(&self) -> bool {
+        [DOWNLOAD, ICONS, PICTURE].contains(&self.path)
     }
 
     /// The rule of the path parameter `name`: `{version}` is a version, `{lang}` a language,

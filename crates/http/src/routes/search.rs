@@ -19,11 +19,13 @@ query_params! {
         q: String = Param {
             name: "q",
             rule: Rule::SearchText { min: 2, max: 64, required: true },
-            description: "Words of a name in `lang` or in English, in any order, 2 to 64 characters, not only \
-                whitespace and punctuation. Each word is found as a whole word of the name, its start or \
-                part of it; the last one may be a word being typed. Case, accents, character width, \
-                hiragana or katakana and punctuation do not matter; a word of 4 to 7 characters may have one \
-                typo, of 8 or more two; stop words (`de`, `the`, `l'`) may be missing from the name.",
+            description: "Words of a name in `lang` or in English, in any order, 2 to 64 characters. \
+                Whitespace and punctuation only separate words, so a text made only of them (`---`, `  `) \
+                is refused with `422`: it must hold a letter, a digit or a symbol, in any script. Each \
+                word is found as a whole word of the name, its start or part of it; the last one may be a \
+                word being typed. Case, accents, character width, hiragana or katakana and punctuation do \
+                not matter; a word of 4 to 7 characters may have one typo, of 8 or more two; stop words \
+                (`de`, `the`, `l'`) may be missing from the name.",
         },
         kind: Option<SearchType> = Param {
             name: "type",

@@ -314,6 +314,94 @@ fn every_operation_has_an_example_that_its_schema_accepts() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Every path parameter of the served document has an example its schema accepts, and the examples
+/// of an operation's parameters put together name what the bundled data answers with a `200` (not a
+/// `404`), so that a console or a fuzzer starts from a real record: renaming one in the data fails here.
+#[test]
+fn path_parameter_examples_name_what_the_bundled_data_serves() {
+    let doc = bundled_get("/openapi.json").json();
+    let mut failures = Vec::new();
+    let mut templated = 0;
+    for (template, item) in doc["paths"].as_object().unwrap() {
+        let parameters = item["get"]["parameters"].as_array().unwrap().iter().map(|p| resolve(&doc, p));
+        let mut path = template.clone();
+        for parameter in parameters.filter(|p| p["in"] == "path") {
+            let name = parameter["name"].as_str().unwrap();
+            let Some(example) = parameter["example"].as_str() else {
+                failures.push(format!("{template}: `{name}` has no example"));
+                continue;
+            };
+            let errors = validate(&doc, &parameter["schema"], &parameter["example"]);
+            if !errors.is_empty() {
+                failures.push(format!("{template}: the example of `{name}`: {}", errors.join("; ")));
+            }
+            let segment = percent_encoding::utf8_percent_encode(example, percent_encoding::NON_ALPHANUMERIC);
+            path = path.replace(&format!("{{{name}}}"), &segment.to_string());
+        }
+        if path == *template {
+            continue;
+        }
+        templated += 1;
+        let answer = bundled_get(&path);
+        if answer.status != StatusCode::OK {
+            failures.push(format!("{template} as {path}: {} {:?}", answer.status, answer.body));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(templated, EXPECTED.iter().filter(|path| path.contains('{')).count());
+}
+
+/// A search text made only of separators is refused by design: the parameter says so, and its
+/// pattern agrees with the server on texts in several scripts, each sent to it.
+#[test]
+fn the_search_text_pattern_agrees_with_the_server() {
+    let doc = document();
+    let q = doc["paths"]["/v1/search"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| resolve(&doc, p))
+        .find(|p| p["name"] == "q")
+        .unwrap();
+    let description = q["description"].as_str().unwrap();
+    assert!(description.contains("refused with `422`"), "{description}");
+    let pattern = regex::Regex::new(q["schema"]["pattern"].as_str().unwrap()).unwrap();
+    let cases = [
+        // Letters and digits of several scripts, and symbols, are what search looks for.
+        ("ale", true),
+        ("-a-", true),
+        ("Crème", true),
+        ("пиво", true),
+        ("ビール", true),
+        ("小麦", true),
+        ("ไทย", true),
+        ("٣٤", true),
+        ("€€", true),
+        ("🍺🍺", true),
+        // Separators of every kind, alone or together, leave nothing to look for.
+        ("---", false),
+        ("  ", false),
+        ("\t\n", false),
+        ("¿¡", false),
+        ("«»", false),
+        ("—–", false),
+        ("・・", false),
+        ("。、", false),
+        // Full-width punctuation is punctuation once decomposed, and invisible characters and
+        // combining marks with no letter to sit on are nothing.
+        ("！？", false),
+        ("\u{200B}\u{200B}", false),
+        (" \u{0301}\u{0301}", false),
+    ];
+    for (text, accepted) in cases {
+        assert_eq!(pattern.is_match(text), accepted, "the pattern on {text:?}");
+        let query = form_urlencoded::byte_serialize(text.as_bytes()).collect::<String>();
+        let answer = get(&format!("/v1/search?q={query}"));
+        let status = if accepted { StatusCode::OK } else { StatusCode::UNPROCESSABLE_ENTITY };
+        assert_eq!(answer.status, status, "the server on {text:?}: {:?}", answer.body);
+    }
+}
+
 /// The events sent to webhook receivers, in the document's `webhooks`: one `POST` per event type,
 /// whose body is the wire type's component, with the Standard Webhooks headers and what answers mean.
 #[test]
