@@ -234,7 +234,14 @@ impl RedisCluster {
         }
         let mut cluster = Self { nodes, tls };
         for index in 0..cluster.nodes.len() {
-            if let Err(error) = cluster.spawn(index) {
+            // A port found free may be bound by another test's server before this node binds it, and
+            // the node then exits: it is tried once more on another port before the test gives up.
+            let mut spawned = cluster.spawn(index);
+            if spawned.is_err() {
+                cluster.nodes[index].port = free_port()?;
+                spawned = cluster.spawn(index);
+            }
+            if let Err(error) = spawned {
                 missing("redis-server --cluster-enabled", "this machine", &error);
                 return None;
             }
