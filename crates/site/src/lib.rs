@@ -10,6 +10,9 @@
 //! The header says who is signed in, so it differs per visitor, where the API's pages are the same for
 //! everyone and large. Such a page is rendered once with a [`HeaderSlot`] in its header's place,
 //! [`Framed::split`] there, and each answer puts the visitor's header in between.
+//!
+//! Who the visitor is, and what the answer sets in their browser, is for the crates that serve the
+//! pages to know: this one is handed a [`Nav`] and knows no session, cookie or request.
 
 use std::fmt;
 
@@ -38,22 +41,6 @@ impl Nav {
 
     fn is_current(&self, path: &str) -> bool {
         self.current == path
-    }
-}
-
-/// Who asks for a page, as the dashboard knows them by the browser's cookies: the header to show
-/// them, and the cookies the answer sets so that its forms work (each a `Set-Cookie` value: a
-/// session renewed, a form token the browser did not hold yet).
-#[derive(Debug, Clone)]
-pub struct Visit {
-    pub nav: Nav,
-    pub set_cookie: Vec<String>,
-}
-
-impl Visit {
-    /// A visitor who is not signed in, on the page at `current`: nothing to set.
-    pub fn signed_out(current: &str) -> Self {
-        Self { nav: Nav::signed_out(current), set_cookie: Vec::new() }
     }
 }
 
