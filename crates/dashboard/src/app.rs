@@ -5,6 +5,7 @@
 
 use std::net::IpAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Full;
@@ -12,17 +13,33 @@ use hyper::header::{HeaderMap, HeaderValue, RETRY_AFTER};
 use hyper::{Request, Response, StatusCode};
 use tapster_accounts::{Accounts, WebhookEndpoint};
 use tapster_domain::Email;
-use tapster_site::Visit;
 
 use crate::Result;
 use crate::config::Config;
 use crate::console::Console;
+use crate::cookies::Jar;
 use crate::ctx::{Ctx, Inner};
 use crate::env::Environment;
 use crate::outbox::Outbox;
 use crate::reply::{Failure, Reply, allow_header, capitalized};
 use crate::routes::{self, Found, Handler};
 use crate::views::{Nav, Problem};
+
+/// How long the header of another crate's page waits for the browser's session to be looked up,
+/// before it shows the visitor signed out. The accounts store bounds its own waits (on PostgreSQL
+/// 5 s for a pooled connection and 3 s to make one; on SQLite 30 s for a pooled connection and 5 s
+/// for a lock), which suits a page that needs the answer; a page that is whole without it, and
+/// answered from memory otherwise, should not wait seconds for a header.
+const VISIT_LOOKUP: Duration = Duration::from_secs(1);
+
+/// Who a browser is, for the header of a page another crate serves beside the dashboard: the header
+/// the dashboard's own pages show it, and the cookies (`Set-Cookie` values) that keep its session
+/// and the header's form token as the dashboard's own answers would.
+#[derive(Debug, Clone)]
+pub struct PageVisit {
+    pub nav: Nav,
+    pub set_cookie: Vec<String>,
+}
 
 /// The developer dashboard. Cheap to clone; every clone serves the same accounts.
 #[derive(Debug, Clone)]
@@ -93,19 +110,49 @@ impl Dashboard {
         self.inner.mail_webhook_disabled(to, endpoint.url.clone());
     }
 
+    /// Whether the browser that sent `headers` holds a session cookie (exactly one, as it is read):
+    /// only such a browser can be signed in, or be told its session ended, so only its
+    /// [`Dashboard::visit`] looks anything up. Reads the headers only.
+    pub fn sends_session(&self, headers: &HeaderMap) -> bool {
+        self.inner.cookies.read(headers, Jar::Session).is_some()
+    }
+
     /// Who the browser that sent `headers` from `peer` is, for the header of a page of another
     /// crate's served beside the dashboard (the API's `/docs` and `/changelog`) at `path`: signed in
     /// or not, as the dashboard's own pages say, with the cookies its answer sets for that header's
-    /// form. A browser whose session cannot be looked up now (the accounts out of reach) is shown
-    /// as signed out, so that the page still answers.
-    pub async fn visit(&self, headers: &HeaderMap, path: &str, peer: IpAddr) -> Visit {
+    /// form. A browser whose session cannot be looked up now (the accounts out of reach, or slower
+    /// than a second) is shown as signed out, so that the page still answers, and the operator is
+    /// told why.
+    pub async fn visit(&self, headers: HeaderMap, path: &str, peer: IpAddr) -> PageVisit {
         let inner = &*self.inner;
         let mut request = Request::new(Bytes::new());
-        *request.headers_mut() = headers.clone();
-        let Ok(ctx) = Ctx::load(inner, request, peer).await else { return Visit::signed_out(path) };
+        *request.headers_mut() = headers;
+        let signed_out = || PageVisit { nav: Nav::signed_out(path), set_cookie: Vec::new() };
+        let ctx = match tokio::time::timeout(VISIT_LOOKUP, Ctx::load(inner, request, peer)).await {
+            Ok(Ok(ctx)) => ctx,
+            Ok(Err(failure)) => {
+                tracing::warn!(
+                    target: "tapster::dashboard",
+                    path,
+                    status = failure.status.as_u16(),
+                    reason = %failure.message,
+                    "a page's header shows its visitor signed out: the session could not be looked up"
+                );
+                return signed_out();
+            }
+            Err(_) => {
+                tracing::warn!(
+                    target: "tapster::dashboard",
+                    path,
+                    waited = ?VISIT_LOOKUP,
+                    "a page's header shows its visitor signed out: the session lookup took too long"
+                );
+                return signed_out();
+            }
+        };
         let nav = Nav { current: path.to_owned(), ..ctx.nav() };
         let set_cookie = ctx.header_cookies(inner).iter().map(ToString::to_string).collect();
-        Visit { nav, set_cookie }
+        PageVisit { nav, set_cookie }
     }
 
     /// Answers one request from `peer` (the calling address).

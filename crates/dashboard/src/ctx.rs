@@ -252,15 +252,10 @@ impl Ctx {
 
     /// The reply with the cookies this request calls for.
     pub(crate) fn finish(&self, inner: &Inner, mut reply: Reply) -> Reply {
-        if self.csrf_is_new {
-            reply.set_cookie(&inner.cookies.set(Jar::Csrf, &self.csrf));
-        }
-        if !self.session_cookie_set {
-            if let Some((token, secs)) = &self.renew_session {
-                reply.set_cookie(&inner.cookies.session(token, *secs));
-            } else if self.stale_session {
-                reply.set_cookie(&inner.cookies.clear(Jar::Session));
-            }
+        // Every page of the dashboard may hold a form (signing in, a key's name), so a browser
+        // without a form token is given one whoever it is.
+        for cookie in self.kept_cookies(inner, true) {
+            reply.set_cookie(&cookie);
         }
         if self.notice_sent && !self.notice_set {
             reply.set_cookie(&inner.cookies.clear(Jar::Notice));
@@ -268,20 +263,32 @@ impl Ctx {
         reply
     }
 
-    /// The cookies a page of another crate that wears the dashboard's header sets: for a signed-in
-    /// browser, the form token its sign-out button sends when the browser lacks one, and the
-    /// session when the lookup renewed it. A signed-out visitor gets none, so that the page stays
-    /// the same for every one of them; a notice waits for the dashboard's page it was meant for.
+    /// The cookies a page of another crate that wears the dashboard's header sets: the header's one
+    /// form is a signed-in browser's sign-out button, so only such a browser is given the form token
+    /// it lacks; the session is renewed or a dead one's cookie cleared, as on the dashboard's own
+    /// pages (without the clearing, a browser would cost a lookup on every page it asks for). A
+    /// browser without a session cookie is given nothing, so that its answer is everyone's; a notice
+    /// waits for the dashboard's page it was meant for.
     pub(crate) fn header_cookies(&self, inner: &Inner) -> Vec<Cookie<'static>> {
+        self.kept_cookies(inner, self.session.is_some())
+    }
+
+    /// The cookies that keep the browser's session and form token as this request found them, the
+    /// one rule of the dashboard's answers and the header of the API's pages: the form token when it
+    /// is new and `gives_form` (the answer shows a form that sends it); the session renewed when the
+    /// lookup renewed it, or its cookie cleared when it opened nothing; neither when the handler set
+    /// the session cookie itself.
+    fn kept_cookies(&self, inner: &Inner, gives_form: bool) -> Vec<Cookie<'static>> {
         let mut cookies = Vec::new();
-        if self.session.is_none() {
-            return cookies;
-        }
-        if self.csrf_is_new {
+        if self.csrf_is_new && gives_form {
             cookies.push(inner.cookies.set(Jar::Csrf, &self.csrf));
         }
-        if let Some((token, secs)) = &self.renew_session {
-            cookies.push(inner.cookies.session(token, *secs));
+        if !self.session_cookie_set {
+            if let Some((token, secs)) = &self.renew_session {
+                cookies.push(inner.cookies.session(token, *secs));
+            } else if self.stale_session {
+                cookies.push(inner.cookies.clear(Jar::Session));
+            }
         }
         cookies
     }

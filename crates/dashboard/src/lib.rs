@@ -30,7 +30,7 @@ mod reply;
 mod routes;
 mod views;
 
-pub use app::Dashboard;
+pub use app::{Dashboard, PageVisit};
 pub use config::{Config, MailConfig, MailTransport, ProviderConfig, PublicUrl};
 pub use console::{Console, ConsoleAnswer};
 pub use env::Environment;

@@ -23,8 +23,15 @@
     return asked === "" ? path : path + "?" + asked;
   }
 
+  // An answer taller than its box scrolls within it: only then is it a region the keyboard must
+  // reach to scroll, and so a tab stop; a short one is not (the page would gain a stop per form).
   function show(output, lines) {
     output.textContent = lines.join("\n");
+    if (output.scrollHeight > output.clientHeight) {
+      output.tabIndex = 0;
+    } else {
+      output.removeAttribute("tabindex");
+    }
   }
 
   async function send(form, csrf) {

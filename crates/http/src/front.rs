@@ -1,6 +1,8 @@
 //! The [`App`] as the edge's [`Service`]: a request for the pages is handed to them (see `pages`);
 //! every other one is the API's, answered with what browser tools need (the CORS headers, answers to
-//! `OPTIONS` preflights) and a `413` for a body, which no API request takes. The requests the edge
+//! `OPTIONS` preflights) and a `413` for a body, which no API request takes. The API's own pages
+//! (`/docs`, `/changelog`) get no CORS headers: they differ by the visitor's cookies, and CORS is for
+//! the API's data. The requests the edge
 //! refused on the API's paths are rendered here as problem+json and counted like every other.
 //! [`Operators`] is the service of the operators' own address, which answers `/metrics` and
 //! `/healthz`.
@@ -63,7 +65,8 @@ impl Service for App {
 
 impl App {
     /// Answers a request for the API: a preflight or a request with a body here, every other one by
-    /// [`App::respond`] (later only when the gate decides later); each with the CORS headers.
+    /// [`App::respond`] (later only when the gate, or the pages for a page's header, decide later);
+    /// each with the CORS headers, but a page.
     fn answer_api(self: Arc<Self>, request: Request<Incoming>, caller: IpAddr) -> Answer {
         let started = Instant::now();
         let method = request.method();
@@ -92,12 +95,11 @@ impl App {
                         response
                     }));
                 }
-                Responding::Visiting(visit, visiting) => {
+                Responding::Page(response) => return Answer::Ready(response),
+                Responding::Visiting(visit, waiting) => {
                     return Answer::Later(Box::pin(async move {
                         let visit = visit.await;
-                        let mut response = self.answer_visited(&request, caller, visiting, visit);
-                        allow_cross_origin(response.headers_mut());
-                        response
+                        self.answer_visited(&request, caller, waiting, visit)
                     }));
                 }
             },
@@ -144,9 +146,11 @@ fn preflight() -> Response<Body> {
     response
 }
 
-/// Lets browser tools on any origin read the answer and the headers they need. The API is keyed by
-/// a bearer token, never by cookies, so `*` gives no page access it could not have otherwise. An
-/// answer to a browser key already names the one origin its owner allows, which stays.
+/// Lets browser tools on any origin read the answer and the headers they need. The API's data is
+/// keyed by a bearer token, never by cookies (a session cookie never opens `/v1`), so `*` gives no
+/// page access it could not have otherwise. The one kind of answer that does differ by cookies, a
+/// page wearing the visitor's header, never comes here. An answer to a browser key already names
+/// the one origin its owner allows, which stays.
 fn allow_cross_origin(headers: &mut HeaderMap) {
     headers.entry(ACCESS_CONTROL_ALLOW_ORIGIN).or_insert(ANY_ORIGIN);
     headers.insert(ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED);

@@ -27,7 +27,7 @@ mod tar;
 mod value_sets;
 mod views;
 
-pub use app::{App, DEFAULT_CACHE_BUDGET, Pages, PendingVisit};
+pub use app::{App, DEFAULT_CACHE_BUDGET, Pages, PendingVisit, Visit, Visitor};
 pub use events::version_published;
 pub use front::Operators;
 pub use gate::{

@@ -45,27 +45,32 @@ pub(crate) enum Kind {
     Page(Arc<Page>),
 }
 
-/// A page of the site as rendered once for every visitor, cut where each visitor's header goes.
+/// A page of the site as rendered once for every visitor: whole with the header of a visitor who
+/// is not signed in, as most are answered it, and cut where a signed-in visitor's header goes.
 #[derive(Debug)]
 pub(crate) struct Page {
+    /// The path it is served at, whose link its header marks as the current page.
+    pub(crate) path: &'static str,
     pub(crate) framed: Framed,
-    /// The strong entity tag of the page as rendered, without a header: a part of every answer's tag.
+    /// The strong entity tag of the page as rendered, without a header: a part of the tag of every
+    /// signed-in visitor's answer.
     pub(crate) tag: String,
+    /// The page with the header of a visitor who is not signed in, and its strong entity tag.
+    pub(crate) signed_out: Bytes,
+    pub(crate) signed_out_tag: HeaderValue,
 }
 
 impl Page {
-    /// `html`, a page rendered with a `HeaderSlot` in its header's place.
-    pub(crate) fn new(html: &str) -> Result<Self, ApiError> {
+    /// `html`, a page served at `path` rendered with a `HeaderSlot` in its header's place, which it
+    /// must have exactly once.
+    pub(crate) fn new(path: &'static str, html: &str) -> Result<Self, ApiError> {
+        let internal = |e: Box<dyn std::error::Error + Send + Sync>| ApiError::Internal(e);
         let framed = Framed::split(html)
-            .ok_or_else(|| ApiError::Internal("a page has no place for its header".into()))?;
-        Ok(Self { framed, tag: etag(html.as_bytes()) })
-    }
-
-    /// The page with the header of a visitor who is not signed in, as a program that keeps no
-    /// cookies sees it (the OpenAPI document's example).
-    pub(crate) fn signed_out(&self, path: &str) -> Result<String, ApiError> {
-        let header = Nav::signed_out(path).render().map_err(|e| ApiError::Internal(Box::new(e)))?;
-        Ok(self.framed.with_header(&header))
+            .ok_or_else(|| internal("a page has no one place for its header: none, or two".into()))?;
+        let header = Nav::signed_out(path).render().map_err(|e| internal(Box::new(e)))?;
+        let signed_out = Bytes::from(framed.with_header(&header));
+        let signed_out_tag = HeaderValue::try_from(etag(&signed_out)).map_err(|e| internal(Box::new(e)))?;
+        Ok(Self { path, framed, tag: etag(html.as_bytes()), signed_out, signed_out_tag })
     }
 }
 
@@ -187,5 +192,22 @@ mod tests {
         assert_eq!(reply.status, StatusCode::NOT_FOUND);
         assert_eq!(reply.headers.len(), 1, "{:?}", reply.headers);
         assert_eq!(reply.headers[CONTENT_TYPE], "application/problem+json");
+    }
+
+    /// A page has its header's place once: a page without it, or with it twice (a text printed
+    /// unescaped that holds the mark), is refused rather than served with two headers or none.
+    #[test]
+    fn a_page_has_one_place_for_its_header() {
+        let slot = tapster_site::HeaderSlot.to_string();
+        for html in ["<main>no header</main>".to_owned(), format!("{slot}<main>{slot}</main>")] {
+            let refused = Page::new("/docs", &html);
+            assert!(matches!(refused, Err(ApiError::Internal(_))), "{html}: {refused:?}");
+        }
+        let page = Page::new("/docs", &format!("<body>{slot}<main>the page</main></body>")).unwrap();
+        let shown = std::str::from_utf8(&page.signed_out).unwrap();
+        assert!(shown.starts_with("<body><header class=\"top\">"), "{shown}");
+        assert!(shown.ends_with("<main>the page</main></body>"), "{shown}");
+        assert!(shown.contains(r#"<a href="/docs" aria-current="page">"#), "{shown}");
+        assert_eq!(page.signed_out_tag.to_str().unwrap(), etag(shown.as_bytes()));
     }
 }

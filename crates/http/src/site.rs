@@ -79,7 +79,7 @@ impl Site {
             // served.
             Kind::File(_) => None,
             // A page as a program that keeps no cookies gets it.
-            Kind::Page(page) => page.signed_out(path).ok().map(Bytes::from),
+            Kind::Page(page) => Some(page.signed_out.clone()),
             Kind::Data | Kind::Private => Some(reply.body),
         }
     }
@@ -101,7 +101,7 @@ impl Documents for Site {
         let document: serde_json::Value = serde_json::from_slice(&self.openapi(store, metrics))
             .map_err(|e| ApiError::Internal(Box::new(e)))?;
         let html = Reference::of(&document).render().map_err(|e| ApiError::Internal(Box::new(e)))?;
-        let page = Arc::new(Page::new(&html)?);
+        let page = Arc::new(Page::new("/docs", &html)?);
         Ok(Arc::clone(self.reference.get_or_init(|| page)))
     }
 

@@ -11,15 +11,15 @@ use std::time::Duration;
 
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use hyper::header::{CONTENT_TYPE, HeaderMap};
+use hyper::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use tapster_dashboard::{
-    Config, Console, ConsoleAnswer, Dashboard, Environment, MailConfig, MailTransport, ProviderConfig,
-    PublicUrl,
+    Config, Console, ConsoleAnswer, Dashboard, Environment, MailConfig, MailTransport, PageVisit,
+    ProviderConfig, PublicUrl,
 };
 use tapster_domain::Timestamp;
 use tapster_edge::{Answer, Body, BodyError, Refusal, Service, read_body};
-use tapster_http::{App, Pages, PendingVisit, Verdict};
+use tapster_http::{App, Pages, Verdict, Visit, Visitor};
 
 use crate::access::{Access, timestamp};
 
@@ -113,11 +113,25 @@ impl Pages for DashboardPages {
         self.dashboard.claims(path)
     }
 
-    /// The dashboard knows who is signed in: the API's pages wear its header.
-    fn visit(&self, headers: &HeaderMap, path: &str, caller: IpAddr) -> PendingVisit {
+    /// The dashboard knows who is signed in: the API's pages wear its header. A browser without a
+    /// session cookie, as every program and most visitors are, is signed out at once: no lookup, no
+    /// form token drawn, no future.
+    fn visit(&self, headers: &HeaderMap, path: &str, caller: IpAddr) -> Visitor {
+        if !self.dashboard.sends_session(headers) {
+            return Visitor::Now(Visit::SIGNED_OUT);
+        }
         let (dashboard, headers, path) = (self.dashboard.clone(), headers.clone(), path.to_owned());
-        Box::pin(async move { dashboard.visit(&headers, &path, caller).await })
+        Visitor::Later(Box::pin(async move { page_visit(dashboard.visit(headers, &path, caller).await) }))
     }
+}
+
+/// The dashboard's word on a browser as the API's pages take it: a header only for one who is
+/// signed in (the page as rendered for everyone otherwise), and the cookies as header values (the
+/// `cookie` crate writes only valid ones; one that were not would be left out, not sent broken).
+fn page_visit(visit: PageVisit) -> Visit {
+    let PageVisit { nav, set_cookie } = visit;
+    let set_cookie = set_cookie.into_iter().filter_map(|cookie| HeaderValue::try_from(cookie).ok()).collect();
+    Visit { signed_in: nav.signed_in.then_some(nav), set_cookie }
 }
 
 impl DashboardPages {

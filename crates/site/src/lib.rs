@@ -10,6 +10,9 @@
 //! The header says who is signed in, so it differs per visitor, where the API's pages are the same for
 //! everyone and large. Such a page is rendered once with a [`HeaderSlot`] in its header's place,
 //! [`Framed::split`] there, and each answer puts the visitor's header in between.
+//!
+//! Who the visitor is, and what the answer sets in their browser, is for the crates that serve the
+//! pages to know: this one is handed a [`Nav`] and knows no session, cookie or request.
 
 use std::fmt;
 
@@ -41,26 +44,10 @@ impl Nav {
     }
 }
 
-/// Who asks for a page, as the dashboard knows them by the browser's cookies: the header to show
-/// them, and the cookies the answer sets so that its forms work (each a `Set-Cookie` value: a
-/// session renewed, a form token the browser did not hold yet).
-#[derive(Debug, Clone)]
-pub struct Visit {
-    pub nav: Nav,
-    pub set_cookie: Vec<String>,
-}
-
-impl Visit {
-    /// A visitor who is not signed in, on the page at `current`: nothing to set.
-    pub fn signed_out(current: &str) -> Self {
-        Self { nav: Nav::signed_out(current), set_cookie: Vec::new() }
-    }
-}
-
 /// What a page rendered for every visitor prints in its header's place: a mark that
 /// [`Framed::split`] finds. Every other text a template prints is escaped, so its `<` cannot start
 /// the mark, and the layout prints the header before the page's own content.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct HeaderSlot;
 
 const SLOT: &str = "<!--tapster:header-->";
@@ -72,17 +59,22 @@ impl fmt::Display for HeaderSlot {
 }
 
 /// A page rendered once for every visitor: what comes before its header and what comes after.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Framed {
     before: Box<str>,
     after: Box<str>,
 }
 
 impl Framed {
-    /// `html`, a page rendered with a [`HeaderSlot`] as its `nav`, cut at the slot; `None` when it
-    /// has none.
+    /// `html`, a page rendered with a [`HeaderSlot`] as its `nav`, cut at the slot; `None` unless it
+    /// has exactly one. A second mark is not the header's place: text a template printed unescaped
+    /// (`|safe`) that holds the mark, or the slot printed twice; the page would show it, or a second
+    /// header, to no one's benefit.
     pub fn split(html: &str) -> Option<Self> {
         let (before, after) = html.split_once(SLOT)?;
+        if after.contains(SLOT) {
+            return None;
+        }
         Some(Self { before: before.into(), after: after.into() })
     }
 
@@ -143,8 +135,16 @@ mod tests {
         assert!(out.contains(r#"<html lang="en">"#), "{out}");
         assert!(out.contains("<title>A page · Tapster</title>"), "{out}");
         assert!(out.contains(r#"<link rel="stylesheet" href="/static/style.css">"#), "{out}");
-        let order = ["<header", "<nav", "<main", "<h1>Hello</h1>", "</main>", "<footer"]
-            .map(|tag| out.find(tag).unwrap_or_else(|| panic!("no {tag} in {out}")));
+        let order = [
+            r##"<a class="skip" href="#main">"##,
+            "<header",
+            "<nav",
+            "<main id=\"main\">",
+            "<h1>Hello</h1>",
+            "</main>",
+            "<footer",
+        ]
+        .map(|tag| out.find(tag).unwrap_or_else(|| panic!("no {tag} in {out}")));
         assert!(order.is_sorted(), "{order:?} in {out}");
     }
 
@@ -158,5 +158,25 @@ mod tests {
             assert_eq!(framed.with_header(&nav.render().unwrap()), whole);
         }
         assert!(Framed::split("<p>no slot</p>").is_none());
+    }
+
+    /// The way past the header is the first thing the keyboard reaches: before the header's links.
+    #[test]
+    fn the_first_link_of_a_page_skips_to_its_content() {
+        let out = Page { nav: Nav::signed_out("/"), heading: "Hello" }.render().unwrap();
+        let first = out.find("<a ").unwrap();
+        let skip = r##"<a class="skip" href="#main">Skip to content</a>"##;
+        assert!(out[first..].starts_with(skip), "{out}");
+        assert_eq!(out.matches(r#"id="main""#).count(), 1, "{out}");
+    }
+
+    /// A page with its slot twice, or none, has no one place for the header.
+    #[test]
+    fn a_page_is_framed_only_at_its_one_slot() {
+        for html in ["<p>no slot</p>", "<!--tapster:header--><p>and</p><!--tapster:header-->"] {
+            assert!(Framed::split(html).is_none(), "{html}");
+        }
+        let framed = Framed::split("<p>a</p><!--tapster:header--><p>b</p>").unwrap();
+        assert_eq!(framed.with_header("<nav></nav>"), "<p>a</p><nav></nav><p>b</p>");
     }
 }

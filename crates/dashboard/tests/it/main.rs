@@ -14,7 +14,7 @@ mod webhooks;
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -33,11 +33,13 @@ use tempfile::TempDir;
 const ORIGIN: &str = "http://dashboard.test";
 const HOST: &str = "dashboard.test";
 
-/// A clock the test moves, and randomness from a counter (distinct, not secret).
+/// A clock the test moves, and randomness from a counter (distinct, not secret), which a test can
+/// make fail.
 #[derive(Debug)]
 struct TestEnv {
     now: AtomicI64,
     counter: AtomicU64,
+    random_fails: AtomicBool,
 }
 
 impl TestEnv {
@@ -52,6 +54,9 @@ impl Environment for TestEnv {
     }
 
     fn fill_random(&self, bytes: &mut [u8]) -> std::io::Result<()> {
+        if self.random_fails.load(Ordering::SeqCst) {
+            return Err(std::io::Error::other("the test took the randomness away"));
+        }
         for chunk in bytes.chunks_mut(8) {
             // SplitMix64 over a counter: every draw differs from every other.
             let mut z = self.counter.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::SeqCst);
@@ -109,7 +114,11 @@ async fn try_site_with(transport: Option<MailTransport>) -> Result<Site, tapster
         discord: Some(provider(&discord, "dc-client", "dc-secret")),
         webhooks_allow_private: true,
     };
-    let env = Arc::new(TestEnv { now: AtomicI64::new(T0.0), counter: AtomicU64::new(1) });
+    let env = Arc::new(TestEnv {
+        now: AtomicI64::new(T0.0),
+        counter: AtomicU64::new(1),
+        random_fails: AtomicBool::new(false),
+    });
     let dashboard = Dashboard::new(config, accounts.clone(), Arc::clone(&env) as Arc<dyn Environment>)?;
     Ok(Site { dashboard, accounts, env, mail, github, discord, _dir: dir })
 }

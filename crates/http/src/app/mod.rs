@@ -22,7 +22,6 @@ use hyper::header::{
     CONTENT_RANGE, CONTENT_TYPE, ETAG, HeaderMap, HeaderName, HeaderValue, ORIGIN, VARY,
 };
 use hyper::{Method, Request, Response, StatusCode};
-use tapster_site::Visit;
 use tapster_store::Store;
 
 use crate::cache::{Headers, Rendered, ResponseCache};
@@ -34,8 +33,8 @@ use crate::response::{Body, File, Kind, LATEST_MAX_AGE, Reply};
 use crate::routes::{Matched, endpoints, find, no_endpoint};
 use crate::site::Site;
 
-pub use pages::{Pages, PendingVisit};
-use pages::{Visiting, visited};
+use pages::{PageWaiting, visited};
+pub use pages::{Pages, PendingVisit, Visit, Visitor};
 
 /// The IETF RateLimit header fields draft's: a key's policies, and where it stands in the nearest.
 const RATE_LIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
@@ -76,11 +75,13 @@ enum Gated {
 }
 
 /// A request answered at once, or waiting for its gate, or (one of the API's pages) for the pages
-/// to say who asks for it.
+/// to say who asks for it. A page, answered now or later, is told apart from the API's data, which
+/// alone gets CORS headers.
 pub(crate) enum Responding {
     Now(Response<Body>),
     Waiting(Waiting),
-    Visiting(PendingVisit, Visiting),
+    Page(Response<Body>),
+    Visiting(PendingVisit, PageWaiting),
 }
 
 /// A request waiting for its gate's verdict, with what was noted of it so far.
@@ -199,14 +200,12 @@ impl App {
     /// polled.
     pub async fn handle<B>(&self, request: &Request<B>, peer: IpAddr) -> Response<Body> {
         match self.respond(request, peer) {
-            Responding::Now(response) => response,
+            Responding::Now(response) | Responding::Page(response) => response,
             Responding::Waiting(waiting) => {
                 let Waiting { verdict, noted, started } = waiting;
                 self.resume(request, peer, verdict.await, noted, started)
             }
-            Responding::Visiting(visit, visiting) => {
-                self.answer_visited(request, peer, visiting, visit.await)
-            }
+            Responding::Visiting(visit, waiting) => self.answer_visited(request, peer, waiting, visit.await),
         }
     }
 
@@ -219,21 +218,21 @@ impl App {
             Gated::Answered(reply) => reply,
             Gated::Waiting(verdict) => return Responding::Waiting(Waiting { verdict, noted, started }),
         };
-        let reply = if let Kind::Page(page) = &reply.kind {
-            let (page, path) = (Arc::clone(page), request.uri().path());
-            match self.pages() {
-                Some(pages) => {
-                    let visit = pages.visit(request.headers(), path, peer);
-                    let visiting = Visiting { page, headers: reply.headers, noted, started };
-                    return Responding::Visiting(visit, visiting);
-                }
-                None => visited(request, reply.headers, &page, Visit::signed_out(path), false),
+        let Kind::Page(page) = &reply.kind else {
+            self.observe(request.method(), request.uri().path(), peer, reply.status, started, &noted);
+            return Responding::Now(reply.into_response());
+        };
+        let page = Arc::clone(page);
+        let reply = match self.pages().map(|pages| pages.visit(request.headers(), page.path, peer)) {
+            Some(Visitor::Now(visit)) => visited(request, reply.headers, &page, visit, true),
+            Some(Visitor::Later(visit)) => {
+                let waiting = PageWaiting { page, headers: reply.headers, noted, started };
+                return Responding::Visiting(visit, waiting);
             }
-        } else {
-            reply
+            None => visited(request, reply.headers, &page, Visit::SIGNED_OUT, false),
         };
         self.observe(request.method(), request.uri().path(), peer, reply.status, started, &noted);
-        Responding::Now(reply.into_response())
+        Responding::Page(reply.into_response())
     }
 
     /// Answers a request that waited for its gate's `verdict`.

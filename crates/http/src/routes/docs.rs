@@ -159,7 +159,7 @@ fn changelog_page(ctx: &Ctx<'_>, _: NoParams) -> Result<Reply, ApiError> {
     let page = ctx.site.changelog(&|| {
         let feed_url = ctx.site.url("/changelog.rss");
         let page = ChangelogPage { nav: HeaderSlot, entries: &entries(ctx.store), feed_url: &feed_url };
-        Page::new(&page.render().map_err(|e| ApiError::Internal(Box::new(e)))?)
+        Page::new("/changelog", &page.render().map_err(|e| ApiError::Internal(Box::new(e)))?)
     })?;
     Ok(Reply::page(page_headers(), page))
 }

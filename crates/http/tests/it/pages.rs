@@ -11,11 +11,11 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::header::{COOKIE, HeaderMap};
+use hyper::header::{COOKIE, HeaderMap, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use tapster_edge::{Answer, Body, BodyError, Refusal, ServeConfig, Service, read_body};
-use tapster_http::{App, Pages, PendingVisit};
-use tapster_site::{Nav, Visit};
+use tapster_http::{App, Pages, Visit, Visitor};
+use tapster_site::Nav;
 use tapster_store::Store;
 use tapster_test_support::DataDir;
 
@@ -26,7 +26,9 @@ const MAX_FORM_BYTES: usize = 16 * 1024;
 
 /// Pages that claim every path and answer with what they received; a refusal, or a body they could
 /// not read, is rendered as its name. A browser that sends the cookie `session=<token>` is signed in,
-/// with that token as its form token, and is given the cookie `seen=1`.
+/// with that token as its form token, and is given the cookie `seen=1`; one that sends `session=`
+/// (a session that ended) is not, and is given the cookie cleared; both are known later, as a
+/// lookup would find them. A browser without the cookie is known at once.
 #[derive(Debug)]
 struct Echo;
 
@@ -60,17 +62,20 @@ impl Pages for Echo {
         true
     }
 
-    fn visit(&self, headers: &HeaderMap, path: &str, _: IpAddr) -> PendingVisit {
+    fn visit(&self, headers: &HeaderMap, path: &str, _: IpAddr) -> Visitor {
         let token =
             headers.get(COOKIE).and_then(|c| c.to_str().ok()?.strip_prefix("session=").map(str::to_owned));
         let visit = match token {
+            None => return Visitor::Now(Visit::SIGNED_OUT),
+            Some(ended) if ended.is_empty() => {
+                Visit { signed_in: None, set_cookie: vec![HeaderValue::from_static("session=; Max-Age=0")] }
+            }
             Some(csrf) => Visit {
-                nav: Nav { current: path.to_owned(), signed_in: true, csrf },
-                set_cookie: vec!["seen=1".to_owned()],
+                signed_in: Some(Nav { current: path.to_owned(), signed_in: true, csrf }),
+                set_cookie: vec![HeaderValue::from_static("seen=1")],
             },
-            None => Visit::signed_out(path),
         };
-        Box::pin(std::future::ready(visit))
+        Visitor::Later(Box::pin(std::future::ready(visit)))
     }
 }
 
@@ -203,6 +208,16 @@ fn the_apis_pages_wear_the_header_of_who_asks() {
         assert_eq!(header(&out, "vary"), "Cookie", "{path}");
         assert_eq!(header(&out, "cache-control"), "no-cache", "{path}");
         assert_eq!(header(&out, "set-cookie"), "", "{path}: a signed-out answer sets nothing");
+        assert_eq!(header(&out, "access-control-allow-origin"), "", "{path}: a page is not the API's data");
+
+        // The cookie of a session that ended is cleared with the signed-out page, which is then for
+        // that browser alone.
+        let ended = exchange(&format!("GET {path} HTTP/1.1\r\nHost: x\r\nCookie: session="), b"");
+        assert!(ended.starts_with("HTTP/1.1 200"), "{ended:.300}");
+        assert_eq!(ended.split("\r\n\r\n").nth(1), out.split("\r\n\r\n").nth(1), "{path}");
+        assert_eq!(header(&ended, "etag"), header(&out, "etag"), "{path}");
+        assert_eq!(header(&ended, "set-cookie"), "session=; Max-Age=0", "{path}");
+        assert_eq!(header(&ended, "cache-control"), "private, no-cache", "{path}");
 
         let within = exchange(&format!("GET {path} HTTP/1.1\r\nHost: x\r\nCookie: session=tok3n"), b"");
         assert!(within.starts_with("HTTP/1.1 200"), "{within:.300}");
@@ -213,6 +228,7 @@ fn the_apis_pages_wear_the_header_of_who_asks() {
         assert_eq!(header(&within, "vary"), "Cookie", "{path}");
         assert_eq!(header(&within, "cache-control"), "private, no-cache", "{path}");
         assert_eq!(header(&within, "set-cookie"), "seen=1", "{path}");
+        assert_eq!(header(&within, "access-control-allow-origin"), "", "{path}");
 
         let (out_tag, within_tag) = (header(&out, "etag"), header(&within, "etag"));
         assert!(out_tag.starts_with('"') && within_tag.starts_with('"'), "{out_tag} {within_tag}");
@@ -233,4 +249,7 @@ fn the_apis_pages_wear_the_header_of_who_asks() {
         let again = exchange(&format!("GET {path} HTTP/1.1\r\nHost: x\r\nIf-None-Match: {out_tag}"), b"");
         assert!(again.starts_with("HTTP/1.1 304"), "{again:.300}");
     }
+    // The API's data stays open to every origin's tools beside them.
+    let document = exchange("GET /openapi.json HTTP/1.1\r\nHost: x", b"");
+    assert_eq!(header(&document, "access-control-allow-origin"), "*");
 }

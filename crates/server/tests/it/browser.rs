@@ -8,13 +8,17 @@
 //! its delivery listed, the secret rotated.
 //! Each page is saved as a screenshot under `target/tmp/screenshots/`, the pages' icons among them,
 //! and checked by axe-core against the WCAG 2.1 A and AA rules, signed out and signed in; the test
-//! fails with every violation found, page by page (rule, impact, elements, what to do).
+//! fails with every violation found, page by page (rule, impact, elements, what to do). The one
+//! requirement axe-core has no rule for, a focus the keyboard can see, is checked by pressing Tab:
+//! the skip link first, then a link of the header, and a form's button, each drawn with an outline.
 //!
 //! axe-core is pinned in `tests/axe/package.json` and its lock, and installed by `npm ci` under
 //! `target/tmp/axe-node/` on the first run (and again when the pinned files change), as the project's
-//! other npm tools are. Without Chromium and its driver, or npm, the test is skipped, and says so in
-//! `cargo test`'s output, so that `cargo test` works on any machine; `.ci/run` installs them and sets
-//! `TAPSTER_TEST_REQUIRE_SERVICES=1`, which makes their absence a failure, as for the other services.
+//! other npm tools are; npm gives up on the registry within seconds, so a machine offline fails fast.
+//! Without Chromium and its driver the test is skipped; without npm or axe-core only the audit is,
+//! and the journeys still run. Either says SKIPPED in `cargo test`'s output, so that `cargo test`
+//! works on any machine; `.ci/run` installs them and sets `TAPSTER_TEST_REQUIRE_SERVICES=1`, which
+//! makes their absence a failure, as for the other services.
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
@@ -22,6 +26,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 use tapster_test_support::{Behaviour, Flavour, MockProvider, User};
@@ -56,8 +61,13 @@ fn browser_available() -> bool {
 /// The WCAG rules axe-core checks every page against: levels A and AA of WCAG 2.0 and of 2.1.
 const WCAG_TAGS: [&str; 4] = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
 
+/// How long npm waits for the registry per request, in milliseconds, retrying none: an offline
+/// machine fails in seconds rather than after npm's five minutes and two retries.
+const NPM_FETCH_TIMEOUT_MS: u32 = 20_000;
+
 /// The text of the pinned axe-core's script, installed first when it is not (or another version
-/// is); `None`, said as for a missing service, when npm is not here or cannot install it.
+/// is); `None`, said as for a missing service (the audit alone is skipped), when npm is not here or
+/// cannot install it.
 fn axe_script() -> Option<String> {
     let pinned = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/axe");
     let installed = Path::new(env!("CARGO_TARGET_TMPDIR")).join("axe-node");
@@ -77,8 +87,17 @@ fn axe_script() -> Option<String> {
         for name in ["package.json", "package-lock.json"] {
             std::fs::copy(pinned.join(name), staging.join(name)).unwrap();
         }
+        // `--prefer-offline`: a package npm's cache holds is not asked of the registry again.
         let npm = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
+            .args([
+                "ci",
+                "--no-audit",
+                "--no-fund",
+                "--ignore-scripts",
+                "--prefer-offline",
+                "--fetch-retries=0",
+            ])
+            .arg(format!("--fetch-timeout={NPM_FETCH_TIMEOUT_MS}"))
             .current_dir(&staging)
             .output();
         let failed = match npm {
@@ -92,7 +111,11 @@ fn axe_script() -> Option<String> {
         };
         if let Some(why) = failed {
             let _ = std::fs::remove_dir_all(&staging);
-            tapster_test_support::services::missing("axe-core", &installed.display().to_string(), &why);
+            tapster_test_support::services::missing(
+                "axe-core (the accessibility audit only: the journeys run without it)",
+                &installed.display().to_string(),
+                &why,
+            );
             return None;
         }
         let _ = std::fs::remove_dir_all(&installed);
@@ -123,6 +146,35 @@ axe.run(document, { runOnly: { type: "tag", values: arguments[0] }, resultTypes:
     targets: v.nodes.map((node) => node.target.join(" ")),
   }))))
   .catch((error) => done({ error: String(error) }));
+"#;
+
+/// Where the keyboard's focus is, and how the page draws it.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Focus {
+    tag: String,
+    text: String,
+    /// Whether the browser takes the focus as one to show (`:focus-visible`), as it does for Tab.
+    focus_visible: bool,
+    outline_style: String,
+    /// In CSS pixels.
+    outline_width: f64,
+    /// Where the element is in the window, in CSS pixels: seen only when inside it.
+    top: f64,
+    bottom: f64,
+}
+
+/// Describes `document.activeElement` as [`Focus`].
+const FOCUSED: &str = r#"
+const element = document.activeElement;
+const style = getComputedStyle(element);
+const box = element.getBoundingClientRect();
+return {
+  tag: element.tagName.toLowerCase(), text: element.textContent.trim(),
+  focusVisible: element.matches(":focus-visible"),
+  outlineStyle: style.outlineStyle, outlineWidth: parseFloat(style.outlineWidth) || 0,
+  top: box.top, bottom: box.bottom,
+};
 "#;
 
 /// `chromedriver` on a free port, stopped when dropped.
@@ -184,8 +236,9 @@ struct Session {
     client: Client,
     addr: SocketAddr,
     outbox: PathBuf,
-    /// axe-core's script, injected into each page it checks.
-    axe: String,
+    /// axe-core's script, injected into each page it checks; `None` when it could not be installed
+    /// (and the audit is skipped, as said when the test began).
+    axe: Option<String>,
     /// What axe-core found on the pages so far, a line each.
     violations: Mutex<Vec<String>>,
 }
@@ -292,9 +345,10 @@ impl Session {
     /// Checks the page shown with axe-core against [`WCAG_TAGS`] and keeps what it finds, a line per
     /// rule broken, to fail the test with at its end.
     async fn audit(&self, name: &str) {
+        let Some(axe) = &self.axe else { return };
         let present = self.client.execute("return typeof window.axe === 'object';", vec![]).await.unwrap();
         if present != serde_json::Value::Bool(true) {
-            self.client.execute(&format!("{}\nreturn true;", self.axe), vec![]).await.unwrap();
+            self.client.execute(&format!("{axe}\nreturn true;"), vec![]).await.unwrap();
         }
         let found = self.client.execute_async(AUDIT, vec![json!(WCAG_TAGS)]).await.unwrap();
         let violations: Vec<Violation> = serde_json::from_value(found.clone())
@@ -308,6 +362,13 @@ impl Session {
             }
             noted.push(format!("{name}: {} ({impact}): {} at {targets} ({})", v.id, v.help, v.help_url));
         }
+    }
+
+    /// Presses Tab where the keyboard's focus is, and tells where it went and how it is drawn.
+    async fn tab(&self) -> Focus {
+        self.client.active_element().await.unwrap().send_keys(&Key::Tab).await.unwrap();
+        let found = self.client.execute(FOCUSED, vec![]).await.unwrap();
+        serde_json::from_value(found.clone()).unwrap_or_else(|e| panic!("{e}: {found}"))
     }
 
     /// The link of the `n`th mail in the outbox (counted from 1), waiting for it to be written.
@@ -351,7 +412,7 @@ fn a_newcomer_gets_a_key_in_a_browser_and_providers_sign_in() {
     if !browser_available() {
         return;
     }
-    let Some(axe) = axe_script() else { return };
+    let axe = axe_script();
     let github = MockProvider::start(Flavour::GitHub, "gh-app", "gh-secret");
     github.set(Behaviour::Consent(User {
         id: 583_231,
@@ -426,6 +487,7 @@ fn a_newcomer_gets_a_key_in_a_browser_and_providers_sign_in() {
 }
 
 async fn journeys(s: &Session, receiver: &Receiver) {
+    the_keyboards_focus_is_visible(s).await;
     pictures_on_the_pages(s).await;
     by_mail_to_a_key_and_back(s).await;
     a_webhook_tested_and_rotated(s, receiver).await;
@@ -440,6 +502,40 @@ async fn journeys(s: &Session, receiver: &Receiver) {
         violations.len(),
         violations.join("\n")
     );
+}
+
+/// A focus the keyboard can see, which WCAG 2.1 asks for (2.4.7) and axe-core has no rule for: Tab
+/// from a page's start reaches the skip link first, out of sight until then and shown once it has
+/// the focus, then the header's links; Tab from a form's field reaches its button. Each is drawn
+/// with the site's outline, wider than the 1 px ring the browser draws by itself.
+async fn the_keyboards_focus_is_visible(s: &Session) {
+    let drawn = |focus: &Focus, what: &str| {
+        assert!(focus.focus_visible, "{what}: the focus is not shown: {focus:?}");
+        assert_ne!(focus.outline_style, "none", "{what}: no outline: {focus:?}");
+        assert!(focus.outline_width >= 2.0, "{what}: the outline is not the site's: {focus:?}");
+    };
+    s.goto("/docs").await;
+    let hidden = "const box = document.querySelector('a.skip').getBoundingClientRect(); return box.bottom;";
+    let bottom = s.client.execute(hidden, vec![]).await.unwrap().as_f64().unwrap();
+    assert!(bottom <= 0.0, "the skip link is in sight before it has the focus: bottom at {bottom}");
+    let skip = s.tab().await;
+    assert_eq!((skip.tag.as_str(), skip.text.as_str()), ("a", "Skip to content"), "{skip:?}");
+    assert!(skip.top >= 0.0 && skip.bottom > skip.top, "the skip link stays out of sight: {skip:?}");
+    drawn(&skip, "the skip link");
+    s.screenshot("focus-skip-link").await;
+    let brand = s.tab().await;
+    assert_eq!(brand.text, "Tapster", "{brand:?}");
+    let link = s.tab().await;
+    assert_eq!((link.tag.as_str(), link.text.as_str()), ("a", "API reference"), "{link:?}");
+    drawn(&link, "a link of the header");
+    s.screenshot("focus-header-link").await;
+
+    s.goto("/signin").await;
+    s.client.execute("document.querySelector('#email').focus();", vec![]).await.unwrap();
+    let button = s.tab().await;
+    assert_eq!(button.tag, "button", "{button:?}");
+    drawn(&button, "the sign-in form's button");
+    s.screenshot("focus-button").await;
 }
 
 /// The records' icons, as a visitor sees them: the changelog shows those of what each version

@@ -155,6 +155,25 @@ fn the_apis_pages_show_who_is_signed_in_as_the_dashboard_does() {
         let unmarked = |shown: &str| shown.replace(r#" aria-current="page""#, "");
         assert_eq!(unmarked(&shown), header(start.text()), "{path}: the start page's header, signed out");
         assert_eq!((out.header("cache-control"), out.header("vary")), ("no-cache", "Cookie"), "{path}");
+        assert!(out.header("access-control-allow-origin").is_empty(), "{path}: CORS is for the API's data");
+        assert!(out.header("set-cookie").is_empty(), "{path}: the page of everyone sets nothing");
+
+        // A browser whose session ended sees the page of everyone, and its dead cookie is cleared,
+        // as the dashboard's pages clear it, so that its next page looks nothing up.
+        let dead = format!("tapster_session={}", Token::from_random([44; 32]).expose());
+        let ended = get(server.addr, path, &[("Cookie", &dead)]);
+        assert_eq!((ended.status, ended.text()), (200, out.text()), "{path}");
+        assert_eq!(ended.header("etag"), out.header("etag"), "{path}");
+        let cleared = ended.header("set-cookie");
+        assert!(
+            cleared.starts_with("tapster_session=;") && cleared.contains("Max-Age=0"),
+            "{path}: {cleared}"
+        );
+        assert_eq!(
+            ended.header("cache-control"),
+            "private, no-cache",
+            "{path}: a cookie set for one browser"
+        );
 
         let within = get(server.addr, path, &[("Cookie", &cookie)]);
         assert_eq!(within.status, 200, "{path}");
@@ -166,6 +185,7 @@ fn the_apis_pages_show_who_is_signed_in_as_the_dashboard_does() {
         assert!(!shown.contains("Sign in"), "{path}: {shown}");
         assert_eq!(unmarked(&shown), header(landing.text()), "{path}: the start page's header, signed in");
         assert_eq!(within.header("cache-control"), "private, no-cache", "{path}");
+        assert!(within.header("access-control-allow-origin").is_empty(), "{path}");
         assert_eq!(within.header("vary"), "Cookie", "{path}");
         assert_ne!(within.header("etag"), out.header("etag"), "{path}: one tag for both");
         let held = get(server.addr, path, &[("Cookie", &cookie), ("If-None-Match", within.header("etag"))]);

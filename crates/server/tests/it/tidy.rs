@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 /// nothing of the wire (docs/ARCHITECTURE.md), the wire's types themselves, and the site's look.
 const TIMELESS: &[&str] = &["domain", "i18n", "pricing", "search", "site", "wire"];
 
-/// The crates that know nothing of HTTP or the wire format: the pure ones and the store.
-const WIRE_FREE: &[&str] = &["domain", "i18n", "pricing", "search", "store"];
+/// The crates that know nothing of HTTP or the wire format: the pure ones, the store, and the site's
+/// look (a header it is handed, no request, session or cookie).
+const WIRE_FREE: &[&str] = &["domain", "i18n", "pricing", "search", "site", "store"];
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
