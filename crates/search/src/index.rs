@@ -12,7 +12,8 @@
 //! Words typed joined or apart are tried too, as the search engines people know do: a query word may
 //! be two adjacent words of the name typed without the space (`paleale` finds `pale ale`), and two
 //! adjacent query words may be one word of the name (`erbsen suppe` finds `erbsensuppe`). Such a query
-//! is searched as if typed that way ([`Derivation`]), each resulting word with its own typo budget,
+//! is searched as if typed that way ([`Derivation`]): a joined word with the typo budget of its own
+//! length, the halves of a split one as words of a name are, without typos,
 //! and its hits rank below the same words matched as typed.
 //!
 //! Matches rank, best first, by:
@@ -53,7 +54,8 @@ pub enum Tier {
     /// The query is somewhere inside the name, including inside a word.
     Substring,
     /// The words of the query are in the name, but not all in one piece as the query has them (in
-    /// another order, with other words between, or without a stop word the query has).
+    /// another order, with other words between, without a stop word the query has, or typed joined
+    /// or apart).
     Words,
     /// Some word of the query is in the name only with typos.
     Typo,
@@ -682,8 +684,6 @@ impl NameList {
         let chars = &mut scratch.chars;
         // Bit `i`: query word `i` found exactly.
         let mut exact = 0u64;
-        // Where the two words of a query word typed as one were found.
-        let mut halves: [Option<Found>; 2] = [None; 2];
         let mut total_typos = 0;
         let mut apart = 0;
         let mut previous: Option<u32> = None;
@@ -732,11 +732,6 @@ impl NameList {
                     if found.how == Sits::Whole || (found.how == Sits::Start && i == last) {
                         exact |= 1 << i.min(63);
                     }
-                    if let Derivation::Split { at } = query.derivation
-                        && let Some(half) = i.checked_sub(at).and_then(|half| halves.get_mut(half))
-                    {
-                        *half = Some(found);
-                    }
                     total_typos += found.typos;
                     if required {
                         if previous.is_some_and(|p| found.position != p + 1) {
@@ -749,18 +744,16 @@ impl NameList {
                 None => {}
             }
         }
-        // A word typed as one is two words of the name only as two whole words, next to each other
-        // (stop words left out), in order: `paleale` is not `ale pale`, nor `pale` and the inside of
-        // `dale`; `sopacalabaza` is `sopa de calabaza`.
-        if let Derivation::Split { at } = query.derivation {
-            let typing = at + 1 == last;
-            let whole = |half: Option<Found>, typing: bool| {
-                half.filter(|h| h.how == Sits::Whole || (typing && h.how == Sits::Start))
-            };
-            match (whole(halves[0], false), whole(halves[1], typing)) {
-                (Some(first), Some(second)) if second.position == first.position + 1 => {}
-                _ => return None,
-            }
+        if let Derivation::Split { at } = query.derivation
+            && !next_to_each_other(
+                words,
+                name.stop,
+                &query.words[at].text,
+                &query.words[at + 1].text,
+                at + 1 == last,
+            )
+        {
+            return None;
         }
         let tier =
             if total_typos > 0 { Tier::Typo } else { tier(text, &query.folded).unwrap_or(Tier::Words) };
@@ -831,6 +824,33 @@ impl NameList {
             + self.stop_words.capacity() * size_of::<String>()
             + self.stop_words.iter().map(String::capacity).sum::<usize>()
     }
+}
+
+/// Whether the halves of a word typed as one, `first` and `second`, are words of a name (`words`,
+/// whose stop words are the bits of `stop`) next to each other and in order, with only stop words
+/// between: `first` whole, `second` whole or, when it is the word being typed, the start of one.
+/// `sopacalabaza` is `sopa de calabaza` and `derbock` `der bock`; `paleale` is not `ale pale`, nor
+/// `pale` and the inside of `dale`. Every place of `first` is tried (`pale wheat pale ale`).
+fn next_to_each_other(
+    words: &[(&str, u32, Use)],
+    stop: u32,
+    first: &str,
+    second: &str,
+    typing: bool,
+) -> bool {
+    let is_stop = |i: usize| i < 32 && stop & 1 << i != 0;
+    let follows = |i: usize| {
+        for (j, &(word, _, _)) in words.iter().enumerate().skip(i + 1) {
+            if word == second || (typing && word.starts_with(second)) {
+                return true;
+            }
+            if !is_stop(j) {
+                return false;
+            }
+        }
+        false
+    };
+    words.iter().enumerate().any(|(i, &(word, _, _))| word == first && follows(i))
 }
 
 /// How `name` holds `query` exactly, if it does (both folded).

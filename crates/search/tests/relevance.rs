@@ -148,7 +148,6 @@ const JOINED_OR_APART: &[(&str, &str, &str)] = &[
     ("rabbitstew", "en", "Rabbit Stew"),
     ("blackberrypie", "en", "Blackberry Pie"),
     ("onionsou", "en", "Onion Soup"),
-    ("soupe oignon", "fr", "Soupe à l'oignon"),
     ("saumonfume", "fr", "Saumon fumé"),
     ("sopacalabaza", "es", "Sopa de calabaza"),
     // A compound typed as two words, with a typo in one of them.

@@ -25,7 +25,9 @@ query_params! {
                 word is found as a whole word of the name, its start or part of it; the last one may be a \
                 word being typed. Case, accents, character width, hiragana or katakana and punctuation do \
                 not matter; a word of 4 to 7 characters may have one typo, of 8 or more two; stop words \
-                (`de`, `the`, `l'`) may be missing from the name.",
+                (`de`, `the`, `l'`) may be missing from the name. Words typed joined or apart are found \
+                too, below the same words as typed: `paleale` finds \"Pale Ale\", `erbsen suppe` \
+                \"Erbsensuppe\".",
         },
         kind: Option<SearchType> = Param {
             name: "type",
@@ -46,7 +48,8 @@ pub(super) const ENDPOINTS: &[Endpoint] = &[Endpoint {
     path: "/v1/search",
     key: None,
     summary: "Items and recipes by the words of their name, best matches first: most words found whole, \
-        fewest typos, words closest and in order, then the whole name, its start, the start of a word, \
+        fewest typos, words as typed before words typed joined or apart, words closest and in order, then \
+        the whole name, its start, the start of a word, \
         anywhere in it, words apart; then shorter names, the requested language before English, and \
         id. Unlisted items and replaced recipes are not searched.",
     example: Some("/v1/search?q=ale&limit=3"),

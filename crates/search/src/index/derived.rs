@@ -27,12 +27,12 @@ impl Derivation {
     }
 
     /// The most typed words (of `words`) a hit with a typo can have found exactly: all but the one
-    /// with the typo, but for a joined word, which stands for two, and the halves of a split one,
-    /// which are words of a name as they are.
+    /// with the typo (a split word's halves have none: they are words of a name as they are), but
+    /// none when the whole query is two words joined, which the typo then stands in.
     pub(super) fn most_exact_words_with_a_typo(self, words: usize) -> usize {
         match self {
-            Derivation::Typed | Derivation::Split { .. } => words - 1,
-            Derivation::Joined { .. } => words.saturating_sub(2),
+            Derivation::Joined { .. } if words == 2 => 0,
+            _ => words - 1,
         }
     }
 

@@ -214,9 +214,11 @@ fn words_typed_joined_or_apart_are_found_below_the_same_words_as_typed() {
     assert_eq!(found(&names, "palealeh"), ["Pale Alehouse", "Paleale"]);
     // Halves of three characters at least: `paleal` is `Paleale` being typed, not `pale al`.
     assert_eq!(found(&names, "paleal"), ["Paleale"]);
-    // Not typing it, whole words only.
-    assert_eq!(found(&names, "paleale weizen"), Vec::<&str>::new());
-    assert_eq!(found(&names, "paleale pale"), Vec::<&str>::new());
+    // Not typing it, whole words only: `ale` only starts `Alehouse`.
+    assert!(found(&["Pale Alehouse"], "paleale house").is_empty());
+    // Every place of the first half is tried; letters past ASCII are cut where characters start.
+    assert_eq!(found(&["Pale Wheat Pale Ale"], "paleale"), ["Pale Wheat Pale Ale"]);
+    assert_eq!(found(&["Crème Brûlée"], "crèmebrûlée"), ["Crème Brûlée"]);
     // Said to be found in words, whatever the piece the derived query is of the name.
     let hits = index(&names).search("paleale", &[0], |_| true, 10);
     assert_eq!((hits[1].doc, hits[1].tier, hits[1].exact_words), (2, Tier::Words, 1));
@@ -235,8 +237,57 @@ fn words_typed_joined_or_apart_keep_the_typo_budget_of_each_word_searched() {
     assert_eq!(found(&names, "weizen bir"), ["Weizenbier"]);
     let hits = index(&names).search("weizen bir", &[0], |_| true, 10);
     assert_eq!((hits[0].tier, hits[0].typos), (Tier::Typo, 1));
-    // A word of three letters joined to its neighbour is not one to have a typo in on its own.
-    assert!(found(&["Ox Bier"], "ox bir").is_empty());
+    // A typo the joined word can have, but neither of its parts typed alone.
+    assert_eq!(found(&["Oxbier"], "ox bir"), ["Oxbier"]);
+    // Cut words are words of a name as they are: `paleael` is no cut of `pale ale`.
+    assert!(found(&["Pale Ale"], "paleael").is_empty());
+}
+
+#[test]
+fn a_word_typed_as_one_may_be_cut_next_to_stop_words() {
+    let mut builder = Index::builder();
+    builder.stop_words(0, crate::stop_words("de"));
+    for (doc, name) in ["Der Bock", "Bock und Bier", "Ale im Fass", "Ale aus dem Fass"].iter().enumerate() {
+        builder.add(0, doc as u32, name);
+    }
+    let index = builder.build();
+    let docs =
+        |query: &str| index.search(query, &[0], |_| true, 10).iter().map(|hit| hit.doc).collect::<Vec<_>>();
+    // The first half a stop word, or stop words between the halves; other words may not stand there.
+    assert_eq!(docs("derbock"), [0]);
+    assert_eq!(docs("bockbier"), [1]);
+    assert_eq!(docs("alefass"), [2]);
+}
+
+/// With more hits than asked for, the first `limit` are the first of a longer answer: the passes
+/// left out to save time (typos, words joined or apart) could not have changed them.
+#[test]
+fn a_shorter_answer_is_the_start_of_a_longer_one() {
+    let names = [
+        "Weizenbier",
+        "Weizen Bier",
+        "Weizenbierglas",
+        "Pale Ale",
+        "Pale Alehouse",
+        "Paleale",
+        "Bier",
+        "Bierkrug",
+        "Dunkles Weizenbier",
+        "Pale Wheat Ale",
+        "Weizen Pale Ale",
+        "Alte Weizen",
+        "Ale Weizen Bier",
+    ];
+    let index = index(&names);
+    for query in
+        ["weizen bier", "weizen bir", "paleale", "pale ale", "weizn bier ale", "bier weizen pale", "ale"]
+    {
+        let long = index.search(query, &[0], |_| true, 50);
+        for limit in 1..long.len() {
+            let short = index.search(query, &[0], |_| true, limit);
+            assert_eq!(short, long[..limit], "{query:?}, limit {limit}");
+        }
+    }
 }
 
 #[test]
