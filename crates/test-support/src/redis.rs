@@ -295,6 +295,35 @@ impl RedisCluster {
         panic!("no node holds slot {slot}: {nodes}");
     }
 
+    /// Waits until every replica of master `index` has copied all it has written: replication is
+    /// asynchronous, so a master killed before would take its last writes with it, as it would in
+    /// production (which the limits' own repair after a failover does not claim to undo).
+    pub fn wait_replicated(&self, index: usize) {
+        let started = Instant::now();
+        loop {
+            // `master_repl_offset:N`, and a line `slaveK:...,offset=N,...` per replica.
+            let info = self.cli(index, &["INFO", "replication"]);
+            let written = info
+                .lines()
+                .find_map(|line| line.trim().strip_prefix("master_repl_offset:")?.parse::<u64>().ok());
+            let copied: Vec<u64> = info
+                .lines()
+                .filter(|line| line.starts_with("slave"))
+                .filter_map(|line| {
+                    line.trim().split(',').find_map(|part| part.strip_prefix("offset=")?.parse().ok())
+                })
+                .collect();
+            if let Some(written) = written
+                && !copied.is_empty()
+                && copied.iter().all(|&offset| offset >= written)
+            {
+                return;
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "replicas of node {index} lag: {info}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Kills node `index` at once, as a crash would.
     pub fn kill(&mut self, index: usize) {
         self.nodes[index].kill();
@@ -343,6 +372,13 @@ impl RedisCluster {
         let answered = until_answering(|| match self.cli(index, &["PING"]) {
             pong if pong.contains("PONG") => Ok(()),
             other => Err(format!("PING answered {other:?}")),
+        })
+        .and_then(|()| {
+            // Another test's server on the port answers too: this node must be the one still running.
+            match self.nodes[index].child.as_mut().map(std::process::Child::try_wait) {
+                Some(Ok(None)) => Ok(()),
+                _ => Err(format!("redis-server exited: port {port} is another server's")),
+            }
         });
         if answered.is_err() {
             self.nodes[index].kill();

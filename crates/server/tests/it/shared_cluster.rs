@@ -226,7 +226,7 @@ fn the_replica_that_takes_over_a_dead_master_is_followed() {
             assert!(matches!(decide(limiter, kept).await, Decision::Allowed(_)));
         }
         // Replicated to the master's replica, which takes over once the master is found dead.
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        cluster.wait_replicated(0);
         cluster.kill(0);
         let deadline = Instant::now() + Duration::from_secs(20);
         let mut admitted = 2;
