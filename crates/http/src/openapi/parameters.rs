@@ -176,8 +176,8 @@ fn listed(description: &str, what: &str, names: &[&str]) -> String {
 /// before them, and what decomposes into those), so one character outside that class is enough.
 ///
 /// Only the Basic Multilingual Plane is listed, as `\uXXXX` escapes, which ECMA-262 (with or without
-/// its `u` flag), RE2-style engines and Python's `re` all read alike; no engine-neutral spelling
-/// exists past U+FFFF. So a text made only of the rarer planes' combining marks (Brahmi vowel signs,
+/// its `u` flag: the dialect OpenAPI names), Python's `re` and Rust's `regex` read alike (Go's
+/// `regexp` does not take them); no spelling those engines share exists past U+FFFF. So a text made only of the rarer planes' combining marks (Brahmi vowel signs,
 /// musical notation) passes the pattern and is still refused. Worked out once per process, from the
 /// plane's 63,488 characters.
 static SEARCH_TEXT_PATTERN: LazyLock<String> = LazyLock::new(search_text_pattern);
